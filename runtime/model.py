@@ -1,0 +1,311 @@
+"""The robot model: a frozen, validated kinematic tree of rigid bodies.
+
+Conventions (dynibo 0.5.2):
+
+* A *body* is what a moving joint moves: body ``i`` is the child of joint ``i``.
+  Fixed joints are merged away: their child links keep a frame on the moving
+  body they are welded to, and their inertia is added to that body.
+* ``Joint.parent`` is the index of the parent body, or ``-1`` for the root
+  (the world for a fixed base, the floating base body otherwise). Parents come
+  before children (``parent < index``).
+* Every URDF link has a ``Link``: the body it is welded to (``-1``: the
+  root/base) and the pose of the link frame in that body's frame.
+* A ``Transform`` is the pose of a child frame in its parent frame: ``rotation``
+  holds the child's axes as columns, in parent coordinates (row-major 3x3);
+  ``translation`` is the child's origin in parent coordinates.
+* An ``Inertia`` is given in its body's frame: mass, centre of mass and the
+  rotational inertia about the centre of mass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from .errors import ModelError
+
+Vec3 = tuple[float, float, float]
+Mat3 = tuple[Vec3, Vec3, Vec3]
+
+IDENTITY3: Mat3 = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+ZERO3: Vec3 = (0.0, 0.0, 0.0)
+STANDARD_GRAVITY: Vec3 = (0.0, 0.0, -9.80665)
+JOINT_KINDS = ("revolute", "prismatic")
+
+
+def _vec3(value, what: str) -> Vec3:
+    try:
+        out = tuple(float(x) for x in value)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"{what}: expected 3 numbers, got {value!r}") from exc
+    if len(out) != 3:
+        raise ModelError(f"{what}: expected 3 numbers, got {len(out)}")
+    if not all(math.isfinite(x) for x in out):
+        raise ModelError(f"{what}: non-finite value in {out}")
+    return out
+
+
+def _mat3(value, what: str) -> Mat3:
+    try:
+        rows = tuple(_vec3(row, what) for row in value)
+    except TypeError as exc:
+        raise ModelError(f"{what}: expected a 3x3 matrix") from exc
+    if len(rows) != 3:
+        raise ModelError(f"{what}: expected a 3x3 matrix")
+    return rows
+
+
+def _matmul3(a: Mat3, b: Mat3) -> Mat3:
+    return tuple(tuple(sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)) for i in range(3))
+
+
+def _matvec3(a: Mat3, v: Vec3) -> Vec3:
+    return tuple(sum(a[i][k] * v[k] for k in range(3)) for i in range(3))
+
+
+def _transpose3(a: Mat3) -> Mat3:
+    return tuple(tuple(a[j][i] for j in range(3)) for i in range(3))
+
+
+@dataclasses.dataclass(frozen=True)
+class Transform:
+    """Pose of a child frame in its parent frame (rotation columns = child axes)."""
+
+    rotation: Mat3 = IDENTITY3
+    translation: Vec3 = ZERO3
+
+    def __post_init__(self):
+        rotation = _mat3(self.rotation, "transform rotation")
+        object.__setattr__(self, "rotation", rotation)
+        object.__setattr__(self, "translation", _vec3(self.translation, "transform translation"))
+        rrt = _matmul3(rotation, _transpose3(rotation))
+        if any(abs(rrt[i][j] - (i == j)) > 1e-9 for i in range(3) for j in range(3)):
+            raise ModelError(f"transform rotation is not orthonormal: {rotation}")
+
+    @staticmethod
+    def from_rpy(xyz=ZERO3, rpy=ZERO3) -> "Transform":
+        """URDF origin: rotation ``Rz(yaw) @ Ry(pitch) @ Rx(roll)``, then translation."""
+        roll, pitch, yaw = _vec3(rpy, "rpy")
+        cr, sr = math.cos(roll), math.sin(roll)
+        cp, sp = math.cos(pitch), math.sin(pitch)
+        cy, sy = math.cos(yaw), math.sin(yaw)
+        rotation = (
+            (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
+            (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
+            (-sp, cp * sr, cp * cr),
+        )
+        return Transform(rotation, _vec3(xyz, "xyz"))
+
+    def compose(self, child: "Transform") -> "Transform":
+        """Pose of ``child``'s frame in this transform's parent frame."""
+        return Transform(
+            _matmul3(self.rotation, child.rotation),
+            tuple(a + b for a, b in zip(_matvec3(self.rotation, child.translation), self.translation)),
+        )
+
+    def apply(self, point: Vec3) -> Vec3:
+        return tuple(a + b for a, b in zip(_matvec3(self.rotation, point), self.translation))
+
+    def rotate(self, vector: Vec3) -> Vec3:
+        return _matvec3(self.rotation, vector)
+
+
+@dataclasses.dataclass(frozen=True)
+class Inertia:
+    """Mass, centre of mass and rotational inertia about the centre of mass, in the body frame."""
+
+    mass: float = 0.0
+    com: Vec3 = ZERO3
+    rotational: Mat3 = ((0.0,) * 3,) * 3
+
+    def __post_init__(self):
+        mass = float(self.mass)
+        if not math.isfinite(mass) or mass < 0.0:
+            raise ModelError(f"mass must be finite and non-negative, got {self.mass!r}")
+        object.__setattr__(self, "mass", mass)
+        object.__setattr__(self, "com", _vec3(self.com, "centre of mass"))
+        rotational = _mat3(self.rotational, "inertia tensor")
+        scale = max(1.0, max(abs(x) for row in rotational for x in row))
+        if any(abs(rotational[i][j] - rotational[j][i]) > 1e-9 * scale for i in range(3) for j in range(i)):
+            raise ModelError(f"inertia tensor is not symmetric: {rotational}")
+        rotational = tuple(tuple(0.5 * (rotational[i][j] + rotational[j][i]) for j in range(3)) for i in range(3))
+        if _min_eigenvalue_sym3(rotational) < -1e-9 * scale:
+            raise ModelError(f"inertia tensor is not positive semi-definite: {rotational}")
+        object.__setattr__(self, "rotational", rotational)
+
+    def transformed(self, pose: Transform) -> "Inertia":
+        """The same body's inertia expressed in the parent frame of ``pose``."""
+        r = pose.rotation
+        return Inertia(self.mass, pose.apply(self.com), _matmul3(_matmul3(r, self.rotational), _transpose3(r)))
+
+    def __add__(self, other: "Inertia") -> "Inertia":
+        """Inertia of two bodies welded together (both in the same frame)."""
+        mass = self.mass + other.mass
+        if mass == 0.0:
+            return Inertia(0.0, ZERO3, tuple(tuple(a + b for a, b in zip(ra, rb)) for ra, rb in zip(self.rotational, other.rotational)))
+        com = tuple((self.mass * a + other.mass * b) / mass for a, b in zip(self.com, other.com))
+        return Inertia(mass, com, _add3(self.about_point(com), other.about_point(com)))
+
+    def about_point(self, point: Vec3) -> Mat3:
+        """Rotational inertia about ``point`` (parallel-axis theorem)."""
+        d = tuple(c - p for c, p in zip(self.com, point))
+        dd = sum(x * x for x in d)
+        return tuple(
+            tuple(self.rotational[i][j] + self.mass * ((dd if i == j else 0.0) - d[i] * d[j]) for j in range(3))
+            for i in range(3)
+        )
+
+
+def _add3(a: Mat3, b: Mat3) -> Mat3:
+    return tuple(tuple(x + y for x, y in zip(ra, rb)) for ra, rb in zip(a, b))
+
+
+def _min_eigenvalue_sym3(a: Mat3) -> float:
+    """Smallest eigenvalue of a symmetric 3x3 matrix (closed form, Smith 1961)."""
+    p1 = a[0][1] ** 2 + a[0][2] ** 2 + a[1][2] ** 2
+    q = (a[0][0] + a[1][1] + a[2][2]) / 3.0
+    if p1 == 0.0:
+        return min(a[0][0], a[1][1], a[2][2])
+    p2 = sum((a[i][i] - q) ** 2 for i in range(3)) + 2.0 * p1
+    p = math.sqrt(p2 / 6.0)
+    b = tuple(tuple((a[i][j] - (q if i == j else 0.0)) / p for j in range(3)) for i in range(3))
+    det_b = (
+        b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1])
+        - b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0])
+        + b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])
+    )
+    phi = math.acos(max(-1.0, min(1.0, det_b / 2.0))) / 3.0
+    return q + 2.0 * p * math.cos(phi + 2.0 * math.pi / 3.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Joint limits from the URDF (``inf`` where none is given)."""
+
+    lower: float = -math.inf
+    upper: float = math.inf
+    effort: float = math.inf
+    velocity: float = math.inf
+
+
+@dataclasses.dataclass(frozen=True)
+class Joint:
+    """A moving joint and the body it moves.
+
+    ``origin`` is the joint frame at ``q = 0`` in the parent body's frame (fixed
+    joints between the two already folded in); ``axis`` is a unit vector in the
+    joint frame; ``inertia`` is the moved body's inertia in the joint frame,
+    including everything welded to it.
+    """
+
+    name: str
+    kind: str
+    parent: int
+    origin: Transform
+    axis: Vec3
+    inertia: Inertia
+    armature: float = 0.0
+    limits: Limits = Limits()
+
+    def __post_init__(self):
+        if self.kind not in JOINT_KINDS:
+            raise ModelError(f"joint {self.name!r}: unsupported kind {self.kind!r}")
+        axis = _vec3(self.axis, f"joint {self.name!r} axis")
+        norm = math.sqrt(sum(x * x for x in axis))
+        if norm < 1e-12:
+            raise ModelError(f"joint {self.name!r}: zero axis")
+        object.__setattr__(self, "axis", tuple(x / norm for x in axis))
+        armature = float(self.armature)
+        if not math.isfinite(armature) or armature < 0.0:
+            raise ModelError(f"joint {self.name!r}: armature must be finite and non-negative, got {self.armature!r}")
+        object.__setattr__(self, "armature", armature)
+
+
+@dataclasses.dataclass(frozen=True)
+class Link:
+    """A URDF link: the body it is welded to (-1: root/base) and its frame on that body."""
+
+    name: str
+    body: int
+    pose: Transform = Transform()
+
+
+@dataclasses.dataclass(frozen=True)
+class RobotModel:
+    """A validated kinematic tree. Build it with `rbdgen.load_urdf` or directly."""
+
+    name: str
+    joints: tuple[Joint, ...]
+    links: tuple[Link, ...]
+    floating: bool = False
+    base_inertia: Inertia = Inertia()
+    gravity: Vec3 = STANDARD_GRAVITY
+
+    def __post_init__(self):
+        object.__setattr__(self, "joints", tuple(self.joints))
+        object.__setattr__(self, "links", tuple(self.links))
+        object.__setattr__(self, "gravity", _vec3(self.gravity, "gravity"))
+        if not self.name or not all(c.isalnum() or c == "_" for c in self.name) or self.name[0].isdigit():
+            raise ModelError(f"robot name {self.name!r} must be a C identifier (letters, digits, '_')")
+        names = [j.name for j in self.joints]
+        if len(set(names)) != len(names):
+            raise ModelError(f"duplicate joint names in {names}")
+        link_names = [link.name for link in self.links]
+        if len(set(link_names)) != len(link_names):
+            raise ModelError(f"duplicate link names in {link_names}")
+        for i, joint in enumerate(self.joints):
+            if not -1 <= joint.parent < i:
+                raise ModelError(f"joint {joint.name!r}: parent body {joint.parent} must come before body {i}")
+        for link in self.links:
+            if not -1 <= link.body < len(self.joints):
+                raise ModelError(f"link {link.name!r}: unknown body {link.body}")
+        if self.floating and self.base_inertia.mass + sum(j.inertia.mass for j in self.joints) <= 0.0:
+            raise ModelError("floating base: the whole tree is massless")
+
+    # -- sizes and names -------------------------------------------------
+    @property
+    def joint_count(self) -> int:
+        """J: the number of moving joints (length of q, qd, qdd)."""
+        return len(self.joints)
+
+    @property
+    def generalized_count(self) -> int:
+        """G: J for a fixed base, J + 6 for a floating base."""
+        return len(self.joints) + (6 if self.floating else 0)
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return tuple(j.name for j in self.joints)
+
+    @property
+    def link_names(self) -> tuple[str, ...]:
+        return tuple(link.name for link in self.links)
+
+    @property
+    def total_mass(self) -> float:
+        return self.base_inertia.mass + sum(j.inertia.mass for j in self.joints)
+
+    def link_id(self, name: str) -> int:
+        """Index of the URDF link called ``name`` (ValueError if there is none)."""
+        try:
+            return self.link_names.index(name)
+        except ValueError:
+            raise ValueError(f"unknown link {name!r}; links are {list(self.link_names)}") from None
+
+    def children(self, body: int) -> tuple[int, ...]:
+        return tuple(i for i, j in enumerate(self.joints) if j.parent == body)
+
+    # -- identity --------------------------------------------------------
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the model's canonical JSON form: same model, same digest."""
+        text = json.dumps(self.as_dict(), sort_keys=True, default=repr, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def replace(self, **changes) -> "RobotModel":
+        return dataclasses.replace(self, **changes)
+
