@@ -12,12 +12,18 @@ from .errors import (
     SolverError,
     ValidationError,
 )
+from .fallback import NumpySolver
+from .interface import OPERATIONS, BaseState, Load
 from .model import Inertia, Joint, Limits, Link, RobotModel, Transform
 from .urdf import load_urdf
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BaseState",
+    "Load",
+    "NumpySolver",
+    "OPERATIONS",
     "IllConditionedError",
     "Inertia",
     "InvalidInputError",

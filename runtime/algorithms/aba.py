@@ -1,0 +1,77 @@
+"""Articulated-body algorithm for forward dynamics (RBDA tables 7.1 and 9.6; spatial_v2 ``FDab.m``).
+
+Runtime checks are explicit: ``ops.require_positive`` for each joint's
+articulated inertia ``d`` and ``ops.solve_spd`` (the one checked Cholesky) for
+the floating base's 6x6 articulated inertia.
+"""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from ..errors import SingularError
+from .kinematics import Tree, add_load, base_xform, body_xforms, link_forces
+
+
+def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
+    """qdd = M^-1 (tau - C qd - g - tau_load), in O(n).
+
+    ``base`` (floating only): ``(quat_xyzw, velocity)``; ``tau`` then starts with the
+    root wrench in A0. Returns G scalars: for a floating base ``[omegadot_W, pddot_W]``
+    (classical acceleration of the base origin) then the joint accelerations.
+    """
+    nb = tree.nb
+    if tree.floating:
+        quat, velocity = base
+        X0 = base_xform(quat)
+        v0 = tuple(velocity)
+        f_root, tau = tau[:6], tau[6:]
+    else:
+        X0 = None
+        v0 = (0,) * 6
+    Xup = body_xforms(tree, q, ops, X0)
+    f_load, f_load0 = link_forces(tree, loads, X0)
+    v, c, IA, pA = [None] * nb, [None] * nb, [None] * nb, [None] * nb
+    for i in range(nb):
+        p = tree.parent[i]
+        vJ = sp.vscale(tree.S[i], qd[i])
+        v[i] = sp.vadd(sp.xform_motion(Xup[i], v0 if p == -1 else v[p]), vJ)           # v = Xup vp + S qd
+        c[i] = sp.crm(v[i], vJ)                                                       # c = v x vJ
+        IA[i] = sp.rigid_matrix(tree.I[i])                                            # IA = I
+        pA[i] = add_load(sp.crf(v[i], sp.rigid_apply(tree.I[i], v[i])), f_load[i])    # pA = v x* I v + f_load
+    if tree.floating:
+        I0 = sp.rigid_xform_back(X0, tree.I_base)
+        IA0 = sp.rigid_matrix(I0)
+        pA0 = add_load(sp.crf(v0, sp.rigid_apply(I0, v0)), f_load0)
+    U, dinv, u = [None] * nb, [None] * nb, [None] * nb
+    for i in reversed(range(nb)):
+        U[i] = sp.mat_vec(IA[i], tree.S[i])                                           # U = IA S
+        d = sp.add(sp.dot(tree.S[i], U[i]), tree.armature[i])                         # d = S^T U + armature
+        ops.require_positive(d, SingularError, f"articulated inertia of joint {tree.names[i]!r} is not positive")
+        dinv[i] = 1 / d
+        u[i] = sp.sub(tau[i], sp.dot(tree.S[i], pA[i]))                               # u = tau - S^T pA
+        p = tree.parent[i]
+        if p == -1 and not tree.floating:
+            continue
+        Ia = sp.mat_sub_outer(IA[i], U[i], dinv[i])                                   # Ia = IA - U U^T / d
+        pa = sp.vadd(sp.vadd(pA[i], sp.mat_vec(Ia, c[i])), sp.vscale(U[i], sp.mul(u[i], dinv[i])))  # pa = pA + Ia c + U u / d
+        if p == -1:
+            IA0 = sp.mat_add(IA0, sp.mat_congruence(Xup[i], Ia))                      # IA_0 += Xup^T Ia Xup
+            pA0 = sp.vadd(pA0, sp.xform_force_back(Xup[i], pa))                       # pA_0 += Xup^T pa
+        else:
+            IA[p] = sp.mat_add(IA[p], sp.mat_congruence(Xup[i], Ia))
+            pA[p] = sp.vadd(pA[p], sp.xform_force_back(Xup[i], pa))
+    if tree.floating:
+        a0 = tuple(ops.solve_spd(IA0, sp.vsub(f_root, pA0), "floating-base articulated inertia"))  # IA_0 a_0 = f - pA_0
+    else:
+        a0 = sp.vscale(tree.a_grav, -1)                                               # a_0 = -a_g
+    a, qdd = [None] * nb, [None] * nb
+    for i in range(nb):
+        p = tree.parent[i]
+        a[i] = sp.vadd(sp.xform_motion(Xup[i], a0 if p == -1 else a[p]), c[i])       # a = Xup ap + c
+        qdd[i] = sp.mul(sp.sub(u[i], sp.dot(U[i], a[i])), dinv[i])                    # qdd = (u - U^T a) / d
+        a[i] = sp.vadd(a[i], sp.vscale(tree.S[i], qdd[i]))                            # a += S qdd
+    if not tree.floating:
+        return qdd
+    a0 = sp.vadd(a0, tree.a_grav)                                                     # true base acceleration
+    w, pdot = v0[:3], v0[3:]
+    return list(a0[:3]) + list(sp.add3(a0[3:], sp.cross(w, pdot))) + qdd               # pddot = a_lin + omega x pdot

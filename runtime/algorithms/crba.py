@@ -1,0 +1,48 @@
+"""Composite-rigid-body algorithm for the mass matrix (RBDA table 6.2; spatial_v2 ``HandC.m``)."""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from .kinematics import Tree, base_xform, body_xforms
+
+
+def crba(tree: Tree, ops, q, base_quat=None):
+    """H(q): G x G, as a list of rows (symmetric: H[i][j] and H[j][i] are the same scalar).
+
+    Floating base: rows and columns 0..5 are the base in A0 ([omega_W, pdot_W]),
+    where the base's motion subspace is the identity; armature adds to the joints' diagonal.
+    """
+    nb = tree.nb
+    X0 = base_xform(base_quat) if tree.floating else None
+    Xup = body_xforms(tree, q, ops, X0)
+    IC = list(tree.I)
+    IC0 = sp.rigid_xform_back(X0, tree.I_base) if tree.floating else None
+    for i in reversed(range(nb)):
+        p = tree.parent[i]
+        ICi = sp.rigid_xform_back(Xup[i], IC[i])                                  # IC_p += Xup^T IC Xup
+        if p != -1:
+            IC[p] = sp.rigid_add(IC[p], ICi)
+        elif tree.floating:
+            IC0 = sp.rigid_add(IC0, ICi)
+    off = 6 if tree.floating else 0
+    G = nb + off
+    H = [[0] * G for _ in range(G)]
+    for i in range(nb):
+        F = sp.rigid_apply(IC[i], tree.S[i])                                      # F = IC S
+        H[off + i][off + i] = sp.add(sp.dot(tree.S[i], F), tree.armature[i])      # H_ii = S^T F + armature
+        j = i
+        while True:
+            F = sp.xform_force_back(Xup[j], F)                                    # F = Xup^T F
+            j = tree.parent[j]
+            if j == -1:
+                break
+            H[off + i][off + j] = H[off + j][off + i] = sp.dot(tree.S[j], F)      # H_ij = S_j^T F
+        if tree.floating:
+            for k in range(6):
+                H[k][off + i] = H[off + i][k] = F[k]                              # base rows: F in A0
+    if tree.floating:
+        IC0m = sp.rigid_matrix(IC0)
+        for r in range(6):
+            for c in range(6):
+                H[r][c] = IC0m[r][c]                                              # H_00 = IC_0
+    return H

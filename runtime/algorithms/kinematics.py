@@ -1,0 +1,143 @@
+"""Tree constants and the kinematic quantities every dynamics algorithm shares.
+
+`Tree` is the model side (Pinocchio's ``Model``): per-body constants folded to
+structural ints where exact. The functions below compute per-state quantities
+(``Xup``, the base frame, link loads) for any scalar backend ``ops``.
+
+Floating base: base quantities are expressed in the frame ``A0`` at the base
+origin with world-aligned axes. There the base's spatial velocity is exactly the
+generalized base velocity ``[omega_W, pdot_W]``, its motion subspace is the 6x6
+identity, and a wrench is dynibo's root wrench (torque about the base origin,
+world axes, torque first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import RobotModel
+from .. import spatial as sp
+
+
+@dataclass(frozen=True)
+class Tree:
+    """Per-model constants for the algorithms (built once per model)."""
+
+    names: tuple  # joint names, for error messages
+    parent: tuple  # parent body of each body, -1 for the root
+    kind: tuple  # "revolute" or "prismatic"
+    axis: tuple  # joint axis (structural ints where exact)
+    Xtree: tuple  # X from the parent body to the joint frame at q = 0
+    S: tuple  # motion subspace (6-tuple) in the joint frame
+    I: tuple  # rigid inertia (m, h, Ib) in the joint frame
+    armature: tuple
+    I_base: tuple  # base rigid inertia in the base frame (floating only)
+    link_body: tuple  # body each link is welded to (-1: root/base)
+    Xlink: tuple  # X from the body frame to each link frame
+    a_grav: tuple  # gravity as a spatial acceleration in world axes
+    floating: bool
+
+    @staticmethod
+    def from_model(model: RobotModel) -> "Tree":
+        axes = tuple(tuple(sp.const(x) for x in j.axis) for j in model.joints)
+        return Tree(
+            names=model.joint_names,
+            parent=tuple(j.parent for j in model.joints),
+            kind=tuple(j.kind for j in model.joints),
+            axis=axes,
+            Xtree=tuple(sp.xform_from_pose(j.origin) for j in model.joints),
+            S=tuple((a + (0, 0, 0)) if j.kind == "revolute" else ((0, 0, 0) + a) for j, a in zip(model.joints, axes)),
+            I=tuple(sp.rigid_inertia(j.inertia) for j in model.joints),
+            armature=tuple(sp.const(j.armature) for j in model.joints),
+            I_base=sp.rigid_inertia(model.base_inertia),
+            link_body=tuple(link.body for link in model.links),
+            Xlink=tuple(sp.xform_from_pose(link.pose) for link in model.links),
+            a_grav=(0, 0, 0) + tuple(sp.const(g) for g in model.gravity),
+            floating=model.floating,
+        )
+
+    @property
+    def nb(self) -> int:
+        return len(self.parent)
+
+
+def joint_xform(tree: Tree, i: int, qi, ops):
+    """XJ: from the joint frame at q = 0 to the moved body frame (RBDA table 4.1).
+
+    Revolute: E = R(axis, q)^T with R = a a^T + cos q (1 - a a^T) + sin q ax (Rodrigues);
+    prismatic: a translation by q along the axis.
+    """
+    a = tree.axis[i]
+    if tree.kind[i] == "prismatic":
+        return ((1, 0, 0), (0, 1, 0), (0, 0, 1)), tuple(sp.mul(x, qi) for x in a)
+    c, s = ops.cos(qi), ops.sin(qi)
+    ax = sp.skew(a)
+    R = tuple(
+        tuple(
+            sp.add(sp.add(sp.mul(a[r], a[k]), sp.mul(c, sp.sub(int(r == k), sp.mul(a[r], a[k])))), sp.mul(s, ax[r][k]))
+            for k in range(3)
+        )
+        for r in range(3)
+    )
+    return sp.transpose3(R), (0, 0, 0)
+
+
+def quaternion_rotation(quat):
+    """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2)."""
+    x, y, z, w = quat
+    s = 2 / (x * x + y * y + z * z + w * w)
+    return (
+        (1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)),
+        (s * (x * y + z * w), 1 - s * (x * x + z * z), s * (y * z - x * w)),
+        (s * (x * z - y * w), s * (y * z + x * w), 1 - s * (x * x + y * y)),
+    )
+
+
+def base_xform(quat):
+    """X from the world-aligned frame A0 at the base origin to the base frame: rot(R^T)."""
+    return sp.transpose3(quaternion_rotation(quat)), (0, 0, 0)
+
+
+def body_xforms(tree: Tree, q, ops, X0=None):
+    """Xup[i]: from body parent(i) (or A0 for a floating base's children) to body i."""
+    Xup = []
+    for i in range(tree.nb):
+        Xpj = tree.Xtree[i] if tree.parent[i] != -1 or X0 is None else sp.xform_compose(tree.Xtree[i], X0)
+        Xup.append(sp.xform_compose(joint_xform(tree, i, q[i], ops), Xpj))
+    return Xup
+
+
+def base_spatial_acceleration(velocity, acceleration):
+    """Spatial acceleration in A0 of a base with classical acceleration [omegadot, pddot].
+
+    The linear part of a spatial acceleration is pddot - omega x pdot (RBDA sec. 2.11).
+    """
+    w, pdot = velocity[:3], velocity[3:]
+    return tuple(acceleration[:3]) + sp.sub3(acceleration[3:], sp.cross(w, pdot))
+
+
+def link_forces(tree: Tree, loads, X0=None):
+    """Loads (link wrenches at the link origin, link frame) summed per body.
+
+    Returns ``(f_body, f_root)``: a list with one force (or 0) per body in its
+    frame, and the root's total in A0 (floating base; loads on a fixed base's
+    world-welded links have no effect and are dropped).
+    """
+    f_body = [None] * tree.nb
+    f_root = None
+    if loads is None:
+        return f_body, f_root
+    for link, load in enumerate(loads):
+        body = tree.link_body[link]
+        f = sp.xform_force_back(tree.Xlink[link], tuple(load))
+        if body == -1:
+            if X0 is not None:
+                f = sp.xform_force_back(X0, f)
+                f_root = f if f_root is None else sp.vadd(f_root, f)
+        else:
+            f_body[body] = f if f_body[body] is None else sp.vadd(f_body[body], f)
+    return f_body, f_root
+
+
+def add_load(f, load):
+    return f if load is None else sp.vadd(f, load)

@@ -1,0 +1,50 @@
+"""Recursive Newton-Euler inverse dynamics (RBDA table 5.1; spatial_v2 ``ID.m``)."""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from .kinematics import Tree, add_load, base_spatial_acceleration, base_xform, body_xforms, link_forces
+
+
+def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):
+    """tau = M(q) qdd + C(q, qd) qd + g(q) + tau_load.
+
+    q, qd, qdd: J scalars each. ``base`` (floating only): ``(quat_xyzw, velocity,
+    acceleration)`` with world-frame 6-vectors, angular first, of the base origin
+    (acceleration classical). ``loads``: one 6-vector per link (link frame, at the
+    link origin, torque first) or None. Returns G scalars: for a floating base the
+    root wrench in A0 (torque about the base origin, world axes) then J joint forces.
+    """
+    nb = tree.nb
+    a_grav = tree.a_grav if gravity else (0,) * 6
+    if tree.floating:
+        quat, velocity, acceleration = base
+        X0 = base_xform(quat)
+        v0 = tuple(velocity)
+        a0 = sp.vsub(base_spatial_acceleration(velocity, acceleration), a_grav)
+    else:
+        X0 = None
+        v0 = (0,) * 6
+        a0 = sp.vscale(a_grav, -1)
+    Xup = body_xforms(tree, q, ops, X0)
+    f_load, f_load0 = link_forces(tree, loads, X0)
+    v, a, f = [None] * nb, [None] * nb, [None] * nb
+    for i in range(nb):
+        p = tree.parent[i]
+        vp, ap = (v0, a0) if p == -1 else (v[p], a[p])
+        vJ = sp.vscale(tree.S[i], qd[i])
+        v[i] = sp.vadd(sp.xform_motion(Xup[i], vp), vJ)                                       # v = Xup vp + S qd
+        a[i] = sp.vadd(sp.vadd(sp.xform_motion(Xup[i], ap), sp.vscale(tree.S[i], qdd[i])), sp.crm(v[i], vJ))  # a = Xup ap + S qdd + v x vJ
+        f[i] = add_load(sp.vadd(sp.rigid_apply(tree.I[i], a[i]), sp.crf(v[i], sp.rigid_apply(tree.I[i], v[i]))), f_load[i])  # f = I a + v x* I v + f_load
+    tau = [None] * nb
+    if tree.floating:
+        I0 = sp.rigid_xform_back(X0, tree.I_base)
+        f0 = add_load(sp.vadd(sp.rigid_apply(I0, a0), sp.crf(v0, sp.rigid_apply(I0, v0))), f_load0)
+    for i in reversed(range(nb)):
+        tau[i] = sp.add(sp.dot(tree.S[i], f[i]), sp.mul(tree.armature[i], qdd[i]))          # tau = S^T f + armature qdd
+        p = tree.parent[i]
+        if p != -1:
+            f[p] = sp.vadd(f[p], sp.xform_force_back(Xup[i], f[i]))                           # fp += Xup^T f
+        elif tree.floating:
+            f0 = sp.vadd(f0, sp.xform_force_back(Xup[i], f[i]))
+    return (list(f0) if tree.floating else []) + tau

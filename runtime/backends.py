@@ -1,0 +1,39 @@
+"""Scalar backends: what the algorithms need beyond ``+ - * /``.
+
+A backend supplies ``sin``, ``cos``, ``require_positive`` (a runtime check that
+raises, or becomes a guard in generated code) and ``solve_spd`` (the one checked
+Cholesky solve). The symbolic backend lives in ``rbdgen.codegen.trace``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .algorithms.cholesky import cholesky_solve
+
+
+class NumpyOps:
+    """Each scalar is a float64 array of shape (N,): one value per state of a batch."""
+
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+
+    @staticmethod
+    def require_positive(x, error, message):
+        ok = np.asarray(x) > 0
+        if not np.all(ok):
+            bad = int(np.flatnonzero(~np.broadcast_to(ok, np.shape(ok) or (1,)))[0])
+            raise error(f"{message} (state {bad})")
+
+    @staticmethod
+    def solve_spd(A, b, what):
+        n = len(b)
+        N = max([np.size(x) for row in A for x in row] + [np.size(x) for x in b])
+        Am = np.empty((N, n, n))
+        bm = np.empty((N, n))
+        for r in range(n):
+            bm[:, r] = b[r]
+            for c in range(n):
+                Am[:, r, c] = A[r][c]
+        x = cholesky_solve(Am, bm, what)
+        return [x[:, k] for k in range(n)]

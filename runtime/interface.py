@@ -1,0 +1,210 @@
+"""The solver API shared by `NumpySolver` and `CompiledSolver` (dynibo 0.5.2 semantics).
+
+Shapes (J joints, G = J or J + 6 generalized coordinates, L links, N states):
+
+* ``q, qd, qdd``: ``(J,)`` or ``(N, J)``; ``tau`` for forward dynamics: ``(G,)`` or ``(N, G)``;
+* results: ``mass_matrix`` ``(G, G)``, every other operation ``(G,)``; batches add a leading ``N``;
+* floating base: every method takes a `BaseState` first (its arrays may be batched too);
+* ``loads``: `Load` objects, or a dense ``(L, 6)`` / ``(N, L, 6)`` array of link wrenches
+  ``[torque, force]`` at each link's origin in the link's frame, indexed by `link_id`.
+
+Subclasses implement ``_evaluate(op, inputs) -> ndarray`` on validated, batched,
+contiguous float64 arrays; everything about argument checking lives here, once.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+from .model import RobotModel
+
+OPERATIONS = (
+    "mass_matrix",
+    "velocity_product_forces",
+    "gravity",
+    "inverse_dynamics",
+    "forward_dynamics",
+    "forward_dynamics_crba",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class BaseState:
+    """Floating-base state: pose and world-frame velocity/acceleration of the base origin.
+
+    ``velocity = [omega_W, pdot_W]`` and ``acceleration = [omegadot_W, pddot_W]``
+    (classical), angular first, world axes. A non-unit quaternion ``rotation_xyzw``
+    is normalised; a zero or non-finite one is a ValueError.
+    """
+
+    translation: object
+    rotation_xyzw: object
+    velocity: object = 0.0
+    acceleration: object = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Load:
+    """A wrench ``[torque, force]`` on a link, at the link origin, in the link frame."""
+
+    link: Union[str, int]
+    torque: object = (0.0, 0.0, 0.0)
+    force: object = (0.0, 0.0, 0.0)
+
+
+def _array(value, name: str, size: int):
+    """``value`` as float64 of shape (size,) or (N, size): ValueError naming ``name`` otherwise."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected an array of numbers ({exc})") from None
+    if arr.ndim not in (1, 2) or arr.shape[-1] != size:
+        raise ValueError(f"{name}: expected shape ({size},) or (N, {size}), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: contains a non-finite value")
+    return arr
+
+
+class SolverBase(abc.ABC):
+    """Argument handling for every solver; see the module docstring for shapes."""
+
+    def __init__(self, model: RobotModel):
+        self.model = model
+
+    # -- sizes and names ----------------------------------------------------
+    @property
+    def joint_count(self) -> int:
+        return self.model.joint_count
+
+    @property
+    def generalized_count(self) -> int:
+        return self.model.generalized_count
+
+    @property
+    def link_count(self) -> int:
+        return len(self.model.links)
+
+    @property
+    def joint_names(self) -> tuple:
+        return self.model.joint_names
+
+    @property
+    def link_names(self) -> tuple:
+        return self.model.link_names
+
+    @property
+    def floating(self) -> bool:
+        return self.model.floating
+
+    def link_id(self, name: str) -> int:
+        return self.model.link_id(name)
+
+    # -- operations ------------------------------------------------------------
+    def mass_matrix(self, *args, out=None):
+        """M(q): ``(G, G)``, symmetric positive definite (armature on the joint diagonal)."""
+        return self._run("mass_matrix", args, ("q",), None, out)
+
+    def velocity_product_forces(self, *args, out=None):
+        """C(q, qd) qd: Coriolis and centrifugal forces (no gravity, base acceleration or loads)."""
+        return self._run("velocity_product_forces", args, ("q", "qd"), None, out)
+
+    def gravity(self, *args, loads=(), out=None):
+        """g(q) + tau_load = ID(q, 0, 0, loads) with a motionless base."""
+        return self._run("gravity", args, ("q",), loads, out)
+
+    def inverse_dynamics(self, *args, loads=(), out=None):
+        """tau = M qdd + C qd + g + tau_load, including the base state's motion."""
+        return self._run("inverse_dynamics", args, ("q", "qd", "qdd"), loads, out)
+
+    def forward_dynamics(self, *args, loads=(), out=None):
+        """qdd from tau by the articulated-body algorithm (linear time)."""
+        return self._run("forward_dynamics", args, ("q", "qd", "tau"), loads, out)
+
+    def forward_dynamics_crba(self, *args, loads=(), out=None):
+        """qdd from tau: M by CRBA, the bias by one ID call, one checked Cholesky solve."""
+        return self._run("forward_dynamics_crba", args, ("q", "qd", "tau"), loads, out)
+
+    # -- argument handling --------------------------------------------------------
+    def _run(self, op: str, args: tuple, names: Sequence[str], loads, out: Optional[np.ndarray]):
+        inputs, batch = self._inputs(op, args, names, loads)
+        result = self._evaluate(op, inputs)
+        if not batch:
+            result = result[0]
+        if out is None:
+            return result
+        if not isinstance(out, np.ndarray) or out.shape != result.shape or out.dtype != np.float64:
+            raise ValueError(f"out: expected a float64 array of shape {result.shape}")
+        out[...] = result
+        return out
+
+    def _inputs(self, op, args, names, loads):
+        """Validate and broadcast the arguments to one batch size N; returns (dict, batched)."""
+        expected = (1 if self.floating else 0) + len(names)
+        if len(args) != expected:
+            head = "base, " if self.floating else ""
+            raise TypeError(f"{op}({head}{', '.join(names)}) takes {expected} positional arguments, got {len(args)}")
+        arrays = {}
+        if self.floating:
+            arrays.update(self._base_arrays(args[0], op))
+            args = args[1:]
+        sizes = {"tau": self.generalized_count}
+        for name, value in zip(names, args):
+            arrays[name] = _array(value, name, sizes.get(name, self.joint_count))
+        if loads is not None and not (isinstance(loads, (list, tuple)) and len(loads) == 0):
+            arrays["loads"] = self._load_array(loads)
+        batched = [a.shape[0] for k, a in arrays.items() if a.ndim == (3 if k == "loads" else 2)]
+        if len(set(batched)) > 1:
+            raise ValueError(f"arguments have different batch sizes: {sorted(set(batched))}")
+        N = batched[0] if batched else 1
+        out = {}
+        for key, a in arrays.items():
+            single = 2 if key == "loads" else 1
+            out[key] = np.ascontiguousarray(np.broadcast_to(a, (N,) + a.shape[-single:]))
+        return out, bool(batched)
+
+    def _base_arrays(self, base, op):
+        if not isinstance(base, BaseState):
+            raise TypeError(f"{op}: a floating-base robot takes a BaseState first, got {type(base).__name__}")
+        quat = _array(base.rotation_xyzw, "base rotation_xyzw", 4)
+        norm = np.sqrt(np.sum(quat * quat, axis=-1, keepdims=True))
+        if np.any(norm == 0):
+            raise ValueError("base rotation_xyzw: zero quaternion")
+        velocity = np.broadcast_to(np.asarray(base.velocity, dtype=np.float64), np.shape(base.velocity) or (6,))
+        acceleration = np.broadcast_to(np.asarray(base.acceleration, dtype=np.float64), np.shape(base.acceleration) or (6,))
+        return {
+            "translation": _array(base.translation, "base translation", 3),
+            "quat": quat / norm,
+            "velocity": _array(velocity, "base velocity", 6),
+            "acceleration": _array(acceleration, "base acceleration", 6),
+        }
+
+    def _load_array(self, loads):
+        L = self.link_count
+        if isinstance(loads, np.ndarray):
+            arr = np.asarray(loads, dtype=np.float64)
+            if arr.ndim not in (2, 3) or arr.shape[-2:] != (L, 6):
+                raise ValueError(f"loads: expected shape ({L}, 6) or (N, {L}, 6), got {arr.shape}")
+            if not np.all(np.isfinite(arr)):
+                raise ValueError("loads: contains a non-finite value")
+            return arr
+        dense = np.zeros((L, 6))
+        for load in loads:
+            if not isinstance(load, Load):
+                raise TypeError(f"loads: expected Load objects or an array, got {type(load).__name__}")
+            if isinstance(load.link, str):
+                link = self.link_id(load.link)
+            elif isinstance(load.link, (int, np.integer)) and 0 <= load.link < L:
+                link = int(load.link)
+            else:
+                raise ValueError(f"loads: unknown link id {load.link!r} (the robot has {L} links)")
+            dense[link, :3] += _array(load.torque, f"load torque on link {load.link!r}", 3)
+            dense[link, 3:] += _array(load.force, f"load force on link {load.link!r}", 3)
+        return dense
+
+    @abc.abstractmethod
+    def _evaluate(self, op: str, inputs: dict) -> np.ndarray:
+        """Run ``op`` on validated inputs of batch size N; returns ``(N, G[, G])``."""

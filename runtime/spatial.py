@@ -1,0 +1,266 @@
+"""Spatial algebra (Featherstone, *Rigid Body Dynamics Algorithms*, ch. 2) on tuples of scalars.
+
+A scalar is anything with ``+ - * /``: a float, a NumPy array holding one value
+per state of a batch, or a symbol being traced for code generation. Structural
+zeros and ones are Python ``int`` s and every helper here folds them, so a
+traced algorithm never emits ``0 * x`` or ``1 * x``: specialising the code for
+one robot comes from running the generic algorithm on its constants.
+
+Shapes and layout (all row-major tuples):
+
+* motion and force vectors: 6-tuples, angular part first ``(wx, wy, wz, vx, vy, vz)``;
+* 3x3 matrices: tuples of 3 rows;
+* Plücker transform ``X = (E, r)`` from frame A to frame B: ``E`` rotates A
+  coordinates into B coordinates, ``r`` is B's origin in A coordinates, i.e.
+  ``X = rot(E) xlt(r)`` (RBDA eq. 2.24);
+* rigid-body inertia ``(m, h, Ib)``: mass, first moment ``h = m c`` and the
+  rotational inertia about the frame origin ``Ib = Ic - m cx cx`` (RBDA eq. 2.63);
+* general spatial matrices (articulated inertias): tuples of 6 rows of 6.
+"""
+
+from __future__ import annotations
+
+from .model import Inertia, Transform
+
+
+# -- scalars with structural folding ------------------------------------------
+def const(x: float):
+    """A model constant; exact 0, 1 and -1 become structural ints."""
+    return int(x) if x in (0.0, 1.0, -1.0) else x
+
+
+def is_zero(x) -> bool:
+    return type(x) is int and x == 0
+
+
+def add(a, b):
+    if is_zero(a):
+        return b
+    if is_zero(b):
+        return a
+    return a + b
+
+
+def sub(a, b):
+    if is_zero(b):
+        return a
+    if is_zero(a):
+        return neg(b)
+    return a - b
+
+
+def neg(a):
+    return 0 if is_zero(a) else -a
+
+
+def mul(a, b):
+    if is_zero(a) or is_zero(b):
+        return 0
+    if type(a) is int and a == 1:
+        return b
+    if type(b) is int and b == 1:
+        return a
+    if type(a) is int and a == -1:
+        return -b
+    if type(b) is int and b == -1:
+        return -a
+    return a * b
+
+
+def dot(xs, ys):
+    """Sum of products, folding structural zeros (left to right, fixed order)."""
+    out = 0
+    for x, y in zip(xs, ys):
+        out = add(out, mul(x, y))
+    return out
+
+
+# -- 3-vectors and 3x3 matrices -----------------------------------------------
+def cross(a, b):
+    return (
+        sub(mul(a[1], b[2]), mul(a[2], b[1])),
+        sub(mul(a[2], b[0]), mul(a[0], b[2])),
+        sub(mul(a[0], b[1]), mul(a[1], b[0])),
+    )
+
+
+def add3(a, b):
+    return tuple(add(x, y) for x, y in zip(a, b))
+
+
+def sub3(a, b):
+    return tuple(sub(x, y) for x, y in zip(a, b))
+
+
+def mv3(m, v):
+    """m @ v"""
+    return tuple(dot(row, v) for row in m)
+
+
+def mtv3(m, v):
+    """m.T @ v"""
+    return tuple(dot((m[0][j], m[1][j], m[2][j]), v) for j in range(3))
+
+
+def mm3(a, b):
+    """a @ b"""
+    return tuple(tuple(dot(a[i], (b[0][j], b[1][j], b[2][j])) for j in range(3)) for i in range(3))
+
+
+def transpose3(m):
+    return tuple(tuple(m[j][i] for j in range(3)) for i in range(3))
+
+
+def skew(v):
+    """vx, the matrix with vx @ u = v x u."""
+    return ((0, neg(v[2]), v[1]), (v[2], 0, neg(v[0])), (neg(v[1]), v[0], 0))
+
+
+# -- spatial vectors ------------------------------------------------------------
+def vadd(a, b):
+    return tuple(add(x, y) for x, y in zip(a, b))
+
+
+def vsub(a, b):
+    return tuple(sub(x, y) for x, y in zip(a, b))
+
+
+def vscale(v, s):
+    return tuple(mul(x, s) for x in v)
+
+
+def crm(v, m):
+    """v x m: motion cross product (RBDA eq. 2.31)."""
+    w, u = v[:3], v[3:]
+    return cross(w, m[:3]) + add3(cross(w, m[3:]), cross(u, m[:3]))
+
+
+def crf(v, f):
+    """v x* f: force cross product (RBDA eq. 2.32)."""
+    w, u = v[:3], v[3:]
+    return add3(cross(w, f[:3]), cross(u, f[3:])) + cross(w, f[3:])
+
+
+# -- Plücker transforms ---------------------------------------------------------
+def xform_from_pose(pose: Transform):
+    """X from a parent frame to a child frame posed by ``pose`` in it (constants folded)."""
+    rotation = tuple(tuple(const(x) for x in row) for row in pose.rotation)
+    return transpose3(rotation), tuple(const(x) for x in pose.translation)
+
+
+def xform_motion(X, m):
+    """X m: motion vector from frame A to frame B."""
+    E, r = X
+    w = m[:3]
+    return mv3(E, w) + mv3(E, sub3(m[3:], cross(r, w)))
+
+
+def xform_force(X, f):
+    """X* f: force vector from frame A to frame B."""
+    E, r = X
+    lin = f[3:]
+    return mv3(E, sub3(f[:3], cross(r, lin))) + mv3(E, lin)
+
+
+def xform_force_back(X, f):
+    """X^T f: force vector from frame B back to frame A."""
+    E, r = X
+    lin = mtv3(E, f[3:])
+    return add3(mtv3(E, f[:3]), cross(r, lin)) + lin
+
+
+def xform_compose(X2, X1):
+    """X2 X1: first X1 (A to B), then X2 (B to C)."""
+    E2, r2 = X2
+    E1, r1 = X1
+    return mm3(E2, E1), add3(r1, mtv3(E1, r2))
+
+
+def xform_matrix(X):
+    """X as a 6x6 matrix: [[E, 0], [-E rx, E]]."""
+    E, r = X
+    lower = mm3(E, skew(r))
+    return tuple(E[i] + (0, 0, 0) for i in range(3)) + tuple(
+        tuple(neg(x) for x in lower[i]) + E[i] for i in range(3)
+    )
+
+
+# -- rigid-body inertias ----------------------------------------------------------
+def rigid_inertia(inertia: Inertia):
+    """(m, h, Ib) of a body from its mass, com and com inertia (constants folded)."""
+    m = inertia.mass
+    c = inertia.com
+    h = tuple(m * x for x in c)
+    cc = sum(x * x for x in c)
+    Ib = tuple(
+        tuple(inertia.rotational[i][j] + m * ((cc if i == j else 0.0) - c[i] * c[j]) for j in range(3))
+        for i in range(3)
+    )
+    return const(m), tuple(const(x) for x in h), tuple(tuple(const(x) for x in row) for row in Ib)
+
+
+def rigid_add(a, b):
+    return add(a[0], b[0]), add3(a[1], b[1]), tuple(add3(ra, rb) for ra, rb in zip(a[2], b[2]))
+
+
+def rigid_apply(I, v):
+    """I v: momentum of a body moving with v (RBDA eq. 2.63)."""
+    m, h, Ib = I
+    w, u = v[:3], v[3:]
+    return add3(mv3(Ib, w), cross(h, u)) + sub3(tuple(mul(m, x) for x in u), cross(h, w))
+
+
+def rigid_xform_back(X, I):
+    """X^T I X: a rigid inertia given in frame B, expressed in frame A (RBDA eq. 2.66)."""
+    m, h, Ib = I
+    E, r = X
+    hA = add3(mtv3(E, h), tuple(mul(m, x) for x in r))
+    # Ib_A = E^T Ib E - rx (E^T h)x - (hA)x rx
+    Et_Ib_E = mm3(transpose3(E), mm3(Ib, E))
+    term1 = mm3(skew(r), skew(mtv3(E, h)))
+    term2 = mm3(skew(hA), skew(r))
+    IbA = tuple(tuple(sub(sub(Et_Ib_E[i][j], term1[i][j]), term2[i][j]) for j in range(3)) for i in range(3))
+    return m, hA, IbA
+
+
+def rigid_matrix(I):
+    """The 6x6 spatial inertia [[Ib, hx], [hx^T, m 1]]."""
+    m, h, Ib = I
+    hx = skew(h)
+    mI = ((m, 0, 0), (0, m, 0), (0, 0, m))
+    return tuple(Ib[i] + hx[i] for i in range(3)) + tuple(
+        tuple(hx[i][k] for i in range(3)) + mI[k] for k in range(3)
+    )
+
+
+# -- general 6x6 matrices -----------------------------------------------------------
+def mat_vec(M, v):
+    return tuple(dot(row, v) for row in M)
+
+
+def mat_congruence(X, M):
+    """X^T M X for a transform X (A to B) and a symmetric 6x6 M in B: M in A.
+
+    Only the upper triangle is computed; the lower one is the same scalars.
+    """
+    Xm = xform_matrix(X)
+    cols = [[Xm[k][j] for k in range(6)] for j in range(6)]
+    MX = [[dot(M[i], cols[j]) for j in range(6)] for i in range(6)]
+    out = [[0] * 6 for _ in range(6)]
+    for i in range(6):
+        for j in range(i, 6):
+            out[i][j] = out[j][i] = dot(cols[i], [MX[k][j] for k in range(6)])
+    return tuple(tuple(row) for row in out)
+
+
+def mat_sub_outer(M, u, s):
+    """M - u u^T s (s a scalar), for a symmetric M: the upper triangle, mirrored."""
+    out = [[0] * 6 for _ in range(6)]
+    for i in range(6):
+        for j in range(i, 6):
+            out[i][j] = out[j][i] = sub(M[i][j], mul(mul(u[i], u[j]), s))
+    return tuple(tuple(row) for row in out)
+
+
+def mat_add(A, B):
+    return tuple(tuple(add(a, b) for a, b in zip(ra, rb)) for ra, rb in zip(A, B))
