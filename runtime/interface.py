@@ -69,6 +69,18 @@ def _array(value, name: str, size: int):
     return arr
 
 
+def flat_inputs(inputs: dict) -> dict:
+    """Validated inputs as the flat (N, size) arrays of `operations.SIGNATURES`."""
+    flat = {k: v for k, v in inputs.items() if k in ("q", "qd", "qdd", "tau")}
+    if "quat" in inputs:
+        flat["base"] = np.concatenate(
+            [inputs["translation"], inputs["quat"], inputs["velocity"], inputs["acceleration"]], axis=1
+        )
+    if "loads" in inputs:
+        flat["loads"] = inputs["loads"].reshape(inputs["loads"].shape[0], -1)
+    return flat
+
+
 class SolverBase(abc.ABC):
     """Argument handling for every solver; see the module docstring for shapes."""
 

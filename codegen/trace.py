@@ -1,0 +1,225 @@
+"""Tracing: run an algorithm on symbols and record a `Kernel`.
+
+The scalars are `Expr` nodes of one hash-consed graph (like CasADi SX with CSE
+always on): an operation whose operator and operands already exist returns the
+existing node, so common subexpressions are shared as they are built; numbers
+are folded on the spot (``x*1``, ``x+0``, ``x*0``, ``-(-x)``, number with number),
+and commutative operands are put in a canonical order. Node ids grow in creation
+order, which is a topological order: emission needs no sort, and output order
+is deterministic.
+
+`SymbolicOps` is the scalar backend the algorithms see: ``require_positive``
+records a guard and ``solve_spd`` records a call of the checked Cholesky solve.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+UNARY = ("neg", "sin", "cos", "sqrt")
+COMMUTATIVE = ("add", "mul")
+
+
+class Expr:
+    """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index) and ``ret`` (call, index)."""
+
+    __slots__ = ("graph", "op", "args", "id")
+
+    def __init__(self, graph: "Graph", op: str, args: tuple, id_: int):
+        self.graph, self.op, self.args, self.id = graph, op, args, id_
+
+    def __repr__(self):
+        return f"Expr#{self.id}({self.op})"
+
+    def __add__(self, other):
+        return self.graph.add(self, other)
+
+    def __radd__(self, other):
+        return self.graph.add(other, self)
+
+    def __sub__(self, other):
+        return self.graph.sub(self, other)
+
+    def __rsub__(self, other):
+        return self.graph.sub(other, self)
+
+    def __mul__(self, other):
+        return self.graph.mul(self, other)
+
+    def __rmul__(self, other):
+        return self.graph.mul(other, self)
+
+    def __truediv__(self, other):
+        return self.graph.div(self, other)
+
+    def __rtruediv__(self, other):
+        return self.graph.div(other, self)
+
+    def __neg__(self):
+        return self.graph.neg(self)
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float))
+
+
+def _key(x):
+    return ("c", float(x)) if _is_number(x) else x.id
+
+
+@dataclass
+class Guard:
+    """``if (!(value > 0)) return status;`` placed right after ``value`` is computed."""
+
+    value: Expr
+    status: int
+    message: str
+
+
+@dataclass
+class Call:
+    """``status = cholesky_solve(n, A, b, x)``: A (n x n, lower triangle read), b -> results x."""
+
+    index: int
+    A: list
+    b: list
+    results: list = field(default_factory=list)
+    what: str = ""
+
+
+class Graph:
+    """A hash-consed expression graph plus the guards and calls recorded while tracing."""
+
+    def __init__(self):
+        self.nodes: list[Expr] = []
+        self._table: dict = {}
+        self.guards: list[Guard] = []
+        self.calls: list[Call] = []
+        self.inputs: dict[str, int] = {}
+
+    # -- leaves --------------------------------------------------------------
+    def _node(self, op, args):
+        key = (op,) + tuple(_key(a) for a in args)
+        node = self._table.get(key)
+        if node is None:
+            node = Expr(self, op, args, len(self.nodes))
+            self.nodes.append(node)
+            self._table[key] = node
+        return node
+
+    def input(self, name: str, size: int) -> list:
+        """A named input array of ``size`` scalars."""
+        self.inputs[name] = size
+        return [self._node("in", (name, k)) for k in range(size)]
+
+    # -- arithmetic with folding ------------------------------------------------
+    def add(self, a, b):
+        if _is_number(a) and _is_number(b):
+            return a + b
+        if _is_number(a) and a == 0:
+            return b
+        if _is_number(b) and b == 0:
+            return a
+        if not _is_number(b) and b.op == "neg":
+            return self.sub(a, b.args[0])
+        if not _is_number(a) and a.op == "neg":
+            return self.sub(b, a.args[0])
+        return self._node("add", tuple(sorted((a, b), key=_sort_key)))
+
+    def sub(self, a, b):
+        if _is_number(a) and _is_number(b):
+            return a - b
+        if _is_number(b) and b == 0:
+            return a
+        if _is_number(a) and a == 0:
+            return self.neg(b)
+        if a is b:
+            return 0
+        if not _is_number(b) and b.op == "neg":
+            return self.add(a, b.args[0])
+        return self._node("sub", (a, b))
+
+    def mul(self, a, b):
+        if _is_number(a) and _is_number(b):
+            return a * b
+        for x, y in ((a, b), (b, a)):
+            if _is_number(x):
+                if x == 0:
+                    return 0
+                if x == 1:
+                    return y
+                if x == -1:
+                    return self.neg(y)
+        if not _is_number(a) and a.op == "neg" and not _is_number(b) and b.op == "neg":
+            return self.mul(a.args[0], b.args[0])
+        return self._node("mul", tuple(sorted((a, b), key=_sort_key)))
+
+    def div(self, a, b):
+        if _is_number(a) and _is_number(b):
+            return a / b
+        if _is_number(a) and a == 0:
+            return 0
+        if _is_number(b) and b == 1:
+            return a
+        return self._node("div", (a, b))
+
+    def neg(self, a):
+        if _is_number(a):
+            return -a
+        if a.op == "neg":
+            return a.args[0]
+        return self._node("neg", (a,))
+
+    def unary(self, op: str, a, fn: Callable):
+        return fn(a) if _is_number(a) else self._node(op, (a,))
+
+    # -- statements ---------------------------------------------------------------
+    def guard(self, value, status: int, message: str):
+        if _is_number(value):
+            if not value > 0:
+                raise ValueError(f"structurally failing check: {message} (value {value})")
+            return
+        self.guards.append(Guard(value, status, message))
+
+    def call(self, A, b, what: str) -> list:
+        call = Call(len(self.calls), A, b, what=what)
+        call.results = [self._node("ret", (call.index, k)) for k in range(len(b))]
+        self.calls.append(call)
+        return call.results
+
+
+def _sort_key(x):
+    return (0, float(x)) if _is_number(x) else (1, x.id)
+
+
+class SymbolicOps:
+    """The scalar backend for tracing: symbols in, a `Graph` of statements out."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+
+    def sin(self, x):
+        return self.graph.unary("sin", x, math.sin)
+
+    def cos(self, x):
+        return self.graph.unary("cos", x, math.cos)
+
+    def require_positive(self, x, error, message):
+        self.graph.guard(x, error.status, message)
+
+    def solve_spd(self, A, b, what):
+        return self.graph.call([list(row) for row in A], list(b), what)
+
+
+@dataclass
+class Kernel:
+    """One traced operation: named inputs and outputs over a graph, with guards and calls."""
+
+    name: str
+    graph: Graph
+    inputs: dict  # name -> size, in signature order
+    outputs: dict  # name -> list of scalars (Expr or number), in signature order
+    doc: str = ""
+    counts: Optional[dict] = None

@@ -1,0 +1,95 @@
+"""The public operations as flat-array functions of the algorithms, for every backend.
+
+Each operation maps named flat inputs to named flat outputs (lists of scalars).
+`NumpySolver` evaluates them on arrays, code generation traces them on symbols,
+and the C signatures follow the same names, sizes and order:
+
+==========================  ======================================  ==================
+operation                   inputs (floating base: ``base`` first)  outputs
+==========================  ======================================  ==================
+mass_matrix                 q                                       M (G*G, col-major)
+velocity_product_forces     q, qd                                   c (G)
+gravity                     q, loads                                g (G)
+inverse_dynamics            q, qd, qdd, loads                       tau (G)
+forward_dynamics            q, qd, tau, loads                       qdd (G)
+forward_dynamics_crba       q, qd, tau, loads                       qdd (G)
+passive_terms               q, qd                                   M, g, c
+==========================  ======================================  ==================
+
+``base`` holds 19 values: translation (3), quaternion xyzw (4), velocity (6) and
+acceleration (6), world frame, angular first. ``loads`` holds L*6 values, one
+``[torque, force]`` wrench per link in link order.
+"""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from .aba import aba
+from .crba import crba
+from .kinematics import Tree
+from .rnea import rnea
+
+BASE_SIZE = 19
+
+SIGNATURES = {
+    "mass_matrix": (("q",), ("M",)),
+    "velocity_product_forces": (("q", "qd"), ("c",)),
+    "gravity": (("q", "loads"), ("g",)),
+    "inverse_dynamics": (("q", "qd", "qdd", "loads"), ("tau",)),
+    "forward_dynamics": (("q", "qd", "tau", "loads"), ("qdd",)),
+    "forward_dynamics_crba": (("q", "qd", "tau", "loads"), ("qdd",)),
+    "passive_terms": (("q", "qd"), ("M", "g", "c")),
+}
+
+
+def input_names(op: str, floating: bool) -> tuple:
+    return (("base",) if floating else ()) + SIGNATURES[op][0]
+
+
+def sizes(tree: Tree, link_count: int) -> dict:
+    """Length of every named input and output."""
+    J = tree.nb
+    G = J + (6 if tree.floating else 0)
+    return {"base": BASE_SIZE, "q": J, "qd": J, "qdd": J, "tau": G, "loads": 6 * link_count,
+            "M": G * G, "c": G, "g": G}
+
+
+def _links(loads):
+    return None if loads is None else [loads[6 * k: 6 * k + 6] for k in range(len(loads) // 6)]
+
+
+def _column_major(H):
+    return [H[r][c] for c in range(len(H)) for r in range(len(H))]
+
+
+def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
+    """Run ``op`` on flat inputs (``loads`` may be absent or None); returns flat outputs."""
+    J = tree.nb
+    zeros, still = [0] * J, [0] * 6
+    q, qd = inputs["q"], inputs.get("qd", zeros)
+    loads = _links(inputs.get("loads"))
+    base = inputs.get("base")
+    quat, velocity, acceleration = (base[3:7], base[7:13], base[13:19]) if tree.floating else (None, None, None)
+    if op == "mass_matrix":
+        return {"M": _column_major(crba(tree, ops, q, quat))}
+    if op == "velocity_product_forces":
+        return {"c": rnea(tree, ops, q, qd, zeros, (quat, velocity, still), None, gravity=False)}
+    if op == "gravity":
+        return {"g": rnea(tree, ops, q, zeros, zeros, (quat, still, still), loads)}
+    if op == "inverse_dynamics":
+        return {"tau": rnea(tree, ops, q, qd, inputs["qdd"], (quat, velocity, acceleration), loads)}
+    if op == "forward_dynamics":
+        return {"qdd": aba(tree, ops, q, qd, inputs["tau"], (quat, velocity), loads)}
+    if op == "forward_dynamics_crba":
+        # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, one checked Cholesky solve
+        H = crba(tree, ops, q, quat)
+        bias = rnea(tree, ops, q, qd, zeros, (quat, velocity, still), loads)
+        rhs = [sp.sub(t, b) for t, b in zip(inputs["tau"], bias)]
+        return {"qdd": list(ops.solve_spd(H, rhs, "mass matrix"))}
+    if op == "passive_terms":
+        return {
+            "M": _column_major(crba(tree, ops, q, quat)),
+            "g": rnea(tree, ops, q, zeros, zeros, (quat, still, still), None),
+            "c": rnea(tree, ops, q, qd, zeros, (quat, velocity, still), None, gravity=False),
+        }
+    raise ValueError(f"unknown operation {op!r}; expected one of {sorted(SIGNATURES)}")
