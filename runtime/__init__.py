@@ -15,7 +15,7 @@ from .errors import (
 from .fallback import NumpySolver
 from .interface import OPERATIONS, BaseState, Load
 from .model import Inertia, Joint, Limits, Link, RobotModel, Transform
-from .urdf import load_urdf
+from .urdf import load_urdf, load_urdf_string
 
 __version__ = "0.1.0"
 
@@ -38,4 +38,5 @@ __all__ = [
     "Transform",
     "ValidationError",
     "load_urdf",
+    "load_urdf_string",
 ]

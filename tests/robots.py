@@ -1,0 +1,184 @@
+"""Registry of the test robots (stripped copies of example-robot-data URDFs).
+
+``ROBOTS[name]`` gives a :class:`Robot` with the URDF path and whether the model
+is used with a floating base; ``path(name)`` gives the URDF path alone.
+
+The files under ``tests/data`` were made from example-robot-data 6.0.0 with
+:func:`strip_urdf` (see ``tests/data/README.md``); ``python tests/robots.py``
+remakes them from the installed package.
+
+Talos is the exception: its URDF carries a "Creative Commons
+Attribution-NonCommercial-NoDerivs 3.0" notice from PAL Robotics, so no modified
+copy is kept in the repository.  ``path("talos")`` uses ``tests/data/talos.urdf``
+when it exists and otherwise builds the stripped file from the installed
+example-robot-data into ``<tmp>/rbdgen-test-urdf/`` (once per process).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass(frozen=True)
+class Robot:
+    name: str
+    floating: bool
+
+    @property
+    def path(self) -> str:
+        """URDF path (resolved on use: Talos is built on first use)."""
+        return path(self.name)
+
+
+# name -> (file in tests/data, floating, source under example-robot-data/robots,
+#          joints turned fixed, drop <mimic>)
+_SOURCES = {
+    "double_pendulum": ("double_pendulum.urdf", False,
+                        "double_pendulum_description/urdf/double_pendulum.urdf", (), False),
+    "ur5": ("ur5.urdf", False, "ur_description/urdf/ur5_robot.urdf", (), False),
+    "panda": ("panda.urdf", False, "panda_description/urdf/panda.urdf",
+              ("panda_finger_joint1", "panda_finger_joint2"), False),
+    "hand": ("hand.urdf", False,
+             "allegro_hand_description/urdf/allegro_right_hand.urdf", (), False),
+    "solo12": ("solo12.urdf", True, "solo_description/robots/solo12.urdf", (), False),
+    "g1": ("g1.urdf", True, "g1_description/urdf/g1_29dof_rev_1_0.urdf", (), False),
+    "talos": ("talos.urdf", True, "talos_data/robots/talos_full_v2.urdf", (), True),
+}
+
+# Built at test time from the installed package rather than kept in tests/data.
+_BUILT_AT_TEST_TIME = ("talos",)
+
+# Elements dropped everywhere: none of them affects kinematics or dynamics.
+_DROP = ("visual", "collision", "gazebo", "transmission", "contact")
+
+
+def example_robot_data_dir() -> Path:
+    """The ``robots`` folder of the installed example-robot-data distribution."""
+    dist = importlib.metadata.distribution("example-robot-data")
+    return Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots"))
+
+
+def strip_urdf(src, dst, fixed_joints=(), drop_mimic=False, note=None) -> None:
+    """Write a copy of ``src`` without visual/collision/simulator elements.
+
+    Removes ``<visual>``, ``<collision>``, ``<gazebo>``, ``<transmission>`` and
+    (PyBullet) ``<contact>`` elements and the top-level ``<material>``
+    definitions.  Joints named in ``fixed_joints`` become ``type="fixed"`` (their
+    ``<axis>``, ``<limit>``, ``<dynamics>``, ``<mimic>``, ``<safety_controller>``
+    are dropped); with ``drop_mimic`` every ``<mimic>`` is removed so the mimic
+    joints become independent joints.  Links, inertials, joint origins, axes,
+    limits and dynamics are kept byte-for-byte as values; comments are kept.
+    """
+    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+    tree = ET.parse(src, parser)
+    root = tree.getroot()
+    if root.tag != "robot":
+        raise ValueError(f"{src}: root element is {root.tag!r}, not 'robot'")
+
+    def prune(elem):
+        for child in list(elem):
+            if child.tag in _DROP or (drop_mimic and child.tag == "mimic"):
+                elem.remove(child)
+            else:
+                prune(child)
+
+    prune(root)
+    for child in list(root):
+        if child.tag == "material":
+            root.remove(child)
+
+    joints = {j.get("name"): j for j in root.iter("joint")}
+    for name in fixed_joints:
+        joint = joints[name]  # KeyError if the source changed
+        joint.set("type", "fixed")
+        for child in list(joint):
+            if child.tag in ("axis", "limit", "dynamics", "mimic", "safety_controller"):
+                joint.remove(child)
+
+    if note:
+        root.insert(0, ET.Comment(f" {note} "))
+    for elem in root.iter():
+        if elem.text is not None and not elem.text.strip():
+            elem.text = None
+        if elem.tail is not None and not elem.tail.strip():
+            elem.tail = None
+    ET.indent(tree, space="  ")
+    body = ET.tostring(root, encoding="unicode")
+    # ElementTree drops what precedes the root element: keep its comments (the
+    # generator banners and, for some robots, the copyright notice).
+    with open(src, encoding="utf-8") as f:
+        text = f.read()
+    prologue = text[: text.index("<robot")]
+    comments = []
+    while "<!--" in prologue:
+        i = prologue.index("<!--")
+        j = prologue.index("-->", i) + 3
+        comments.append(prologue[i:j])
+        prologue = prologue[j:]
+    with open(dst, "w", encoding="utf-8") as f:
+        f.write('<?xml version="1.0" encoding="utf-8"?>\n')
+        for c in comments:
+            f.write(c + "\n")
+        f.write(body + "\n")
+
+
+def _note(name: str, src_rel: str) -> str:
+    _, _, _, fixed, mimic = _SOURCES[name]
+    parts = ["Stripped copy of example-robot-data 6.0.0 robots/" + src_rel + " for the rbdgen tests",
+             "visual, collision, gazebo, transmission, contact and top-level material elements removed"]
+    if fixed:
+        parts.append("joints " + ", ".join(fixed) + " made fixed")
+    if mimic:
+        parts.append("mimic tags removed (mimic joints are independent joints)")
+    return "; ".join(parts) + ". See tests/data/README.md."
+
+
+def build(name: str, dst) -> None:
+    """Make the stripped URDF of ``name`` at ``dst`` from example-robot-data."""
+    _, _, src_rel, fixed, mimic = _SOURCES[name]
+    strip_urdf(example_robot_data_dir() / src_rel, dst, fixed, mimic, _note(name, src_rel))
+
+
+@functools.lru_cache(maxsize=None)
+def _built_path(name: str) -> str:
+    folder = Path(tempfile.gettempdir()) / "rbdgen-test-urdf"
+    folder.mkdir(exist_ok=True)
+    out = folder / _SOURCES[name][0]
+    tmp = folder / f"{out.name}.{os.getpid()}.tmp"
+    build(name, tmp)
+    os.replace(tmp, out)  # atomic: parallel test processes never see a partial file
+    return str(out)
+
+
+def path(name: str) -> str:
+    """Path of the URDF of test robot ``name``."""
+    if name not in _SOURCES:
+        raise KeyError(f"unknown test robot {name!r}; known: {sorted(_SOURCES)}")
+    file = DATA / _SOURCES[name][0]
+    if file.exists() or name not in _BUILT_AT_TEST_TIME:
+        return str(file)
+    return _built_path(name)
+
+
+ROBOTS: dict[str, Robot] = {n: Robot(n, s[1]) for n, s in _SOURCES.items()}
+
+FIXED = [n for n, s in _SOURCES.items() if not s[1]]
+FLOATING = [n for n, s in _SOURCES.items() if s[1]]
+
+
+if __name__ == "__main__":
+    # Remake tests/data/*.urdf (Talos too only with --talos; see the module docstring).
+    import sys
+
+    names = [n for n in _SOURCES if n not in _BUILT_AT_TEST_TIME or "--talos" in sys.argv]
+    for n in names:
+        build(n, DATA / _SOURCES[n][0])
+        print("wrote", os.path.relpath(DATA / _SOURCES[n][0]))
