@@ -24,19 +24,30 @@ class NumpySolver(SolverBase):
         super().__init__(model)
         self.tree = Tree.from_model(model)
 
+    #: States per pass: large enough to amortise Python, small enough to stay in cache.
+    chunk = 2048
+
     def _evaluate(self, op, inputs):
         flat = flat_inputs(inputs)
+        N = flat["q"].shape[0]
+        if N > self.chunk:
+            parts = [{k: v[s: s + self.chunk] for k, v in flat.items()} for s in range(0, N, self.chunk)]
+            return np.concatenate([self._evaluate_flat(op, part) for part in parts])
+        return self._evaluate_flat(op, flat)
+
+    def _evaluate_flat(self, op, flat):
         N = flat["q"].shape[0]
         columns = {name: list(np.ascontiguousarray(a.T)) for name, a in flat.items()}
         (name,) = SIGNATURES[op][1]
         values = evaluate(self.tree, NumpyOps, op, columns)[name]
-        out = np.empty((N, len(values)))
+        rows = np.empty((len(values), N))
         for k, value in enumerate(values):
-            out[:, k] = value
+            rows[k] = value
+        out = rows.T
         if not np.all(np.isfinite(out)):
             bad = int(np.flatnonzero(~np.all(np.isfinite(out), axis=1))[0])
             raise NonFiniteError(f"{op}: numerical failure, non-finite result (state {bad})")
         if name == "M":
             G = self.generalized_count
-            return out.reshape(N, G, G).transpose(0, 2, 1).copy()
-        return out
+            return np.ascontiguousarray(out.reshape(N, G, G).transpose(0, 2, 1))
+        return np.ascontiguousarray(out)
