@@ -66,7 +66,9 @@ def _is_number(x) -> bool:
 
 
 def _key(x):
-    return ("c", float(x)) if _is_number(x) else x.id
+    if isinstance(x, Expr):
+        return x.id
+    return ("c", float(x)) if _is_number(x) else x
 
 
 @dataclass

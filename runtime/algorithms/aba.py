@@ -22,7 +22,7 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     nb = tree.nb
     if tree.floating:
         quat, velocity = base
-        X0 = base_xform(quat)
+        X0 = base_xform(quat, ops)
         v0 = tuple(velocity)
         f_root, tau = tau[:6], tau[6:]
     else:

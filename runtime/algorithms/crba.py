@@ -13,7 +13,7 @@ def crba(tree: Tree, ops, q, base_quat=None):
     where the base's motion subspace is the identity; armature adds to the joints' diagonal.
     """
     nb = tree.nb
-    X0 = base_xform(base_quat) if tree.floating else None
+    X0 = base_xform(base_quat, ops) if tree.floating else None
     Xup = body_xforms(tree, q, ops, X0)
     IC = list(tree.I)
     IC0 = sp.rigid_xform_back(X0, tree.I_base) if tree.floating else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import InvalidInputError
 from ..model import RobotModel
 from .. import spatial as sp
 
@@ -82,10 +83,12 @@ def joint_xform(tree: Tree, i: int, qi, ops):
     return sp.transpose3(R), (0, 0, 0)
 
 
-def quaternion_rotation(quat):
+def quaternion_rotation(quat, ops):
     """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2)."""
     x, y, z, w = quat
-    s = 2 / (x * x + y * y + z * z + w * w)
+    n2 = x * x + y * y + z * z + w * w
+    ops.require_positive(n2, InvalidInputError, "base quaternion is zero")
+    s = 2 / n2
     return (
         (1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)),
         (s * (x * y + z * w), 1 - s * (x * x + z * z), s * (y * z - x * w)),
@@ -93,9 +96,9 @@ def quaternion_rotation(quat):
     )
 
 
-def base_xform(quat):
+def base_xform(quat, ops):
     """X from the world-aligned frame A0 at the base origin to the base frame: rot(R^T)."""
-    return sp.transpose3(quaternion_rotation(quat)), (0, 0, 0)
+    return sp.transpose3(quaternion_rotation(quat, ops)), (0, 0, 0)
 
 
 def body_xforms(tree: Tree, q, ops, X0=None):

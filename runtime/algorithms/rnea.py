@@ -19,7 +19,7 @@ def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):
     a_grav = tree.a_grav if gravity else (0,) * 6
     if tree.floating:
         quat, velocity, acceleration = base
-        X0 = base_xform(quat)
+        X0 = base_xform(quat, ops)
         v0 = tuple(velocity)
         a0 = sp.vsub(base_spatial_acceleration(velocity, acceleration), a_grav)
     else:
