@@ -19,8 +19,23 @@ from .urdf import load_urdf, load_urdf_string
 
 __version__ = "0.1.0"
 
+from .solver import CompiledSolver, load  # noqa: E402  (needs __version__-free modules only)
+
+
+def generate(model_or_urdf, ops=None, **options):
+    """Generate specialised C for a robot; see `rbdgen.codegen.generator.generate`.
+
+    Imported lazily: the runtime never imports the code generator (jinja2, casadi) at import time.
+    """
+    from .codegen.generator import ALL_OPERATIONS, generate as _generate
+
+    return _generate(model_or_urdf, ops or ALL_OPERATIONS, **options)
+
 __all__ = [
     "BaseState",
+    "CompiledSolver",
+    "generate",
+    "load",
     "Load",
     "NumpySolver",
     "OPERATIONS",

@@ -5,6 +5,8 @@ Shapes (J joints, G = J or J + 6 generalized coordinates, L links, N states):
 * ``q, qd, qdd``: ``(J,)`` or ``(N, J)``; ``tau`` for forward dynamics: ``(G,)`` or ``(N, G)``;
 * results: ``mass_matrix`` ``(G, G)``, every other operation ``(G,)``; batches add a leading ``N``;
 * floating base: every method takes a `BaseState` first (its arrays may be batched too);
+* ``mask``: an optional boolean ``(N,)`` array: only the selected states of a batch
+  are evaluated, the others' results are zero;
 * ``loads``: `Load` objects, or a dense ``(L, 6)`` / ``(N, L, 6)`` array of link wrenches
   ``[torque, force]`` at each link's origin in the link's frame, indexed by `link_id`.
 
@@ -116,34 +118,40 @@ class SolverBase(abc.ABC):
         return self.model.link_id(name)
 
     # -- operations ------------------------------------------------------------
-    def mass_matrix(self, *args, out=None):
+    def mass_matrix(self, *args, out=None, mask=None):
         """M(q): ``(G, G)``, symmetric positive definite (armature on the joint diagonal)."""
-        return self._run("mass_matrix", args, ("q",), None, out)
+        return self._run("mass_matrix", args, ("q",), None, out, mask)
 
-    def velocity_product_forces(self, *args, out=None):
+    def velocity_product_forces(self, *args, out=None, mask=None):
         """C(q, qd) qd: Coriolis and centrifugal forces (no gravity, base acceleration or loads)."""
-        return self._run("velocity_product_forces", args, ("q", "qd"), None, out)
+        return self._run("velocity_product_forces", args, ("q", "qd"), None, out, mask)
 
-    def gravity(self, *args, loads=(), out=None):
+    def gravity(self, *args, loads=(), out=None, mask=None):
         """g(q) + tau_load = ID(q, 0, 0, loads) with a motionless base."""
-        return self._run("gravity", args, ("q",), loads, out)
+        return self._run("gravity", args, ("q",), loads, out, mask)
 
-    def inverse_dynamics(self, *args, loads=(), out=None):
+    def inverse_dynamics(self, *args, loads=(), out=None, mask=None):
         """tau = M qdd + C qd + g + tau_load, including the base state's motion."""
-        return self._run("inverse_dynamics", args, ("q", "qd", "qdd"), loads, out)
+        return self._run("inverse_dynamics", args, ("q", "qd", "qdd"), loads, out, mask)
 
-    def forward_dynamics(self, *args, loads=(), out=None):
+    def forward_dynamics(self, *args, loads=(), out=None, mask=None):
         """qdd from tau by the articulated-body algorithm (linear time)."""
-        return self._run("forward_dynamics", args, ("q", "qd", "tau"), loads, out)
+        return self._run("forward_dynamics", args, ("q", "qd", "tau"), loads, out, mask)
 
-    def forward_dynamics_crba(self, *args, loads=(), out=None):
+    def forward_dynamics_crba(self, *args, loads=(), out=None, mask=None):
         """qdd from tau: M by CRBA, the bias by one ID call, one checked Cholesky solve."""
-        return self._run("forward_dynamics_crba", args, ("q", "qd", "tau"), loads, out)
+        return self._run("forward_dynamics_crba", args, ("q", "qd", "tau"), loads, out, mask)
 
     # -- argument handling --------------------------------------------------------
-    def _run(self, op: str, args: tuple, names: Sequence[str], loads, out: Optional[np.ndarray]):
+    def _run(self, op: str, args: tuple, names: Sequence[str], loads, out: Optional[np.ndarray], mask=None):
         inputs, batch = self._inputs(op, args, names, loads)
-        result = self._evaluate(op, inputs)
+        if mask is not None:
+            mask = np.asarray(mask)
+            N = inputs["q"].shape[0]
+            if not batch or mask.dtype != np.bool_ or mask.shape != (N,):
+                raise ValueError(f"mask: expected a boolean array of shape ({N},) for a batch of {N} states")
+            mask = np.ascontiguousarray(mask)
+        result = self._evaluate(op, inputs, mask)
         if not batch:
             result = result[0]
         if out is None:
@@ -218,5 +226,9 @@ class SolverBase(abc.ABC):
         return dense
 
     @abc.abstractmethod
-    def _evaluate(self, op: str, inputs: dict) -> np.ndarray:
-        """Run ``op`` on validated inputs of batch size N; returns ``(N, G[, G])``."""
+    def _evaluate(self, op: str, inputs: dict, mask: Optional[np.ndarray] = None) -> np.ndarray:
+        """Run ``op`` on validated inputs of batch size N; returns ``(N, G[, G])``.
+
+        Where ``mask`` (bool, (N,)) is given, only the selected states are
+        evaluated and the others' results are zero.
+        """

@@ -300,6 +300,23 @@ class RobotModel:
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    @staticmethod
+    def from_dict(data: dict) -> "RobotModel":
+        """Inverse of `as_dict` (for example after a JSON round trip)."""
+        def inertia(d):
+            return Inertia(d["mass"], d["com"], d["rotational"])
+
+        def transform(d):
+            return Transform(d["rotation"], d["translation"])
+
+        joints = [
+            Joint(j["name"], j["kind"], j["parent"], transform(j["origin"]), j["axis"], inertia(j["inertia"]),
+                  j["armature"], Limits(**j["limits"]))
+            for j in data["joints"]
+        ]
+        links = [Link(link["name"], link["body"], transform(link["pose"])) for link in data["links"]]
+        return RobotModel(data["name"], joints, links, data["floating"], inertia(data["base_inertia"]), data["gravity"])
+
     @property
     def digest(self) -> str:
         """SHA-256 of the model's canonical JSON form: same model, same digest."""

@@ -211,16 +211,25 @@ def rigid_apply(I, v):
 
 
 def rigid_xform_back(X, I):
-    """X^T I X: a rigid inertia given in frame B, expressed in frame A (RBDA eq. 2.66)."""
+    """X^T I X: a rigid inertia given in frame B, expressed in frame A (RBDA eq. 2.66).
+
+    Ib_A = E^T Ib E - rx (E^T h)x - (h_A)x rx with h_A = E^T h + m r; the result
+    is symmetric, so only the upper triangle is computed and mirrored.
+    """
     m, h, Ib = I
     E, r = X
-    hA = add3(mtv3(E, h), tuple(mul(m, x) for x in r))
-    # Ib_A = E^T Ib E - rx (E^T h)x - (hA)x rx
-    Et_Ib_E = mm3(transpose3(E), mm3(Ib, E))
-    term1 = mm3(skew(r), skew(mtv3(E, h)))
-    term2 = mm3(skew(hA), skew(r))
-    IbA = tuple(tuple(sub(sub(Et_Ib_E[i][j], term1[i][j]), term2[i][j]) for j in range(3)) for i in range(3))
-    return m, hA, IbA
+    Eh = mtv3(E, h)
+    hA = add3(Eh, tuple(mul(m, x) for x in r))
+    Ib_E = mm3(Ib, E)
+    rx, Ehx, hAx = skew(r), skew(Eh), skew(hA)
+    IbA = [[0] * 3 for _ in range(3)]
+    for i in range(3):
+        for j in range(i, 3):
+            e = dot((E[0][i], E[1][i], E[2][i]), (Ib_E[0][j], Ib_E[1][j], Ib_E[2][j]))
+            t1 = dot(rx[i], (Ehx[0][j], Ehx[1][j], Ehx[2][j]))
+            t2 = dot(hAx[i], (rx[0][j], rx[1][j], rx[2][j]))
+            IbA[i][j] = IbA[j][i] = sub(sub(e, t1), t2)
+    return m, hA, tuple(tuple(row) for row in IbA)
 
 
 def rigid_matrix(I):

@@ -11,8 +11,8 @@ mass_matrix                 q                                       M (G*G, col-
 velocity_product_forces     q, qd                                   c (G)
 gravity                     q, loads                                g (G)
 inverse_dynamics            q, qd, qdd, loads                       tau (G)
-forward_dynamics            q, qd, tau, loads                       qdd (G)
-forward_dynamics_crba       q, qd, tau, loads                       qdd (G)
+forward_dynamics            q, qd, tau, loads                       acc (G)
+forward_dynamics_crba       q, qd, tau, loads                       acc (G)
 passive_terms               q, qd                                   M, g, c
 ==========================  ======================================  ==================
 
@@ -36,9 +36,20 @@ SIGNATURES = {
     "velocity_product_forces": (("q", "qd"), ("c",)),
     "gravity": (("q", "loads"), ("g",)),
     "inverse_dynamics": (("q", "qd", "qdd", "loads"), ("tau",)),
-    "forward_dynamics": (("q", "qd", "tau", "loads"), ("qdd",)),
-    "forward_dynamics_crba": (("q", "qd", "tau", "loads"), ("qdd",)),
+    "forward_dynamics": (("q", "qd", "tau", "loads"), ("acc",)),
+    "forward_dynamics_crba": (("q", "qd", "tau", "loads"), ("acc",)),
     "passive_terms": (("q", "qd"), ("M", "g", "c")),
+}
+
+#: One line per operation, for generated documentation.
+DOCS = {
+    "mass_matrix": "M(q), the joint-space inertia matrix (CRBA).",
+    "velocity_product_forces": "C(q, qd) qd, the Coriolis and centrifugal forces (RNEA, no gravity).",
+    "gravity": "g(q) + J^T loads, the forces that hold the robot still (RNEA).",
+    "inverse_dynamics": "tau = M qdd + C qd + g + J^T loads (RNEA).",
+    "forward_dynamics": "qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.",
+    "forward_dynamics_crba": "qdd from M (CRBA), the bias of one RNEA call and one checked Cholesky solve.",
+    "passive_terms": "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
 }
 
 
@@ -51,7 +62,7 @@ def sizes(tree: Tree, link_count: int) -> dict:
     J = tree.nb
     G = J + (6 if tree.floating else 0)
     return {"base": BASE_SIZE, "q": J, "qd": J, "qdd": J, "tau": G, "loads": 6 * link_count,
-            "M": G * G, "c": G, "g": G}
+            "M": G * G, "c": G, "g": G, "acc": G}
 
 
 def _links(loads):
@@ -79,13 +90,13 @@ def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
     if op == "inverse_dynamics":
         return {"tau": rnea(tree, ops, q, qd, inputs["qdd"], (quat, velocity, acceleration), loads)}
     if op == "forward_dynamics":
-        return {"qdd": aba(tree, ops, q, qd, inputs["tau"], (quat, velocity), loads)}
+        return {"acc": aba(tree, ops, q, qd, inputs["tau"], (quat, velocity), loads)}
     if op == "forward_dynamics_crba":
         # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, one checked Cholesky solve
         H = crba(tree, ops, q, quat)
         bias = rnea(tree, ops, q, qd, zeros, (quat, velocity, still), loads)
         rhs = [sp.sub(t, b) for t, b in zip(inputs["tau"], bias)]
-        return {"qdd": list(ops.solve_spd(H, rhs, "mass matrix"))}
+        return {"acc": list(ops.solve_spd(H, rhs, "mass matrix"))}
     if op == "passive_terms":
         return {
             "M": _column_major(crba(tree, ops, q, quat)),

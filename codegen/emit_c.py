@@ -1,0 +1,173 @@
+"""Kernel -> C99: Python prepares every line, the jinja2 templates only lay them out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import jinja2
+
+from ..algorithms.operations import SIGNATURES
+from ..errors import InvalidInputError, NonFiniteError
+from .optimize import COUNT_KEYS, schedule
+from .trace import Call, Expr, Guard, Kernel
+
+BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+
+#: Per-precision spellings: C type, literal suffix, math function suffix, machine epsilon.
+PRECISIONS = {
+    "double": ("double", "", "", "2.220446049250313e-16"),
+    "float": ("float", "f", "f", "1.1920928955078125e-07"),
+}
+
+#: What each input and output holds, for the header's documentation.
+DOCS = {
+    "base": "base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), "
+            "acceleration [omegadot_W, pddot_W] (6); world frame, angular first",
+    "q": "joint positions (J)",
+    "qd": "joint velocities (J)",
+    "qdd": "joint accelerations (J)",
+    "tau": "generalized forces (G)",
+    "loads": "link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL",
+    "M": "mass matrix (G x G, column-major)",
+    "c": "velocity-product forces C(q, qd) qd (G)",
+    "g": "gravity forces g(q) (G)",
+    "acc": "generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]",
+}
+OUTPUT_DOCS = {("inverse_dynamics", "tau"): "generalized forces (G)",
+               ("gravity", "g"): "gravity and load forces g(q) + J^T loads (G)"}
+
+
+@dataclass
+class Param:
+    name: str
+    size: int
+    output: bool
+    optional: bool
+    doc: str
+
+
+@dataclass
+class CFunction:
+    """One generated operation, ready for the templates."""
+
+    op: str
+    params: list
+    body: list = field(default_factory=list)
+    stores: list = field(default_factory=list)
+    checks: list = field(default_factory=list)  # values whose finiteness is checked before storing
+    fail: str = ""  # statement that zeroes the outputs on a failed check
+    counts: dict = field(default_factory=dict)
+    summary: str = ""
+    doc: str = ""
+
+
+class Printer:
+    """Names and spells scalars as C expressions."""
+
+    def __init__(self, precision: str):
+        self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
+        self.names = {}
+
+    def literal(self, x) -> str:
+        text = repr(float(x))
+        if "e" not in text and "." not in text:
+            text += ".0"
+        text += self.suffix
+        return f"({text})" if text.startswith("-") else text
+
+    def ref(self, x) -> str:
+        if not isinstance(x, Expr):
+            return self.literal(x)
+        if x.op == "in":
+            return f"{x.args[0]}[{x.args[1]}]"
+        if x.op == "ret":
+            return f"x{x.args[0]}[{x.args[1]}]"
+        return self.names[x.id]
+
+    def define(self, node: Expr) -> str:
+        name = self.names[node.id] = f"t{len(self.names)}"
+        if node.op in BINARY:
+            expr = f"{self.ref(node.args[0])} {BINARY[node.op]} {self.ref(node.args[1])}"
+        elif node.op == "neg":
+            expr = f"-{self.ref(node.args[0])}"
+        else:
+            expr = f"{node.op}{self.fsuffix}({self.ref(node.args[0])})"
+        return f"const {self.real} {name} = {expr};"
+
+
+def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optional: set) -> CFunction:
+    """Lay out one kernel as C statements."""
+    printer = Printer(precision)
+    inputs = [Param(n, sizes[n], False, n in optional, DOCS[n]) for n in kernel.inputs]
+    outputs = [Param(n, sizes[n], True, kernel.name == "passive_terms",
+                     OUTPUT_DOCS.get((kernel.name, n), DOCS.get(n, n))) for n in kernel.outputs]
+    zero = "; ".join(f"{prefix}_zero({p.name}, {p.size})" for p in outputs)
+    fn = CFunction(kernel.name, inputs + outputs, fail=zero, doc=kernel.doc)
+    plan = schedule(kernel)
+    fn.counts = plan.counts
+    for step in plan.steps:
+        if isinstance(step, Expr):
+            fn.body.append(printer.define(step))
+        elif isinstance(step, Guard):
+            fn.body.append(f"if (!({printer.ref(step.value)} > 0)) {{ {zero}; return {step.status}; }}"
+                           f"  /* {step.message} */")
+        elif isinstance(step, Call):
+            fn.body.extend(_call_lines(step, printer, prefix, zero))
+    for p in outputs:
+        values = kernel.outputs[p.name]
+        lines = [f"{p.name}[{k}] = {printer.ref(v)};" for k, v in enumerate(values)]
+        fn.stores.append((p.name, p.optional, lines))
+        fn.checks.extend(dict.fromkeys(printer.ref(v) for v in values if isinstance(v, Expr)))
+    fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
+    return fn
+
+
+def _call_lines(call: Call, printer: Printer, prefix: str, zero: str) -> list:
+    """The checked Cholesky solve: A (lower triangle, column-major) and b into arrays, then the call."""
+    n, k, real = len(call.b), call.index, printer.real
+    lines = [f"/* {call.what}: checked Cholesky solve */",
+             f"{real} A{k}[{n * n}], b{k}[{n}], x{k}[{n}], w{k}[{n * n + 4 * n}];"]
+    for c in range(n):
+        for r in range(c, n):
+            lines.append(f"A{k}[{c * n + r}] = {printer.ref(call.A[r][c])};")
+    lines += [f"b{k}[{r}] = {printer.ref(call.b[r])};" for r in range(n)]
+    lines.append(f"{{ const int s = {prefix}_cholesky_solve({n}, A{k}, b{k}, x{k}, w{k}); "
+                 f"if (s) {{ {zero}; return s; }} }}")
+    return lines
+
+
+def c_param(p: Param, real: str) -> str:
+    return f"{real} *{p.name}" if p.output else f"const {real} *{p.name}"
+
+
+def render(model, kernels: list, prefix: str, precision: str, sizes: dict, header_info: dict):
+    """The header and the source for a robot: ({filename: text}, [CFunction])."""
+    functions = [c_function(k, prefix, precision, sizes, optional={"loads"}) for k in kernels]
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("rbdgen.templates", "c"),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["c_param"] = c_param
+    real, _, fsuffix, eps = PRECISIONS[precision]
+    context = dict(
+        header_info,
+        prefix=prefix,
+        PREFIX=prefix.upper(),
+        real=real,
+        eps=eps,
+        sqrt=f"sqrt{fsuffix}",
+        fabs=f"fabs{fsuffix}",
+        functions=functions,
+        uses_cholesky=any(k.graph.calls for k in kernels),
+        status_invalid=InvalidInputError.status,
+        status_nonfinite=NonFiniteError.status,
+        signatures=SIGNATURES,
+    )
+    files = {
+        f"{prefix}.h": env.get_template("robot.h.j2").render(context),
+        f"{prefix}.c": env.get_template("robot.c.j2").render(context),
+    }
+    return files, functions

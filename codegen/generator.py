@@ -1,0 +1,154 @@
+"""`generate`: one robot model in, specialised sources out (`Generated`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Union
+
+from .. import __version__
+from ..algorithms.kinematics import Tree
+from ..algorithms.operations import DOCS, SIGNATURES, evaluate, input_names, sizes
+from ..build import DEFAULT_FLAGS
+from ..model import RobotModel
+from ..solver import CompiledSolver
+from ..urdf import load_urdf
+from . import emit_c
+from .trace import Graph, Kernel, SymbolicOps
+
+log = logging.getLogger(__name__)
+
+ALL_OPERATIONS = tuple(SIGNATURES)
+PRECISIONS = tuple(emit_c.PRECISIONS)
+
+
+def trace(model: RobotModel, op: str, tree: Tree = None) -> Kernel:
+    """Run ``op``'s algorithm on symbols for ``model``: a `Kernel` with every constant folded."""
+    tree = tree or Tree.from_model(model)
+    graph = Graph()
+    size = sizes(tree, len(model.links))
+    inputs = {name: graph.input(name, size[name]) for name in input_names(op, model.floating)}
+    outputs = evaluate(tree, SymbolicOps(graph), op, inputs)
+    return Kernel(op, graph, {n: size[n] for n in inputs}, outputs, DOCS[op])
+
+
+def _cdef(prefix: str, kernels: list, real: str, size: dict) -> str:
+    lines = []
+    for k in kernels:
+        params = [f"const {real} *{n}" for n in k.inputs] + [f"{real} *{n}" for n in k.outputs]
+        lines.append(f"int {prefix}_{k.name}({', '.join(params)});")
+        lines.append(f"int {prefix}_{k.name}_batch(int n, {', '.join(params)}, const unsigned char *mask, int *status);")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Generated:
+    """Generated sources for one robot: ``files`` maps file names to text."""
+
+    model: RobotModel
+    prefix: str
+    precision: str
+    files: dict
+    manifest: dict
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def operation_counts(self) -> dict:
+        return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
+
+    def write(self, folder, overwrite: bool = False) -> Path:
+        """Write the sources and the manifest into ``folder``.
+
+        An existing file with different content is never replaced unless
+        ``overwrite`` is true (FileExistsError names it); identical files are left as they are.
+        """
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        changed = [n for n, text in self.files.items() if (folder / n).exists() and (folder / n).read_text() != text]
+        if changed and not overwrite:
+            raise FileExistsError(f"{folder}: would overwrite {', '.join(changed)} (use overwrite=True / --force)")
+        for name, text in self.files.items():
+            path = folder / name
+            if path.exists() and path.read_text() == text:
+                continue
+            tmp = path.with_name(f".{name}.tmp{os.getpid()}")
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        return folder
+
+    def compile(self, flags=DEFAULT_FLAGS, cache=None, validate: bool = True, samples: int = 8) -> CompiledSolver:
+        """Build (or reuse from the cache) the cffi extension and return a validated `CompiledSolver`."""
+        start = time.perf_counter()
+        sources = {n: t for n, t in self.files.items() if n.endswith((".c", ".h"))}
+        solver = CompiledSolver(self.manifest, sources, flags, cache)
+        self.timings["compile"] = time.perf_counter() - start
+        if validate:
+            solver.validate(samples=samples)
+        return solver
+
+
+def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
+             prefix: str = None, **load_options) -> Generated:
+    """Trace, optimise and emit C for ``ops`` of one robot.
+
+    ``model_or_urdf`` is a `RobotModel` or a URDF path (then ``load_options`` go
+    to `load_urdf`: ``floating``, ``joint_order``, ``armature``, ``gravity``).
+    """
+    if isinstance(model_or_urdf, RobotModel):
+        if load_options:
+            raise TypeError(f"load options {sorted(load_options)} only apply to a URDF path")
+        model, source = model_or_urdf, f"model {model_or_urdf.name}"
+    else:
+        model, source = load_urdf(model_or_urdf, **load_options), Path(model_or_urdf).name
+    ops = tuple(ops)
+    unknown = [op for op in ops if op not in SIGNATURES]
+    if unknown or not ops:
+        raise ValueError(f"unknown operations {unknown}; choose from {list(ALL_OPERATIONS)}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    prefix = prefix or model.name
+    tree = Tree.from_model(model)
+    size = sizes(tree, len(model.links))
+    timings = {}
+    start = time.perf_counter()
+    kernels = [trace(model, op, tree) for op in ops]
+    timings["trace"] = time.perf_counter() - start
+    start = time.perf_counter()
+    info = dict(
+        banner=f"{prefix}: rigid-body dynamics specialised for one robot",
+        version=__version__,
+        source=source,
+        digest=model.digest,
+        J=model.joint_count,
+        G=model.generalized_count,
+        L=len(model.links),
+        floating=model.floating,
+        gravity=[repr(g) for g in model.gravity],
+        joints=[f"{j.name}, {j.kind}, parent {model.joints[j.parent].name if j.parent >= 0 else 'root'}"
+                for j in model.joints],
+        links=[f"{link.name}, body {model.joints[link.body].name if link.body >= 0 else 'root'}"
+               for link in model.links],
+        has_loads=any("loads" in k.inputs for k in kernels),
+    )
+    files, functions = emit_c.render(model, kernels, prefix, precision, size, info)
+    timings["emit"] = time.perf_counter() - start
+    real = emit_c.PRECISIONS[precision][0]
+    manifest = {
+        "rbdgen": __version__,
+        "prefix": prefix,
+        "precision": precision,
+        "digest": model.digest,
+        "sizes": size,
+        "operations": {fn.op: {"inputs": [p.name for p in fn.params if not p.output],
+                               "outputs": [p.name for p in fn.params if p.output],
+                               "counts": fn.counts} for fn in functions},
+        "cdef": _cdef(prefix, kernels, real, size),
+        "model": model.as_dict(),
+    }
+    files[f"{prefix}.json"] = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    log.info("generated %s: %s", prefix, {k: f"{v:.2f}s" for k, v in timings.items()})
+    return Generated(model, prefix, precision, files, manifest, timings)

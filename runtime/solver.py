@@ -1,0 +1,133 @@
+"""`CompiledSolver`: the generated C, called through cffi with the `NumpySolver` API.
+
+A call, single state or batch, is one C call that loops over the states (the
+``*_batch`` functions); cffi releases the GIL during it. A failed state's status
+maps to the same exception `NumpySolver` raises.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from .algorithms.operations import SIGNATURES, input_names
+from .build import DEFAULT_FLAGS, build_key, compile_module, load_module
+from .errors import STATUS, ValidationError
+from .interface import BaseState, SolverBase, flat_inputs
+from .model import RobotModel
+
+log = logging.getLogger(__name__)
+
+MESSAGES = {1: "invalid input", 2: "a joint's or the floating base's articulated inertia is not positive definite",
+            3: "ill-conditioned solve", 4: "numerical failure (non-finite result)"}
+
+#: Normwise relative tolerances of `validate`, per precision: (M, ID, ...), forward dynamics.
+TOLERANCES = {"double": (1e-12, 1e-10), "float": (1e-4, 1e-3)}
+
+
+class CompiledSolver(SolverBase):
+    """Generated, compiled dynamics for one robot (see `SolverBase` for the API)."""
+
+    def __init__(self, manifest: dict, files: dict, flags=DEFAULT_FLAGS, cache=None):
+        super().__init__(RobotModel.from_dict(manifest["model"]))
+        self.manifest = manifest
+        self.prefix = manifest["prefix"]
+        self.precision = manifest["precision"]
+        self.dtype = np.float64 if self.precision == "double" else np.float32
+        self.operations = tuple(manifest["operations"])
+        folder = compile_module(files, self.prefix, manifest["cdef"], flags, cache)
+        self._module = load_module(folder, self.prefix, build_key(files, manifest["cdef"], tuple(flags)))
+        self._ffi, self._lib = self._module.ffi, self._module.lib
+        self._real = "double" if self.precision == "double" else "float"
+
+    @property
+    def operation_counts(self) -> dict:
+        """Per operation: multiplications, additions, divisions, sin, cos, sqrt and solver calls."""
+        return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
+
+    def _evaluate(self, op, inputs, mask=None):
+        if op not in self.operations:
+            raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}")
+        flat = flat_inputs(inputs)
+        N = flat["q"].shape[0]
+        ffi = self._ffi
+        args = [N]
+        for name in input_names(op, self.floating):
+            if name in flat:
+                args.append(ffi.from_buffer(f"{self._real}[]", np.ascontiguousarray(flat[name], self.dtype)))
+            else:
+                args.append(ffi.NULL)
+        outputs = [np.empty((N, self.manifest["sizes"][name]), self.dtype) for name in SIGNATURES[op][1]]
+        args += [ffi.from_buffer(f"{self._real}[]", out) for out in outputs]
+        status = np.zeros(N, np.intc)
+        args.append(ffi.NULL if mask is None else ffi.from_buffer("unsigned char[]", mask.view(np.uint8)))
+        args.append(ffi.from_buffer("int[]", status))
+        first = getattr(self._lib, f"{self.prefix}_{op}_batch")(*args)
+        if first:
+            bad = int(np.flatnonzero(status)[0])
+            raise STATUS[first](f"{op}: {MESSAGES[first]} (state {bad})")
+        (out,) = outputs
+        if op == "mass_matrix":
+            G = self.generalized_count
+            out = out.reshape(N, G, G).transpose(0, 2, 1)
+        return np.ascontiguousarray(out, np.float64)
+
+    def validate(self, samples: int = 16, seed: int = 0) -> dict:
+        """Compare every operation with `NumpySolver` at random states.
+
+        Returns the worst normwise relative error per operation; raises
+        `ValidationError` naming the operation and the worst absolute and relative
+        errors when one exceeds the tolerance.
+        """
+        from .fallback import NumpySolver
+
+        reference = NumpySolver(self.model)
+        rng = np.random.default_rng(seed)
+        J, G, L = self.joint_count, self.generalized_count, self.link_count
+        state = {"q": rng.uniform(-np.pi, np.pi, (samples, J)), "qd": rng.normal(size=(samples, J)),
+                 "qdd": rng.normal(size=(samples, J)), "tau": rng.normal(size=(samples, G))}
+        loads = rng.normal(size=(samples, L, 6))
+        base = ()
+        if self.floating:
+            quat = rng.normal(size=(samples, 4))
+            base = (BaseState(rng.normal(size=(samples, 3)), quat / np.linalg.norm(quat, axis=1, keepdims=True),
+                              rng.normal(size=(samples, 6)), rng.normal(size=(samples, 6))),)
+        tol_id, tol_fd = TOLERANCES[self.precision]
+        worst = {}
+        for op in self.operations:
+            if op == "passive_terms":
+                continue
+            names = SIGNATURES[op][0]
+            args = base + tuple(state[n] for n in names if n != "loads")
+            kwargs = {"loads": loads} if "loads" in names else {}
+            got = getattr(self, op)(*args, **kwargs).reshape(samples, -1)
+            ref = getattr(reference, op)(*args, **kwargs).reshape(samples, -1)
+            err = np.linalg.norm(got - ref, axis=1)
+            rel = err / np.maximum(np.linalg.norm(ref, axis=1), np.finfo(float).tiny)
+            worst[op] = float(rel.max())
+            tol = tol_fd if op.startswith("forward") else tol_id
+            if worst[op] > tol:
+                raise ValidationError(
+                    f"{op}: worst relative error {worst[op]:.3g} (absolute {err.max():.3g}) "
+                    f"exceeds {tol:g} against the NumPy engine"
+                )
+        log.info("validated %s: %s", self.prefix, worst)
+        return worst
+
+
+def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:
+    """Load a solver written by ``Generated.write`` (compiling it if the cache lacks it).
+
+    Needs numpy and cffi only, not the code-generation extra.
+    """
+    folder = Path(folder)
+    manifests = sorted(folder.glob("*.json"))
+    if len(manifests) != 1:
+        raise FileNotFoundError(f"{folder}: expected one rbdgen manifest (*.json), found {len(manifests)}")
+    manifest = json.loads(manifests[0].read_text())
+    prefix = manifest["prefix"]
+    files = {name: (folder / name).read_text() for name in (f"{prefix}.h", f"{prefix}.c")}
+    return CompiledSolver(manifest, files, flags, cache)

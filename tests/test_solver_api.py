@@ -1,0 +1,523 @@
+"""The solver API: argument checking, solver errors, batching, ``out=``, shapes, names.
+
+Bad input is a ValueError naming the argument (TypeError for a wrong call
+signature); numerical failures are `rbdgen.SolverError` subclasses, compared
+with dynibo 0.5.2's behaviour where dynibo offers the same case.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import rbdgen
+from helpers import (
+    LOAD_LINKS,
+    LOAD_OPERATIONS,
+    assert_close,
+    call,
+    random_states,
+    rel_error,
+    solver,
+)
+from robots import ROBOTS
+
+FIXED, FLOATING = "panda", "solo12"
+
+
+def panda():
+    return solver(FIXED)
+
+
+def solo():
+    return solver(FLOATING)
+
+
+def unit_base(**kw):
+    return rbdgen.BaseState((0.1, 0.2, 0.3), (0.0, 0.0, 0.0, 1.0), **kw)
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _with(values, index, value):
+    values = np.array(values, dtype=float)
+    values.flat[index] = value
+    return values
+
+
+# -- input validation ---------------------------------------------------------------------
+Z7, Z12, Z18 = np.zeros(7), np.zeros(12), np.zeros(18)
+
+VALUE_ERRORS = {
+    # fixed base (Panda, J = G = 7)
+    "q too short": (lambda: panda().mass_matrix(np.zeros(6)), r"^q: expected shape \(7,\) or \(N, 7\), got \(6,\)$"),
+    "q too long, batched": (lambda: panda().gravity(np.zeros((3, 8))), r"^q: expected shape \(7,\) or \(N, 7\), got \(3, 8\)$"),
+    "q 3-d": (lambda: panda().mass_matrix(np.zeros((2, 3, 7))), r"^q: .*got \(2, 3, 7\)$"),
+    "q 0-d": (lambda: panda().mass_matrix(0.0), r"^q: .*got \(\)$"),
+    "q not numbers": (lambda: panda().mass_matrix(["a"] * 7), r"^q: expected an array of numbers"),
+    "qd wrong length": (lambda: panda().velocity_product_forces(Z7, np.zeros(5)), r"^qd: .*got \(5,\)$"),
+    "qdd wrong length": (lambda: panda().inverse_dynamics(Z7, Z7, np.zeros(9)), r"^qdd: .*got \(9,\)$"),
+    "tau joint-sized on floating": (lambda: solo().forward_dynamics(unit_base(), Z12, Z12, Z12),
+                                    r"^tau: expected shape \(18,\) or \(N, 18\), got \(12,\)$"),
+    "q nan": (lambda: panda().mass_matrix(_with(Z7, 3, NAN)), r"^q: contains a non-finite value$"),
+    "q inf batched": (lambda: panda().mass_matrix(_with(np.zeros((4, 7)), 20, INF)), r"^q: contains a non-finite value$"),
+    "qd inf": (lambda: panda().velocity_product_forces(Z7, _with(Z7, 0, -INF)), r"^qd: contains a non-finite value$"),
+    "qdd nan": (lambda: panda().inverse_dynamics(Z7, Z7, _with(Z7, 6, NAN)), r"^qdd: contains a non-finite value$"),
+    "tau nan": (lambda: panda().forward_dynamics(Z7, Z7, _with(Z7, 2, NAN)), r"^tau: contains a non-finite value$"),
+    "tau inf crba": (lambda: panda().forward_dynamics_crba(Z7, Z7, _with(Z7, 2, INF)), r"^tau: contains a non-finite value$"),
+    # floating base (Solo12, J = 12, G = 18)
+    "base translation nan": (lambda: solo().mass_matrix(rbdgen.BaseState((0, NAN, 0), (0, 0, 0, 1)), Z12),
+                             r"^base translation: contains a non-finite value$"),
+    "base translation length": (lambda: solo().mass_matrix(rbdgen.BaseState((0, 0), (0, 0, 0, 1)), Z12),
+                                r"^base translation: expected shape \(3,\)"),
+    "base rotation inf": (lambda: solo().mass_matrix(rbdgen.BaseState((0, 0, 0), (0, INF, 0, 1)), Z12),
+                          r"^base rotation_xyzw: contains a non-finite value$"),
+    "base rotation nan": (lambda: solo().gravity(rbdgen.BaseState((0, 0, 0), (NAN, 0, 0, 1)), Z12),
+                          r"^base rotation_xyzw: contains a non-finite value$"),
+    "base rotation length": (lambda: solo().mass_matrix(rbdgen.BaseState((0, 0, 0), (0, 0, 1)), Z12),
+                             r"^base rotation_xyzw: expected shape \(4,\)"),
+    "zero quaternion": (lambda: solo().mass_matrix(rbdgen.BaseState((0, 0, 0), (0, 0, 0, 0)), Z12),
+                        r"^base rotation_xyzw: zero quaternion$"),
+    "zero quaternion in a batch": (lambda: solo().mass_matrix(
+        rbdgen.BaseState((0, 0, 0), [(0, 0, 0, 1), (0, 0, 0, 0)]), Z12), r"^base rotation_xyzw: zero quaternion$"),
+    "base velocity nan": (lambda: solo().velocity_product_forces(unit_base(velocity=_with(np.zeros(6), 4, NAN)), Z12, Z12),
+                          r"^base velocity: contains a non-finite value$"),
+    "base velocity length": (lambda: solo().velocity_product_forces(unit_base(velocity=np.zeros(3)), Z12, Z12),
+                             r"^base velocity: expected shape \(6,\) or \(N, 6\), got \(3,\)$"),
+    "base acceleration inf": (lambda: solo().inverse_dynamics(unit_base(acceleration=_with(np.zeros(6), 0, INF)), Z12, Z12, Z12),
+                              r"^base acceleration: contains a non-finite value$"),
+    "floating q nan": (lambda: solo().inverse_dynamics(unit_base(), _with(Z12, 11, NAN), Z12, Z12),
+                       r"^q: contains a non-finite value$"),
+    "floating tau inf": (lambda: solo().forward_dynamics(unit_base(), Z12, Z12, _with(Z18, 0, INF)),
+                         r"^tau: contains a non-finite value$"),
+    # loads
+    "load torque nan": (lambda: panda().gravity(Z7, loads=[rbdgen.Load("panda_hand", (NAN, 0, 0), (0, 0, 0))]),
+                        r"^load torque on link 'panda_hand': contains a non-finite value$"),
+    "load force inf": (lambda: panda().inverse_dynamics(Z7, Z7, Z7, loads=[rbdgen.Load(3, (0, 0, 0), (0, INF, 0))]),
+                       r"^load force on link 3: contains a non-finite value$"),
+    "load force length": (lambda: panda().gravity(Z7, loads=[rbdgen.Load("panda_hand", (0, 0, 0), (1, 2))]),
+                          r"^load force on link 'panda_hand': expected shape \(3,\)"),
+    "dense loads nan": (lambda: solo().gravity(unit_base(), Z12, loads=_with(np.zeros((17, 6)), 40, NAN)),
+                        r"^loads: contains a non-finite value$"),
+    "dense loads shape": (lambda: solo().gravity(unit_base(), Z12, loads=np.zeros((16, 6))),
+                          r"^loads: expected shape \(17, 6\) or \(N, 17, 6\), got \(16, 6\)$"),
+    "unknown link name": (lambda: panda().gravity(Z7, loads=[rbdgen.Load("no_such_link", (1, 0, 0))]),
+                          r"^unknown link 'no_such_link'; links are \['panda_link0'"),
+    "link id out of range": (lambda: panda().gravity(Z7, loads=[rbdgen.Load(13, (1, 0, 0))]),
+                             r"^loads: unknown link id 13 \(the robot has 13 links\)$"),
+    "negative link id": (lambda: panda().gravity(Z7, loads=[rbdgen.Load(-1, (1, 0, 0))]),
+                         r"^loads: unknown link id -1 \(the robot has 13 links\)$"),
+    # batches
+    "mismatched batch sizes": (lambda: panda().inverse_dynamics(np.zeros((3, 7)), np.zeros((4, 7)), Z7),
+                               r"^arguments have different batch sizes: \[3, 4\]$"),
+    "mismatched base batch": (lambda: solo().mass_matrix(
+        rbdgen.BaseState(np.zeros((2, 3)), (0, 0, 0, 1)), np.zeros((5, 12))), r"^arguments have different batch sizes: \[2, 5\]$"),
+    "mismatched loads batch": (lambda: panda().gravity(np.zeros((3, 7)), loads=np.zeros((2, 13, 6))),
+                               r"^arguments have different batch sizes: \[2, 3\]$"),
+    # out=
+    "out wrong shape": (lambda: panda().mass_matrix(Z7, out=np.zeros(49)), r"^out: expected a float64 array of shape \(7, 7\)$"),
+    "out wrong dtype": (lambda: panda().gravity(Z7, out=np.zeros(7, dtype=np.float32)),
+                        r"^out: expected a float64 array of shape \(7,\)$"),
+    "out unbatched for a batch": (lambda: panda().gravity(np.zeros((2, 7)), out=np.zeros(7)),
+                                  r"^out: expected a float64 array of shape \(2, 7\)$"),
+    "out a list": (lambda: panda().gravity(Z7, out=[0.0] * 7), r"^out: expected a float64 array"),
+}
+
+
+@pytest.mark.parametrize("case", list(VALUE_ERRORS))
+def test_value_errors_name_the_argument(case):
+    function, message = VALUE_ERRORS[case]
+    with pytest.raises(ValueError, match=message) as info:
+        function()
+    assert type(info.value) is ValueError  # not a SolverError: nothing was computed
+
+
+TYPE_ERRORS = {
+    "fixed base given a BaseState": (lambda: panda().mass_matrix(unit_base(), Z7),
+                                     r"^mass_matrix\(q\) takes 1 positional arguments, got 2$"),
+    "fixed base given a BaseState, ID": (lambda: panda().inverse_dynamics(unit_base(), Z7, Z7, Z7),
+                                         r"^inverse_dynamics\(q, qd, qdd\) takes 3 positional arguments, got 4$"),
+    "floating base without BaseState": (lambda: solo().mass_matrix(Z12),
+                                        r"^mass_matrix\(base, q\) takes 2 positional arguments, got 1$"),
+    "floating base without BaseState, FD": (lambda: solo().forward_dynamics(Z12, Z12, Z18),
+                                            r"^forward_dynamics\(base, q, qd, tau\) takes 4 positional arguments, got 3$"),
+    "floating base given a tuple": (lambda: solo().gravity(((0, 0, 0), (0, 0, 0, 1)), Z12),
+                                    r"^gravity: a floating-base robot takes a BaseState first, got tuple$"),
+    "loads of the wrong type": (lambda: panda().gravity(Z7, loads=[("panda_hand", (0, 0, 0), (0, 0, 1))]),
+                                r"^loads: expected Load objects or an array, got tuple$"),
+}
+
+
+@pytest.mark.parametrize("case", list(TYPE_ERRORS))
+def test_type_errors(case):
+    function, message = TYPE_ERRORS[case]
+    with pytest.raises(TypeError, match=message):
+        function()
+
+
+def test_dynibo_rejects_the_same_inputs():
+    """The cases dynibo also has: all ValueErrors there too."""
+    dynibo = pytest.importorskip("dynibo")
+    robot = dynibo.Robot.from_urdf(ROBOTS[FIXED].path)
+    cases = [
+        lambda: robot.mass_matrix(np.zeros(6)),
+        lambda: robot.inverse_dynamics(Z7, _with(Z7, 1, NAN), Z7, []),
+        lambda: robot.forward_dynamics(Z7, Z7, np.zeros(6), []),
+        lambda: robot.gravity(Z7, [dynibo.Load(13, [0, 0, 0], [0, 0, 0])]),
+        lambda: robot.gravity(Z7, [dynibo.Load(3, [INF, 0, 0], [0, 0, 0])]),
+        lambda: robot.link_id("no_such_link"),
+    ]
+    for case in cases:
+        with pytest.raises(ValueError):
+            case()
+    floating = dynibo.FloatingRobot.from_urdf(ROBOTS[FLOATING].path)
+    zero = dynibo.Twist([0.0] * 3, [0.0] * 3)
+    with pytest.raises(ValueError):
+        floating.gravity(dynibo.BaseState(dynibo.Pose([0.0] * 3, [0.0] * 4), zero, zero), Z12, [])
+
+
+def test_non_unit_quaternion_is_normalised():
+    s = solo()
+    st = random_states(s, 4, seed=40, load_links=LOAD_LINKS[FLOATING])
+    scaled = dataclasses.replace(st, quat=st.quat * np.array([[3.0], [0.25], [1e-3], [1e3]]))
+    for op in rbdgen.OPERATIONS:
+        loads = op in LOAD_OPERATIONS
+        a, b = call(s, op, st, loads=loads), call(s, op, scaled, loads=loads)
+        for k in range(st.n):
+            assert rel_error(b[k], a[k]) <= 1e-14, op
+    # the sign of a quaternion does not matter either
+    flipped = dataclasses.replace(st, quat=-st.quat)
+    assert_close(call(s, "mass_matrix", flipped), call(s, "mass_matrix", st), 1e-15)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: an overflowing quaternion norm (|quat| ~ 1e200) warns about "
+                   "overflow and is reported as 'base quaternion is zero' without naming rotation_xyzw")
+def test_huge_quaternion_message():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"^base rotation_xyzw"):
+            solo().mass_matrix(rbdgen.BaseState((0, 0, 0), (0, 0, 0, 1e200)), Z12)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a non-numeric base velocity/acceleration raises NumPy's "
+                   "ValueError without the argument's name (BaseState velocity skips _array's conversion)")
+@pytest.mark.parametrize("field", ["velocity", "acceleration"])
+def test_non_numeric_base_motion_names_the_argument(field):
+    with pytest.raises(ValueError, match=rf"^base {field}"):
+        solo().inverse_dynamics(unit_base(**{field: "fast"}), Z12, Z12, Z12)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a Load's torque/force of shape (N, 3) passes the (3,) or (N, 3) "
+                   "check, then fails in NumPy's broadcasting with a ValueError that names no argument")
+def test_batched_load_vector_names_the_argument():
+    with pytest.raises(ValueError, match=r"^load torque on link 'panda_hand'"):
+        panda().gravity(np.zeros((4, 7)), loads=[rbdgen.Load("panda_hand", np.zeros((4, 3)))])
+
+
+# -- solver errors ----------------------------------------------------------------------------
+CHAIN = """<robot name="chain">
+  <link name="base"/>
+  <link name="upper">
+    <inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
+      <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
+  </link>
+  <link name="{tip}"{tip_body}
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
+    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="elbow" type="revolute"><parent link="upper"/><child link="{tip}"/>
+    <origin xyz="0 0 -1"/><axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+</robot>"""
+
+BODY = """<robot name="body">
+  <link name="base"><inertial><origin xyz="{com}"/><mass value="{mass}"/>
+    <inertia ixx="{I[0]}" ixy="0" ixz="0" iyy="{I[1]}" iyz="0" izz="{I[2]}"/></inertial></link>
+</robot>"""
+
+TIP_MODELS = {
+    # the elbow moves nothing
+    "massless tip": "/>",
+    # the elbow moves a point mass on its own axis: no inertia about the axis
+    "point mass on the axis": '><inertial><mass value="0.5"/>'
+                              '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>',
+}
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("tip", list(TIP_MODELS))
+def test_massless_tip_is_singular(tmp_path, tip):
+    path = _write(tmp_path, "chain.urdf", CHAIN.format(tip="forearm", tip_body=TIP_MODELS[tip]))
+    s = rbdgen.NumpySolver(rbdgen.load_urdf(path))
+    q, qd, tau = np.array([0.3, -0.4]), np.array([0.5, 0.1]), np.array([1.0, 0.0])
+    M = s.mass_matrix(q)
+    assert M[1, 1] == 0.0 and M[0, 0] > 0  # M is well defined, only singular
+    s.inverse_dynamics(q, qd, q)  # inverse dynamics is fine
+    with pytest.raises(rbdgen.SingularError, match=r"articulated inertia of joint 'elbow' is not positive"):
+        s.forward_dynamics(q, qd, tau)
+    with pytest.raises(rbdgen.SingularError, match=r"cholesky solve of mass matrix.*diagonal entry 1 is not positive"):
+        s.forward_dynamics_crba(q, qd, tau)
+    # in a batch the message says which state failed
+    with pytest.raises(rbdgen.SingularError, match=r"\(state 0\)$"):
+        s.forward_dynamics(np.tile(q, (3, 1)), qd, tau)
+    dynibo = pytest.importorskip("dynibo")
+    with pytest.raises(dynibo.SolverError, match="singular articulated inertia"):
+        dynibo.Robot.from_urdf(str(path)).forward_dynamics(q, qd, tau, [])
+
+
+def _body(tmp_path, mass, inertia, com="0 0 0"):
+    path = _write(tmp_path, "body.urdf", BODY.format(mass=mass, I=inertia, com=com))
+    return path, rbdgen.NumpySolver(rbdgen.load_urdf(path, floating=True))
+
+
+def _dynibo_base(base):
+    dynibo = pytest.importorskip("dynibo")
+    zero = dynibo.Twist([0.0] * 3, [0.0] * 3)
+    v = np.asarray(base.velocity, dtype=float)
+    return dynibo.BaseState(dynibo.Pose(list(base.translation), list(base.rotation_xyzw)),
+                            dynibo.Twist(v[:3], v[3:]), zero)
+
+
+def test_tiny_rotational_inertia_is_equilibrated(tmp_path):
+    """A floating body of mass 1 and rotational inertia ~1e-20: badly scaled but not singular
+    (dynibo: "small rotational inertia relative to mass alone does not imply singularity").
+    The result is Euler's and Newton's equations."""
+    inertia = np.array([1.0, 2.0, 3.0]) * 1e-20
+    path, s = _body(tmp_path, 1.0, inertia)
+    quat = np.array([0.2, -0.3, 0.5, 0.8])
+    quat /= np.linalg.norm(quat)
+    x, y, z, w = quat
+    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    omega, pdot = np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0, -0.5])
+    base = rbdgen.BaseState((1.0, -2.0, 0.5), quat, np.concatenate([omega, pdot]))
+    torque, force = np.array([2e-20, -1e-20, 3e-20]), np.array([0.5, -1.0, 2.0])
+    tau = np.concatenate([torque, force])
+    Iw = R @ np.diag(inertia) @ R.T
+    expected = np.concatenate([np.linalg.solve(Iw, torque - np.cross(omega, Iw @ omega)),
+                               force + np.array([0.0, 0.0, -9.80665])])
+    for op in ("forward_dynamics", "forward_dynamics_crba"):
+        qdd = getattr(s, op)(base, np.zeros(0), np.zeros(0), tau)
+        assert_close(qdd, expected, 1e-12, op)
+    dynibo = pytest.importorskip("dynibo")
+    theirs = dynibo.FloatingRobot.from_urdf(str(path)).forward_dynamics(_dynibo_base(base), [], [], tau, [])
+    assert_close(s.forward_dynamics(base, np.zeros(0), np.zeros(0), tau), np.asarray(theirs), 1e-12)
+
+
+FLOATING_FAILURES = {
+    # a point mass at the base origin has no rotational inertia at all
+    "point mass at the origin": ((0.0, 0.0, 0.0), "0 0 0", rbdgen.SingularError,
+                                 r"floating-base articulated inertia.*diagonal entry 0 is not positive",
+                                 r"mass matrix.*diagonal entry 0 is not positive",
+                                 "singular floating-base articulated inertia"),
+    # off the origin, rounding leaves a slightly negative pivot
+    "nearly point mass off the origin": ((1e-20, 1e-20, 1e-20), "0.1 0.2 0", rbdgen.SingularError,
+                                         r"floating-base articulated inertia.*pivot 1 is not positive",
+                                         r"mass matrix.*pivot 1 is not positive",
+                                         "singular floating-base articulated inertia"),
+    # positive definite, but the scaled condition number is ~4e10 > 1/sqrt(eps)
+    "ill-conditioned": ((1e-12, 1e-12, 1e-12), "0.1 0 0", rbdgen.IllConditionedError,
+                        r"floating-base articulated inertia.*reciprocal condition estimate .* <= sqrt\(eps\)",
+                        r"mass matrix.*reciprocal condition estimate .* <= sqrt\(eps\)",
+                        "ill-conditioned scaled floating-base articulated inertia"),
+}
+
+
+@pytest.mark.parametrize("case", list(FLOATING_FAILURES))
+def test_floating_base_solver_errors(tmp_path, case):
+    inertia, com, error, aba_message, crba_message, dynibo_message = FLOATING_FAILURES[case]
+    path, s = _body(tmp_path, 1.0, inertia, com)
+    base = rbdgen.BaseState((1.0, 2.0, 3.0), (0.0, 0.0, 0.0, 1.0), (0.1, 0.2, 0.3, 1.0, 2.0, 3.0))
+    tau = np.array([1e-20, 2e-20, 0.0, 1.0, 0.0, 0.0])
+    s.mass_matrix(base, np.zeros(0))
+    s.inverse_dynamics(base, np.zeros(0), np.zeros(0), np.zeros(0))
+    with pytest.raises(error, match=aba_message):
+        s.forward_dynamics(base, np.zeros(0), np.zeros(0), tau)
+    with pytest.raises(error, match=crba_message):
+        s.forward_dynamics_crba(base, np.zeros(0), np.zeros(0), tau)
+    dynibo = pytest.importorskip("dynibo")
+    with pytest.raises(dynibo.SolverError, match=re.escape(dynibo_message)):
+        dynibo.FloatingRobot.from_urdf(str(path)).forward_dynamics(_dynibo_base(base), [], [], tau, [])
+
+
+def test_solver_error_classes():
+    assert issubclass(rbdgen.SingularError, rbdgen.SolverError)
+    assert issubclass(rbdgen.IllConditionedError, rbdgen.SolverError)
+    assert issubclass(rbdgen.NonFiniteError, rbdgen.SolverError)
+    assert issubclass(rbdgen.SolverError, RuntimeError)
+    assert not issubclass(rbdgen.SolverError, ValueError)
+
+
+OVERFLOW = {
+    # (robot, operation, message)
+    "panda forward_dynamics": (FIXED, "forward_dynamics", r"^forward_dynamics: numerical failure, non-finite result \(state 1\)$"),
+    "panda forward_dynamics_crba": (FIXED, "forward_dynamics_crba", r"mass matrix at batch index \(1,\).*non-finite entry"),
+    "panda inverse_dynamics": (FIXED, "inverse_dynamics", r"^inverse_dynamics: numerical failure.*\(state 1\)$"),
+    "panda velocity_product_forces": (FIXED, "velocity_product_forces", r"^velocity_product_forces: numerical failure.*\(state 1\)$"),
+    "solo12 forward_dynamics": (FLOATING, "forward_dynamics", r"floating-base articulated inertia at batch index \(1,\).*non-finite entry"),
+    "solo12 forward_dynamics_crba": (FLOATING, "forward_dynamics_crba", r"mass matrix at batch index \(1,\).*non-finite entry"),
+    "solo12 inverse_dynamics": (FLOATING, "inverse_dynamics", r"^inverse_dynamics: numerical failure.*\(state 1\)$"),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy reports the overflow too
+@pytest.mark.parametrize("case", list(OVERFLOW))
+def test_velocity_overflow_is_non_finite_error(case):
+    name, op, message = OVERFLOW[case]
+    s = solver(name)
+    st = random_states(s, 3, seed=41)
+    st.qd[1] = 1e200  # state 1 of 3 overflows
+    with pytest.raises(rbdgen.NonFiniteError, match=message):
+        call(s, op, st)
+    # the other states alone are fine
+    call(s, op, random_states(s, 3, seed=41))
+
+
+def test_dynibo_forward_dynamics_overflow_is_a_solver_error():
+    dynibo = pytest.importorskip("dynibo")
+    robot = dynibo.Robot.from_urdf(ROBOTS[FIXED].path)
+    with pytest.raises(dynibo.SolverError, match="numerical failure"):
+        robot.forward_dynamics(Z7, np.full(7, 1e200), Z7, [])
+
+
+# -- batches, out=, shapes -------------------------------------------------------------------
+BATCH_CASES = [pytest.param(op, False, id=op) for op in rbdgen.OPERATIONS] + [
+    pytest.param(op, True, id=f"{op}-loads") for op in LOAD_OPERATIONS]
+
+
+@pytest.mark.parametrize("op, loads", BATCH_CASES)
+@pytest.mark.parametrize("name", [FIXED, FLOATING, "talos"])
+def test_batch_equals_single_states_exactly(name, op, loads):
+    s = solver(name)
+    st = random_states(s, 9, seed=42, load_links=LOAD_LINKS[name])
+    batch = call(s, op, st, loads=loads)
+    G = s.generalized_count
+    assert batch.shape == ((st.n, G, G) if op == "mass_matrix" else (st.n, G))
+    for i in range(st.n):
+        single = call(s, op, st, i, loads=loads)
+        assert single.shape == batch.shape[1:]
+        assert np.array_equal(single, batch[i]), f"state {i}: {np.abs(single - batch[i]).max():.3e}"
+
+
+def test_batch_larger_than_a_chunk():
+    """Batches are cut into chunks of `NumpySolver.chunk` states: the cut changes nothing."""
+    s = solver("double_pendulum")
+    n = s.chunk + 5
+    st = random_states(s, n, seed=43, load_links=LOAD_LINKS["double_pendulum"])
+    for op in ("inverse_dynamics", "forward_dynamics_crba"):
+        batch = call(s, op, st, loads=True)
+        assert batch.shape == (n, 2)
+        for i in (0, s.chunk - 1, s.chunk, n - 1):
+            assert np.array_equal(call(s, op, st, i, loads=True), batch[i])
+
+
+def test_broadcasting_unbatched_arguments():
+    """Unbatched arguments (and base fields) are shared by every state of a batch."""
+    s = solo()
+    st = random_states(s, 5, seed=44)
+    mixed = rbdgen.BaseState(st.translation[0], st.quat, st.velocity[0], st.acceleration[0])
+    batch = s.inverse_dynamics(mixed, st.q, st.qd[0], st.qdd[0])
+    for i in range(st.n):
+        single = s.inverse_dynamics(rbdgen.BaseState(st.translation[0], st.quat[i], st.velocity[0],
+                                                     st.acceleration[0]), st.q[i], st.qd[0], st.qdd[0])
+        assert np.array_equal(batch[i], single)
+    # a dense (L, 6) load array applies to every state; a batched one per state
+    loads = np.zeros((s.link_count, 6))
+    loads[s.link_id("FL_FOOT")] = [0.1, 0.2, 0.3, 1.0, -2.0, 3.0]
+    shared = s.gravity(mixed, st.q, loads=loads)
+    assert np.array_equal(shared, s.gravity(mixed, st.q, loads=np.broadcast_to(loads, (5,) + loads.shape)))
+
+
+_EMPTY_BATCH_BUG = pytest.mark.xfail(
+    strict=True, raises=ValueError,
+    reason="bug: an empty batch (N = 0) fails inside the solver with an internal NumPy error: "
+           "forward_dynamics_crba (NumpyOps.solve_spd takes N from the largest scalar, 1 for a constant "
+           "entry) and any loads (flat_inputs reshapes (0, L, 6) with -1)")
+EMPTY_CASES = [pytest.param(op, loads, id=f"{op}-loads" if loads else op,
+                            marks=[_EMPTY_BATCH_BUG] if loads or op == "forward_dynamics_crba" else [])
+               for op, loads in [(op, False) for op in rbdgen.OPERATIONS] + [(op, True) for op in LOAD_OPERATIONS]]
+
+
+@pytest.mark.parametrize("op, loads", EMPTY_CASES)
+@pytest.mark.parametrize("name", [FIXED, FLOATING])
+def test_empty_batch(name, op, loads):
+    """N = 0 states give an empty result of shape (0, G) or (0, G, G), as any NumPy batch."""
+    s = solver(name)
+    st = random_states(s, 3, seed=48, load_links=LOAD_LINKS[name])
+    empty = dataclasses.replace(st, **{f.name: getattr(st, f.name)[:0] for f in dataclasses.fields(st)
+                                       if getattr(st, f.name) is not None})
+    result = call(s, op, empty, loads=loads)
+    assert result.shape == call(s, op, st)[:0].shape
+
+
+@pytest.mark.parametrize("op", rbdgen.OPERATIONS)
+@pytest.mark.parametrize("name", [FIXED, FLOATING])
+def test_out_writes_into_and_returns_the_buffer(name, op):
+    s = solver(name)
+    st = random_states(s, 3, seed=45)
+    expected = call(s, op, st)
+    out = np.full(expected.shape, np.nan)
+    result = call(s, op, st, out=out)
+    assert result is out
+    assert np.array_equal(out, expected)
+    single = np.full(expected.shape[1:], np.nan)
+    assert call(s, op, st, 0, out=single) is single
+    assert np.array_equal(single, expected[0])
+
+
+def test_out_may_be_a_strided_view():
+    s = panda()
+    st = random_states(s, 4, seed=46)
+    buffer = np.zeros((4, 14))
+    view = buffer[:, ::2]
+    assert s.gravity(st.q, out=view) is view
+    assert np.array_equal(buffer[:, ::2], s.gravity(st.q))
+    assert np.all(buffer[:, 1::2] == 0)
+
+
+@pytest.mark.parametrize("name", [FIXED, FLOATING])
+def test_result_shapes_and_dtypes(name):
+    s = solver(name)
+    G = s.generalized_count
+    st = random_states(s, 1, seed=47)
+    for op in rbdgen.OPERATIONS:
+        single = call(s, op, st, 0)
+        assert single.dtype == np.float64 and single.flags.c_contiguous
+        assert single.shape == ((G, G) if op == "mass_matrix" else (G,))
+        batch = call(s, op, st)
+        assert batch.shape == (1,) + single.shape
+
+
+def test_integer_and_list_inputs_are_accepted():
+    s = panda()
+    q = [0, 1, 0, -1, 0, 1, 0]
+    assert np.array_equal(s.mass_matrix(q), s.mass_matrix(np.array(q, dtype=float)))
+
+
+@pytest.mark.parametrize("name", ["panda", "solo12", "g1"])
+def test_names_sizes_and_link_ids(name):
+    s = solver(name)
+    robot = ROBOTS[name]
+    assert s.floating == robot.floating
+    assert s.joint_count == len(s.joint_names) == s.model.joint_count
+    assert s.generalized_count == s.joint_count + (6 if s.floating else 0)
+    assert s.link_count == len(s.link_names)
+    assert len(set(s.link_names)) == s.link_count
+    for i, link in enumerate(s.link_names):
+        assert s.link_id(link) == i
+    dynibo = pytest.importorskip("dynibo")
+    native = (dynibo.FloatingRobot if robot.floating else dynibo.Robot).from_urdf(robot.path)
+    assert native.link_count == s.link_count
+    for link in s.link_names:
+        assert native.link_id(link) == s.link_id(link)
+    with pytest.raises(ValueError, match=r"^unknown link 'nope'"):
+        s.link_id("nope")
