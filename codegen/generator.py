@@ -101,7 +101,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
             raise TypeError(f"load options {sorted(load_options)} only apply to a URDF path")
-        model, source = model_or_urdf, f"model {model_or_urdf.name}"
+        model, source = model_or_urdf, None
     else:
         model, source = load_urdf(model_or_urdf, **load_options), Path(model_or_urdf).name
     ops = tuple(ops)
@@ -121,7 +121,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     info = dict(
         banner=f"{prefix}: rigid-body dynamics specialised for one robot",
         version=__version__,
-        source=source,
+        source=source or f"a RobotModel named {model.name}",
         digest=model.digest,
         J=model.joint_count,
         G=model.generalized_count,
@@ -142,6 +142,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "prefix": prefix,
         "precision": precision,
         "digest": model.digest,
+        "source": source,
+        "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
+                    **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "operations": {fn.op: {"inputs": [p.name for p in fn.params if not p.output],
                                "outputs": [p.name for p in fn.params if p.output],

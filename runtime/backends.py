@@ -28,7 +28,10 @@ class NumpyOps:
     @staticmethod
     def solve_spd(A, b, what):
         n = len(b)
-        N = max([np.size(x) for row in A for x in row] + [np.size(x) for x in b])
+        entries = [x for row in A for x in row] + list(b)
+        # the batch shape of all entries together: a constant entry (a Python float
+        # or a size-1 array) broadcasts against the (N,) ones, N = 0 included
+        (N,) = np.broadcast_shapes((1,), *(np.shape(x) for x in entries))
         Am = np.empty((N, n, n))
         bm = np.empty((N, n))
         for r in range(n):

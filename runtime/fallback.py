@@ -30,20 +30,19 @@ class NumpySolver(SolverBase):
     def _evaluate(self, op, inputs, mask=None):
         if mask is not None:
             selected = self._evaluate(op, {k: v[mask] for k, v in inputs.items()}) if mask.any() else None
-            out = np.zeros((mask.shape[0],) + self._shape(op))
+            out = np.zeros((mask.shape[0],) + self._result_shape(op))
             if selected is not None:
                 out[mask] = selected
             return out
         flat = flat_inputs(inputs)
         N = flat["q"].shape[0]
-        if N > self.chunk:
-            parts = [{k: v[s: s + self.chunk] for k, v in flat.items()} for s in range(0, N, self.chunk)]
-            return np.concatenate([self._evaluate_flat(op, part) for part in parts])
-        return self._evaluate_flat(op, flat)
-
-    def _shape(self, op):
-        G = self.generalized_count
-        return (G, G) if op == "mass_matrix" else (G,)
+        # an overflow (|qd| ~ 1e200, say) is reported once, as a NonFiniteError, not
+        # also as NumPy RuntimeWarnings from inside the algorithms
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if N > self.chunk:
+                parts = [{k: v[s: s + self.chunk] for k, v in flat.items()} for s in range(0, N, self.chunk)]
+                return np.concatenate([self._evaluate_flat(op, part) for part in parts])
+            return self._evaluate_flat(op, flat)
 
     def _evaluate_flat(self, op, flat):
         N = flat["q"].shape[0]

@@ -39,8 +39,10 @@ class BaseState:
     """Floating-base state: pose and world-frame velocity/acceleration of the base origin.
 
     ``velocity = [omega_W, pdot_W]`` and ``acceleration = [omegadot_W, pddot_W]``
-    (classical), angular first, world axes. A non-unit quaternion ``rotation_xyzw``
-    is normalised; a zero or non-finite one is a ValueError.
+    (classical), angular first, world axes: each ``(6,)`` or ``(N, 6)``, and the
+    default scalar 0 means zero. A non-unit quaternion ``rotation_xyzw`` is
+    normalised (however large or small its norm); a zero or non-finite one is a
+    ValueError.
     """
 
     translation: object
@@ -58,17 +60,39 @@ class Load:
     force: object = (0.0, 0.0, 0.0)
 
 
-def _array(value, name: str, size: int):
-    """``value`` as float64 of shape (size,) or (N, size): ValueError naming ``name`` otherwise."""
+def _array(value, name: str, size: int, batched: bool = True, zero_scalar: bool = False):
+    """``value`` as float64 of shape (size,) or, where ``batched``, (N, size).
+
+    With ``zero_scalar``, a scalar 0 (a field's default) means ``zeros(size)``.
+    Anything else is a ValueError naming ``name``.
+    """
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name}: expected an array of numbers ({exc})") from None
-    if arr.ndim not in (1, 2) or arr.shape[-1] != size:
-        raise ValueError(f"{name}: expected shape ({size},) or (N, {size}), got {arr.shape}")
+    if zero_scalar and arr.ndim == 0 and arr == 0:
+        return np.zeros(size)
+    if arr.ndim not in ((1, 2) if batched else (1,)) or arr.shape[-1] != size:
+        expected = f"({size},) or (N, {size})" if batched else f"({size},)"
+        raise ValueError(f"{name}: expected shape {expected}, got {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}: contains a non-finite value")
     return arr
+
+
+def _unit_quaternion(value, name: str):
+    """``value`` (shape (4,) or (N, 4)) normalised without overflow or underflow.
+
+    Each quaternion is first divided by its largest absolute component (its norm is
+    then in [1, 2]), then by its norm, so any finite non-zero quaternion, however
+    large or small, gives a unit one: nothing overflows or underflows to zero.
+    """
+    quat = _array(value, name, 4)
+    scale = np.max(np.abs(quat), axis=-1, keepdims=True)
+    if np.any(scale == 0):
+        raise ValueError(f"{name}: zero quaternion")
+    quat = quat / scale
+    return quat / np.sqrt(np.sum(quat * quat, axis=-1, keepdims=True))
 
 
 def flat_inputs(inputs: dict) -> dict:
@@ -79,12 +103,16 @@ def flat_inputs(inputs: dict) -> dict:
             [inputs["translation"], inputs["quat"], inputs["velocity"], inputs["acceleration"]], axis=1
         )
     if "loads" in inputs:
-        flat["loads"] = inputs["loads"].reshape(inputs["loads"].shape[0], -1)
+        N, L, six = inputs["loads"].shape
+        flat["loads"] = inputs["loads"].reshape(N, L * six)
     return flat
 
 
 class SolverBase(abc.ABC):
     """Argument handling for every solver; see the module docstring for shapes."""
+
+    #: The operations this solver evaluates (a compiled solver: those it was built with).
+    operations: tuple = OPERATIONS
 
     def __init__(self, model: RobotModel):
         self.model = model
@@ -116,6 +144,11 @@ class SolverBase(abc.ABC):
 
     def link_id(self, name: str) -> int:
         return self.model.link_id(name)
+
+    def _result_shape(self, op: str) -> tuple:
+        """The shape of one state's result of ``op``: ``(G, G)`` or ``(G,)``."""
+        G = self.generalized_count
+        return (G, G) if op == "mass_matrix" else (G,)
 
     # -- operations ------------------------------------------------------------
     def mass_matrix(self, *args, out=None, mask=None):
@@ -151,7 +184,10 @@ class SolverBase(abc.ABC):
             if not batch or mask.dtype != np.bool_ or mask.shape != (N,):
                 raise ValueError(f"mask: expected a boolean array of shape ({N},) for a batch of {N} states")
             mask = np.ascontiguousarray(mask)
-        result = self._evaluate(op, inputs, mask)
+        if inputs["q"].shape[0] == 0 and op in self.operations:
+            result = np.zeros((0,) + self._result_shape(op))  # an empty batch: nothing to evaluate
+        else:
+            result = self._evaluate(op, inputs, mask)
         if not batch:
             result = result[0]
         if out is None:
@@ -189,17 +225,11 @@ class SolverBase(abc.ABC):
     def _base_arrays(self, base, op):
         if not isinstance(base, BaseState):
             raise TypeError(f"{op}: a floating-base robot takes a BaseState first, got {type(base).__name__}")
-        quat = _array(base.rotation_xyzw, "base rotation_xyzw", 4)
-        norm = np.sqrt(np.sum(quat * quat, axis=-1, keepdims=True))
-        if np.any(norm == 0):
-            raise ValueError("base rotation_xyzw: zero quaternion")
-        velocity = np.broadcast_to(np.asarray(base.velocity, dtype=np.float64), np.shape(base.velocity) or (6,))
-        acceleration = np.broadcast_to(np.asarray(base.acceleration, dtype=np.float64), np.shape(base.acceleration) or (6,))
         return {
             "translation": _array(base.translation, "base translation", 3),
-            "quat": quat / norm,
-            "velocity": _array(velocity, "base velocity", 6),
-            "acceleration": _array(acceleration, "base acceleration", 6),
+            "quat": _unit_quaternion(base.rotation_xyzw, "base rotation_xyzw"),
+            "velocity": _array(base.velocity, "base velocity", 6, zero_scalar=True),
+            "acceleration": _array(base.acceleration, "base acceleration", 6, zero_scalar=True),
         }
 
     def _load_array(self, loads):
@@ -221,8 +251,8 @@ class SolverBase(abc.ABC):
                 link = int(load.link)
             else:
                 raise ValueError(f"loads: unknown link id {load.link!r} (the robot has {L} links)")
-            dense[link, :3] += _array(load.torque, f"load torque on link {load.link!r}", 3)
-            dense[link, 3:] += _array(load.force, f"load force on link {load.link!r}", 3)
+            dense[link, :3] += _array(load.torque, f"load torque on link {load.link!r}", 3, batched=False)
+            dense[link, 3:] += _array(load.force, f"load force on link {load.link!r}", 3, batched=False)
         return dense
 
     @abc.abstractmethod

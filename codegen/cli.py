@@ -1,0 +1,167 @@
+"""The ``rbdgen`` command: generate, check and describe robots.
+
+Exit codes: 0 success, 1 a failed check (validation), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from ..errors import ModelError, SolverError, ValidationError
+from ..solver import load
+from ..urdf import load_urdf
+from .generator import ALL_OPERATIONS, generate
+
+BAD_INPUT = (ModelError, FileNotFoundError, FileExistsError, ValueError, TypeError, IsADirectoryError)
+
+
+class Progress:
+    """One line per step on stderr, with its duration (long builds show where they are)."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+
+    def step(self, text: str):
+        if not self.quiet:
+            print(f"  {text} ...", end="", file=sys.stderr, flush=True)
+        self.start = time.perf_counter()
+
+    def done(self, detail: str = ""):
+        if not self.quiet:
+            print(f" {time.perf_counter() - self.start:.1f} s{'  ' + detail if detail else ''}", file=sys.stderr)
+
+
+def _armature(items):
+    out = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--armature expects NAME=VALUE, got {item!r}")
+        out[name] = float(value)
+    return out or None
+
+
+def _load_options(args) -> dict:
+    return dict(floating=args.floating, joint_order=args.joint_order, armature=_armature(args.armature))
+
+
+def cmd_generate(args, progress: Progress) -> int:
+    progress.step(f"tracing and emitting {len(args.ops)} operations")
+    generated = generate(args.urdf, ops=args.ops, precision="float" if args.float else "double",
+                         prefix=args.prefix, **_load_options(args))
+    progress.done(f"(trace {generated.timings['trace']:.2f} s, emit {generated.timings['emit']:.2f} s)")
+    folder = generated.write(args.output, overwrite=args.force)
+    model = generated.model
+    print(f"{model.name}: J = {model.joint_count}, G = {model.generalized_count}, "
+          f"{'floating' if model.floating else 'fixed'} base, total mass {model.total_mass:.4g} kg")
+    for name, text in generated.files.items():
+        print(f"  wrote {folder / name} ({len(text.encode()) / 1024:.0f} KiB)")
+    print("  operation counts:")
+    for op, counts in generated.operation_counts.items():
+        print(f"    {op:24s} " + ", ".join(f"{v} {k}" for k, v in counts.items() if v))
+    if args.no_compile:
+        return 0
+    progress.step("compiling (cffi, cached)")
+    solver = generated.compile(validate=False)
+    progress.done()
+    return _validate(solver, progress, args.samples)
+
+
+def _validate(solver, progress: Progress, samples: int) -> int:
+    progress.step(f"validating against the NumPy engine ({samples} states)")
+    try:
+        worst = solver.validate(samples=samples)
+    except ValidationError as exc:
+        progress.done()
+        print(f"FAILED: {exc}", file=sys.stderr)
+        return 1
+    progress.done()
+    print("  validation (worst normwise relative error vs the NumPy engine):")
+    for op, err in worst.items():
+        print(f"    {op:24s} {err:.1e}")
+    return 0
+
+
+def cmd_check(args, progress: Progress) -> int:
+    progress.step(f"loading {args.folder} (compiling if not cached)")
+    solver = load(args.folder)
+    progress.done()
+    return _validate(solver, progress, args.samples)
+
+
+def cmd_info(args, progress: Progress) -> int:
+    model = load_urdf(args.urdf, **_load_options(args))
+    print(f"{model.name}: {'floating' if model.floating else 'fixed'} base")
+    print(f"  J = {model.joint_count} moving joints, G = {model.generalized_count}, "
+          f"L = {len(model.links)} links, total mass {model.total_mass:.6g} kg")
+    print("  joint order (index: name, kind, parent):")
+    for i, j in enumerate(model.joints):
+        parent = model.joints[j.parent].name if j.parent >= 0 else "root"
+        print(f"    {i:3d}: {j.name}, {j.kind}, {parent}")
+    print("  tree:")
+    root = model.links[0].name
+
+    def show(body: int, depth: int):
+        for child in model.children(body):
+            print(f"    {'  ' * depth}{model.joints[child].name}")
+            show(child, depth + 1)
+
+    print(f"    {root}")
+    show(-1, 1)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rbdgen", description="Specialised rigid-body dynamics solvers for one robot.")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.add_argument("-v", "--verbose", action="store_true", help="log details")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def model_options(sp):
+        sp.add_argument("urdf", type=Path, help="robot description (URDF)")
+        sp.add_argument("--floating", action="store_true", help="floating base (G = J + 6)")
+        sp.add_argument("--joint-order", nargs="+", metavar="JOINT", help="moving joints in this order")
+        sp.add_argument("--armature", nargs="+", metavar="NAME=VALUE", help="rotor inertia per joint")
+
+    g = sub.add_parser("generate", help="generate C, compile it and validate it")
+    model_options(g)
+    g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
+    g.add_argument("--ops", nargs="+", choices=ALL_OPERATIONS, default=list(ALL_OPERATIONS), metavar="OP",
+                   help=f"operations (default: all of {', '.join(ALL_OPERATIONS)})")
+    g.add_argument("--float", action="store_true", help="single precision")
+    g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")
+    g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")
+    g.add_argument("--no-compile", action="store_true", help="only write the sources")
+    g.add_argument("--samples", type=int, default=32, help="random states for validation")
+    g.set_defaults(run=cmd_generate)
+
+    c = sub.add_parser("check", help="build a generated folder if needed and validate it")
+    c.add_argument("folder", type=Path)
+    c.add_argument("--samples", type=int, default=64)
+    c.set_defaults(run=cmd_check)
+
+    i = sub.add_parser("info", help="describe a URDF: tree, joint order, sizes, mass")
+    model_options(i)
+    i.set_defaults(run=cmd_info)
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(name)s: %(message)s")
+    try:
+        return args.run(args, Progress(args.quiet))
+    except BAD_INPUT as exc:
+        print(f"\nrbdgen: error: {exc}", file=sys.stderr)
+        return 2
+    except SolverError as exc:
+        print(f"\nrbdgen: check failed: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
