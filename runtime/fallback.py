@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .algorithms.kinematics import Tree
-from .algorithms.operations import SIGNATURES, evaluate
+from .algorithms.operations import evaluate
 from .backends import NumpyOps
 from .errors import NonFiniteError
-from .interface import SolverBase, flat_inputs
+from .interface import SolverBase, flat_inputs, unflatten
 from .model import RobotModel
 
 
@@ -27,36 +27,34 @@ class NumpySolver(SolverBase):
     #: States per pass: large enough to amortise Python, small enough to stay in cache.
     chunk = 2048
 
-    def _evaluate(self, op, inputs, mask=None):
+    def _evaluate(self, op, inputs, mask, outputs):
         if mask is not None:
-            selected = self._evaluate(op, {k: v[mask] for k, v in inputs.items()}) if mask.any() else None
-            out = np.zeros((mask.shape[0],) + self._result_shape(op))
-            if selected is not None:
-                out[mask] = selected
-            return out
+            results = {n: np.zeros((mask.shape[0],) + self._output_shape(n)) for n in outputs}
+            if mask.any():
+                selected = self._evaluate(op, {k: v[mask] for k, v in inputs.items()}, None, outputs)
+                for n in outputs:
+                    results[n][mask] = selected[n]
+            return results
         flat = flat_inputs(inputs)
         N = flat["q"].shape[0]
         # an overflow (|qd| ~ 1e200, say) is reported once, as a NonFiniteError, not
         # also as NumPy RuntimeWarnings from inside the algorithms
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            if N > self.chunk:
-                parts = [{k: v[s: s + self.chunk] for k, v in flat.items()} for s in range(0, N, self.chunk)]
-                return np.concatenate([self._evaluate_flat(op, part) for part in parts])
-            return self._evaluate_flat(op, flat)
+            parts = [self._evaluate_flat(op, {k: v[s: s + self.chunk] for k, v in flat.items()}, outputs)
+                     for s in range(0, N, self.chunk)]
+        return {n: np.concatenate([part[n] for part in parts]) for n in outputs}
 
-    def _evaluate_flat(self, op, flat):
+    def _evaluate_flat(self, op, flat, outputs):
         N = flat["q"].shape[0]
         columns = {name: list(np.ascontiguousarray(a.T)) for name, a in flat.items()}
-        (name,) = SIGNATURES[op][1]
-        values = evaluate(self.tree, NumpyOps, op, columns)[name]
-        rows = np.empty((len(values), N))
-        for k, value in enumerate(values):
-            rows[k] = value
-        out = rows.T
-        if not np.all(np.isfinite(out)):
-            bad = int(np.flatnonzero(~np.all(np.isfinite(out), axis=1))[0])
-            raise NonFiniteError(f"{op}: numerical failure, non-finite result (state {bad})")
-        if name == "M":
-            G = self.generalized_count
-            return np.ascontiguousarray(out.reshape(N, G, G).transpose(0, 2, 1))
-        return np.ascontiguousarray(out)
+        values = evaluate(self.tree, NumpyOps, op, columns)
+        results = {}
+        for name in outputs:
+            rows = np.empty((len(values[name]), N))
+            for k, value in enumerate(values[name]):
+                rows[k] = value
+            if not np.all(np.isfinite(rows)):
+                bad = int(np.flatnonzero(~np.all(np.isfinite(rows), axis=0))[0])
+                raise NonFiniteError(f"{op}: numerical failure, non-finite result (state {bad})")
+            results[name] = unflatten(name, rows.T, self.generalized_count)
+        return results

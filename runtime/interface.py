@@ -22,16 +22,11 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
+from .algorithms.operations import SIGNATURES
 from .model import RobotModel
 
-OPERATIONS = (
-    "mass_matrix",
-    "velocity_product_forces",
-    "gravity",
-    "inverse_dynamics",
-    "forward_dynamics",
-    "forward_dynamics_crba",
-)
+#: The single-result operations (dynibo's); `SolverBase.passive_terms` adds the combined one.
+OPERATIONS = tuple(op for op, (_, outputs) in SIGNATURES.items() if len(outputs) == 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,11 +103,18 @@ def flat_inputs(inputs: dict) -> dict:
     return flat
 
 
+def unflatten(name: str, flat: np.ndarray, G: int) -> np.ndarray:
+    """Flat (N, size) outputs as (N, G, G) for the column-major mass matrix, else (N, G); contiguous."""
+    if name == "M":
+        return np.ascontiguousarray(flat.reshape(-1, G, G).transpose(0, 2, 1))
+    return np.ascontiguousarray(flat)
+
+
 class SolverBase(abc.ABC):
     """Argument handling for every solver; see the module docstring for shapes."""
 
     #: The operations this solver evaluates (a compiled solver: those it was built with).
-    operations: tuple = OPERATIONS
+    operations: tuple = tuple(SIGNATURES)
 
     def __init__(self, model: RobotModel):
         self.model = model
@@ -145,11 +147,6 @@ class SolverBase(abc.ABC):
     def link_id(self, name: str) -> int:
         return self.model.link_id(name)
 
-    def _result_shape(self, op: str) -> tuple:
-        """The shape of one state's result of ``op``: ``(G, G)`` or ``(G,)``."""
-        G = self.generalized_count
-        return (G, G) if op == "mass_matrix" else (G,)
-
     # -- operations ------------------------------------------------------------
     def mass_matrix(self, *args, out=None, mask=None):
         """M(q): ``(G, G)``, symmetric positive definite (armature on the joint diagonal)."""
@@ -175,19 +172,47 @@ class SolverBase(abc.ABC):
         """qdd from tau: M by CRBA, the bias by one ID call, one checked Cholesky solve."""
         return self._run("forward_dynamics_crba", args, ("q", "qd", "tau"), loads, out, mask)
 
+    def passive_terms(self, *args, mass_matrix=True, gravity=True, coriolis=True, mask=None) -> dict:
+        """Any of M(q), g(q) and C(q, qd) qd from one pass (Newton's ``eval_inverse_dynamics_passive``).
+
+        Returns a dict with the requested keys among ``"mass_matrix"``, ``"gravity"``
+        and ``"velocity_product_forces"``; shapes as for those operations.
+        """
+        wanted = {"M": mass_matrix, "g": gravity, "c": coriolis}
+        if not any(wanted.values()):
+            raise ValueError("passive_terms: request at least one of mass_matrix, gravity, coriolis")
+        inputs, batch = self._inputs("passive_terms", args, ("q", "qd"), None)
+        mask = self._mask(mask, inputs, batch)
+        names = tuple(n for n, w in wanted.items() if w)
+        if inputs["q"].shape[0] == 0:
+            results = {n: np.zeros((0,) + self._output_shape(n)) for n in names}
+        else:
+            results = self._evaluate("passive_terms", inputs, mask, names)
+        keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
+        return {keys[n]: (r if batch else r[0]) for n, r in results.items()}
+
     # -- argument handling --------------------------------------------------------
+    def _output_shape(self, name: str) -> tuple:
+        G = self.generalized_count
+        return (G, G) if name == "M" else (G,)
+
+    def _mask(self, mask, inputs, batch):
+        if mask is None:
+            return None
+        mask = np.asarray(mask)
+        N = inputs["q"].shape[0]
+        if not batch or mask.dtype != np.bool_ or mask.shape != (N,):
+            raise ValueError(f"mask: expected a boolean array of shape ({N},) for a batch of {N} states")
+        return np.ascontiguousarray(mask)
+
     def _run(self, op: str, args: tuple, names: Sequence[str], loads, out: Optional[np.ndarray], mask=None):
         inputs, batch = self._inputs(op, args, names, loads)
-        if mask is not None:
-            mask = np.asarray(mask)
-            N = inputs["q"].shape[0]
-            if not batch or mask.dtype != np.bool_ or mask.shape != (N,):
-                raise ValueError(f"mask: expected a boolean array of shape ({N},) for a batch of {N} states")
-            mask = np.ascontiguousarray(mask)
+        mask = self._mask(mask, inputs, batch)
+        (name,) = SIGNATURES[op][1]
         if inputs["q"].shape[0] == 0 and op in self.operations:
-            result = np.zeros((0,) + self._result_shape(op))  # an empty batch: nothing to evaluate
+            result = np.zeros((0,) + self._output_shape(name))  # an empty batch: nothing to evaluate
         else:
-            result = self._evaluate(op, inputs, mask)
+            result = self._evaluate(op, inputs, mask, (name,))[name]
         if not batch:
             result = result[0]
         if out is None:
@@ -256,9 +281,10 @@ class SolverBase(abc.ABC):
         return dense
 
     @abc.abstractmethod
-    def _evaluate(self, op: str, inputs: dict, mask: Optional[np.ndarray] = None) -> np.ndarray:
-        """Run ``op`` on validated inputs of batch size N; returns ``(N, G[, G])``.
+    def _evaluate(self, op: str, inputs: dict, mask: Optional[np.ndarray], outputs: tuple) -> dict:
+        """Run ``op`` on validated inputs of batch size N, N > 0.
 
-        Where ``mask`` (bool, (N,)) is given, only the selected states are
-        evaluated and the others' results are zero.
+        Returns the requested ``outputs`` (names from `operations.SIGNATURES`) as
+        arrays of shape ``(N, G)`` or ``(N, G, G)``. Where ``mask`` (bool, (N,)) is
+        given, only the selected states are evaluated and the others' results are zero.
         """

@@ -16,7 +16,7 @@ import numpy as np
 from .algorithms.operations import SIGNATURES, input_names
 from .build import DEFAULT_FLAGS, build_key, compile_module, load_module
 from .errors import STATUS, ValidationError
-from .interface import BaseState, SolverBase, flat_inputs
+from .interface import BaseState, SolverBase, flat_inputs, unflatten
 from .model import RobotModel
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ class CompiledSolver(SolverBase):
         """Per operation: multiplications, additions, divisions, sin, cos, sqrt and solver calls."""
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
-    def _evaluate(self, op, inputs, mask=None):
+    def _evaluate(self, op, inputs, mask, outputs):
         if op not in self.operations:
             raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}")
         flat = flat_inputs(inputs)
@@ -60,8 +60,13 @@ class CompiledSolver(SolverBase):
                 args.append(ffi.from_buffer(f"{self._real}[]", np.ascontiguousarray(flat[name], self.dtype)))
             else:
                 args.append(ffi.NULL)
-        outputs = [np.empty((N, self.manifest["sizes"][name]), self.dtype) for name in SIGNATURES[op][1]]
-        args += [ffi.from_buffer(f"{self._real}[]", out) for out in outputs]
+        results = {}
+        for name in SIGNATURES[op][1]:
+            if name in outputs:
+                results[name] = np.empty((N, self.manifest["sizes"][name]), self.dtype)
+                args.append(ffi.from_buffer(f"{self._real}[]", results[name]))
+            else:
+                args.append(ffi.NULL)
         status = np.zeros(N, np.intc)
         args.append(ffi.NULL if mask is None else ffi.from_buffer("unsigned char[]", mask.view(np.uint8)))
         args.append(ffi.from_buffer("int[]", status))
@@ -69,11 +74,8 @@ class CompiledSolver(SolverBase):
         if first:
             bad = int(np.flatnonzero(status)[0])
             raise STATUS[first](f"{op}: {MESSAGES[first]} (state {bad})")
-        (out,) = outputs
-        if op == "mass_matrix":
-            G = self.generalized_count
-            out = out.reshape(N, G, G).transpose(0, 2, 1)
-        return np.ascontiguousarray(out, np.float64)
+        G = self.generalized_count
+        return {name: unflatten(name, flat_out.astype(np.float64, copy=False), G) for name, flat_out in results.items()}
 
     def validate(self, samples: int = 16, seed: int = 0) -> dict:
         """Compare every operation with `NumpySolver` at random states.

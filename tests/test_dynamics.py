@@ -199,3 +199,20 @@ def test_tolerances_are_meaningful():
     assert rel_error(M, p.mass_matrix(None, st.q[0])) > TIGHT
     qdd = s.forward_dynamics(st.q[0] + 1e-6, st.qd[0], st.tau[0])
     assert rel_error(qdd, p.forward_dynamics(None, st.q[0], st.qd[0], st.tau[0])) > LOOSE
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_passive_terms_equal_the_separate_operations(name):
+    """passive_terms (one pass, any subset) gives exactly mass_matrix, gravity and velocity_product_forces."""
+    s = solver(name)
+    st, plain, _ = computed(name)
+    head = st.head()  # gravity ignores the base velocity, the velocity products use it
+    both = s.passive_terms(*head, st.q, st.qd)
+    assert set(both) == {"mass_matrix", "gravity", "velocity_product_forces"}
+    for key, value in both.items():
+        np.testing.assert_array_equal(value, plain[key])
+    only_g = s.passive_terms(*head, st.q, st.qd, mass_matrix=False, coriolis=False)
+    assert list(only_g) == ["gravity"]
+    np.testing.assert_array_equal(only_g["gravity"], plain["gravity"])
+    with pytest.raises(ValueError, match="at least one"):
+        s.passive_terms(*head, st.q, st.qd, mass_matrix=False, gravity=False, coriolis=False)
