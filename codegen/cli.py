@@ -63,6 +63,11 @@ def cmd_generate(args, progress: Progress) -> int:
     print("  operation counts:")
     for op, counts in generated.operation_counts.items():
         print(f"    {op:24s} " + ", ".join(f"{v} {k}" for k, v in counts.items() if v))
+    if args.casadi:
+        progress.step("building CasADi functions")
+        for path in generated.write_casadi(folder, overwrite=args.force):
+            print(f"  wrote {path}")
+        progress.done()
     if args.no_compile:
         return 0
     progress.step("compiling (cffi, cached)")
@@ -136,6 +141,7 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")
     g.add_argument("--no-compile", action="store_true", help="only write the sources")
+    g.add_argument("--casadi", action="store_true", help="also save CasADi functions (<prefix>_<op>.casadi)")
     g.add_argument("--samples", type=int, default=32, help="random states for validation")
     g.set_defaults(run=cmd_generate)
 

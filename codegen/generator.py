@@ -80,6 +80,29 @@ class Generated:
             os.replace(tmp, path)
         return folder
 
+    def casadi(self, op: str):
+        """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).
+
+        ``op`` is any operation of `ALL_OPERATIONS` or ``inverse_dynamics_derivatives`` /
+        ``forward_dynamics_derivatives``; see `rbdgen.codegen.emit_casadi` for the signatures.
+        """
+        from . import emit_casadi
+
+        return emit_casadi.function(self.model, op, self.prefix)
+
+    def write_casadi(self, folder, ops=None, overwrite: bool = False) -> list:
+        """Save ``casadi.Function`` files ``<prefix>_<op>.casadi`` (loadable by ``casadi.Function.load``)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for op in ops or self.manifest["options"]["ops"]:
+            path = folder / f"{self.prefix}_{op}.casadi"
+            if path.exists() and not overwrite:
+                raise FileExistsError(f"{path} exists (use overwrite=True / --force)")
+            self.casadi(op).save(str(path))
+            written.append(path)
+        return written
+
     def compile(self, flags=DEFAULT_FLAGS, cache=None, validate: bool = True, samples: int = 8) -> CompiledSolver:
         """Build (or reuse from the cache) the cffi extension and return a validated `CompiledSolver`."""
         start = time.perf_counter()

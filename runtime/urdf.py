@@ -159,11 +159,12 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
 
 # -- elements ------------------------------------------------------------------
 def _robot_name(raw) -> str:
-    name = re.sub(r"[^0-9A-Za-z_]", "_", (raw or "").strip())
+    """The robot name as a symbol prefix valid in C and CasADi: letters, digits, single underscores."""
+    name = re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z_]", "_", (raw or "").strip())).strip("_")
     if not name:
-        logger.warning("URDF <robot> has no name; using 'robot'")
+        logger.warning("URDF <robot> has no usable name (%r); using 'robot'", raw)
         return "robot"
-    return "_" + name if name[0].isdigit() else name
+    return "robot_" + name if name[0].isdigit() else name
 
 
 def _required_name(element, what: str) -> str:

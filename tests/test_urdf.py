@@ -403,7 +403,8 @@ def test_armature():
 def test_robot_name_sanitised():
     body = _link("base", 1.0)
     assert load_urdf_string(_urdf(body, name="my-robot v2")).name == "my_robot_v2"
-    assert load_urdf_string(_urdf(body, name="2link")).name == "_2link"
+    assert load_urdf_string(_urdf(body, name="2link")).name == "robot_2link"
+    assert load_urdf_string(_urdf(body, name="my--robot_")).name == "my_robot"
     assert load_urdf_string('<robot><link name="b"/></robot>').name == "robot"
 
 
