@@ -131,7 +131,7 @@ def _call_lines(call: Call, printer: Printer, prefix: str, zero: str) -> list:
         for r in range(c, n):
             lines.append(f"A{k}[{c * n + r}] = {printer.ref(call.A[r][c])};")
     lines += [f"b{k}[{r}] = {printer.ref(call.b[r])};" for r in range(n)]
-    lines.append(f"{{ const int s = {prefix}_cholesky_solve({n}, A{k}, b{k}, x{k}, w{k}); "
+    lines.append(f"{{ const int s = {prefix}_cholesky_solve({n}, 1, A{k}, b{k}, x{k}, w{k}); "
                  f"if (s) {{ {zero}; return s; }} }}")
     return lines
 

@@ -48,7 +48,9 @@ def render(**params) -> str:
 def _shim(real: str) -> str:
     return (
         f"int t_solve(int n, const {real} *A, const {real} *b, {real} *x, {real} *work)"
-        " { return t_cholesky_solve(n, A, b, x, work); }\n"
+        " { return t_cholesky_solve(n, 1, A, b, x, work); }\n"
+        f"int t_solve_many(int n, int m, const {real} *A, const {real} *b, {real} *x, {real} *work)"
+        " { return t_cholesky_solve(n, m, A, b, x, work); }\n"
         "int t_work(int n) { return t_cholesky_work_size(n); }\n"
     )
 
@@ -58,6 +60,7 @@ def _build(tmp: Path, name: str, params: dict):
     ffi = cffi.FFI()
     ffi.cdef(
         f"int t_solve(int n, const {real} *A, const {real} *b, {real} *x, {real} *work);"
+        f"int t_solve_many(int n, int m, const {real} *A, const {real} *b, {real} *x, {real} *work);"
         "int t_work(int n);"
     )
     source = "#include <math.h>\n" + render(**params) + "\n" + _shim(real)
@@ -140,7 +143,7 @@ def test_template_compiles_warning_free(tmp_path, real):
         "#include <math.h>\n"
         + render(**params)
         + f"\nint use(int n, const {real} *A, const {real} *b, {real} *x, {real} *w)"
-        " { return t_cholesky_solve(n, A, b, x, w); }\n"
+        " { return t_cholesky_solve(n, 1, A, b, x, w); }\n"
     )
     compilers = [
         ("gcc", ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]),
@@ -182,6 +185,29 @@ def test_random_spd_matches_numpy_and_c(clib, n):
     log.info("n=%d: max rel |x_c - x_np| = %.3g, vs np.linalg.solve %.3g", n, worst_c, worst_ref)
     assert worst_c <= 1e-12
     assert worst_ref <= 1e-12
+
+
+@pytest.mark.parametrize("n,m", [(1, 3), (6, 4), (20, 25)])
+def test_many_right_hand_sides_match_one_at_a_time(clib, n, m):
+    """One factorization for m right-hand sides: each column bit-equal to its own solve."""
+    rng = np.random.default_rng(3000 + n)
+    A = random_spd(rng, n)
+    B = rng.standard_normal((m, n))  # column k of the C layout is row k here
+    x = np.zeros((m, n))
+    work = np.zeros(n * n + 4 * n)
+    ffi = clib.ffi
+    status = clib.lib.t_solve_many(n, m, ffi.from_buffer("double[]", np.ascontiguousarray(A)),
+                                   ffi.from_buffer("double[]", B), ffi.from_buffer("double[]", x),
+                                   ffi.from_buffer("double[]", work))
+    assert status == 0
+    for k in range(m):
+        assert np.array_equal(x[k], ch.cholesky_solve(A, B[k]))
+    B[-1, 0] = np.inf  # one bad column fails the whole call, and every output is zeroed
+    status = clib.lib.t_solve_many(n, m, ffi.from_buffer("double[]", np.ascontiguousarray(A)),
+                                   ffi.from_buffer("double[]", B), ffi.from_buffer("double[]", x),
+                                   ffi.from_buffer("double[]", work))
+    assert status == ch.NONFINITE
+    assert not x.any()
 
 
 @pytest.mark.parametrize("n", [6, 20, 50])
