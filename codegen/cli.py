@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import ModelError, SolverError, ValidationError
 from ..solver import load
 from ..urdf import load_urdf
-from .generator import ALL_OPERATIONS, generate
+from .generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS, generate
 
 BAD_INPUT = (ModelError, FileNotFoundError, FileExistsError, ValueError, TypeError, IsADirectoryError)
 
@@ -135,8 +135,9 @@ def parser() -> argparse.ArgumentParser:
     g = sub.add_parser("generate", help="generate C, compile it and validate it")
     model_options(g)
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
-    g.add_argument("--ops", nargs="+", choices=ALL_OPERATIONS, default=list(ALL_OPERATIONS), metavar="OP",
-                   help=f"operations (default: all of {', '.join(ALL_OPERATIONS)})")
+    g.add_argument("--ops", nargs="+", choices=ALL_OPERATIONS + DERIVATIVE_OPERATIONS, default=list(ALL_OPERATIONS),
+                   metavar="OP", help=f"operations (default: all of {', '.join(ALL_OPERATIONS)}; "
+                                      f"also {', '.join(DERIVATIVE_OPERATIONS)})")
     g.add_argument("--float", action="store_true", help="single precision")
     g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")

@@ -100,7 +100,7 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optiona
     printer = Printer(precision)
     inputs = [Param(n, sizes[n], False, n in optional, DOCS[n]) for n in kernel.inputs]
     outputs = [Param(n, sizes[n], True, kernel.name == "passive_terms",
-                     OUTPUT_DOCS.get((kernel.name, n), DOCS.get(n, n))) for n in kernel.outputs]
+                     OUTPUT_DOCS.get((kernel.name, n)) or DOCS.get(n) or _jacobian_doc(n)) for n in kernel.outputs]
     zero = "; ".join(f"{prefix}_zero({p.name}, {p.size})" for p in outputs)
     fn = CFunction(kernel.name, inputs + outputs, fail=zero, doc=kernel.doc)
     plan = schedule(kernel)
@@ -122,16 +122,21 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optiona
     return fn
 
 
+def _jacobian_doc(name: str) -> str:
+    of, wrt = name[1:].split("_d", 1)
+    return f"Jacobian d{of}/d{wrt} (G rows, column-major)"
+
+
 def _call_lines(call: Call, printer: Printer, prefix: str, zero: str) -> list:
-    """The checked Cholesky solve: A (lower triangle, column-major) and b into arrays, then the call."""
-    n, k, real = len(call.b), call.index, printer.real
+    """The checked Cholesky solve: A (lower triangle) and B (m columns) into column-major arrays, then the call."""
+    n, m, k, real = len(call.A), len(call.B), call.index, printer.real
     lines = [f"/* {call.what}: checked Cholesky solve */",
-             f"{real} A{k}[{n * n}], b{k}[{n}], x{k}[{n}], w{k}[{n * n + 4 * n}];"]
+             f"{real} A{k}[{n * n}], b{k}[{n * m}], x{k}[{n * m}], w{k}[{n * n + 4 * n}];"]
     for c in range(n):
         for r in range(c, n):
             lines.append(f"A{k}[{c * n + r}] = {printer.ref(call.A[r][c])};")
-    lines += [f"b{k}[{r}] = {printer.ref(call.b[r])};" for r in range(n)]
-    lines.append(f"{{ const int s = {prefix}_cholesky_solve({n}, 1, A{k}, b{k}, x{k}, w{k}); "
+    lines += [f"b{k}[{c * n + r}] = {printer.ref(x)};" for c, col in enumerate(call.B) for r, x in enumerate(col)]
+    lines.append(f"{{ const int s = {prefix}_cholesky_solve({n}, {m}, A{k}, b{k}, x{k}, w{k}); "
                  f"if (s) {{ {zero}; return s; }} }}")
     return lines
 

@@ -27,15 +27,10 @@ from __future__ import annotations
 import casadi as ca
 
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import SIGNATURES, evaluate, input_names, sizes
+from ..algorithms.operations import SIGNATURES, derivative_outputs, evaluate, input_names, sizes
 
-#: Inputs each derivative function differentiates, and the output they come from.
-DERIVATIVES = {
-    "inverse_dynamics_derivatives": ("inverse_dynamics", "tau",
-                                     ("q", "qd", "qdd", "base_velocity", "base_acceleration", "base_rotation")),
-    "forward_dynamics_derivatives": ("forward_dynamics", "acc",
-                                     ("q", "qd", "tau", "base_velocity", "base_rotation")),
-}
+#: The operation each derivative function differentiates.
+DERIVATIVES = {"inverse_dynamics_derivatives": "inverse_dynamics", "forward_dynamics_derivatives": "forward_dynamics"}
 BASE_PARTS = {"base_velocity": slice(7, 13), "base_acceleration": slice(13, 19)}
 
 
@@ -97,7 +92,8 @@ def function(model, op: str, prefix: str) -> ca.Function:
 
 
 def _derivative_function(model, op, prefix, tree):
-    base_op, out_name, wrt = DERIVATIVES[op]
+    base_op = DERIVATIVES[op]
+    (out_name,) = SIGNATURES[base_op][1]
     size = sizes(tree, len(model.links))
     symbols = {name: ca.SX.sym(name, size[name]) for name in input_names(base_op, model.floating)}
     traced = dict(symbols)
@@ -106,15 +102,13 @@ def _derivative_function(model, op, prefix, tree):
         traced["base"] = _world_rotation(symbols["base"], dtheta)
     out = ca.vertcat(*_trace(model, base_op, tree, traced)[out_name])
     jacobians = {}
-    for name in wrt:
-        if name.startswith("base_") and not model.floating:
-            continue
+    for key, (_, name) in derivative_outputs(op, model.floating).items():
         if name == "base_rotation":
             jac = ca.jacobian(out, dtheta)
         elif name in BASE_PARTS:
             jac = ca.jacobian(out, symbols["base"])[:, BASE_PARTS[name]]
         else:
             jac = ca.jacobian(out, symbols[name])
-        jacobians[f"d{out_name}_d{name}"] = ca.substitute(jac, dtheta, ca.DM.zeros(3))
+        jacobians[key] = ca.substitute(jac, dtheta, ca.DM.zeros(3))
     return ca.Function(f"{prefix}_{op}", list(symbols.values()), list(jacobians.values()),
                        list(symbols), list(jacobians), {"cse": True})

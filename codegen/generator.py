@@ -12,7 +12,8 @@ from typing import Union
 
 from .. import __version__
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import DOCS, SIGNATURES, evaluate, input_names, sizes
+from ..algorithms.operations import (DERIVATIVE_SIGNATURES, DOCS, SIGNATURES, derivative_shapes, evaluate,
+                                     input_names, sizes)
 from ..build import DEFAULT_FLAGS
 from ..model import RobotModel
 from ..solver import CompiledSolver
@@ -23,12 +24,18 @@ from .trace import Graph, Kernel, SymbolicOps
 log = logging.getLogger(__name__)
 
 ALL_OPERATIONS = tuple(SIGNATURES)
+#: Jacobians (C via CasADi's AD and the checked solve): generated when asked for by name.
+DERIVATIVE_OPERATIONS = tuple(DERIVATIVE_SIGNATURES)
 PRECISIONS = tuple(emit_c.PRECISIONS)
 
 
-def trace(model: RobotModel, op: str, tree: Tree = None) -> Kernel:
+def trace(model: RobotModel, op: str, tree: Tree = None, prefix: str = None) -> Kernel:
     """Run ``op``'s algorithm on symbols for ``model``: a `Kernel` with every constant folded."""
     tree = tree or Tree.from_model(model)
+    if op in DERIVATIVE_SIGNATURES:
+        from .derivatives import trace_derivatives
+
+        return trace_derivatives(model, op, prefix or model.name, tree)
     graph = Graph()
     size = sizes(tree, len(model.links))
     inputs = {name: graph.input(name, size[name]) for name in input_names(op, model.floating)}
@@ -128,9 +135,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     else:
         model, source = load_urdf(model_or_urdf, **load_options), Path(model_or_urdf).name
     ops = tuple(ops)
-    unknown = [op for op in ops if op not in SIGNATURES]
+    unknown = [op for op in ops if op not in SIGNATURES and op not in DERIVATIVE_SIGNATURES]
     if unknown or not ops:
-        raise ValueError(f"unknown operations {unknown}; choose from {list(ALL_OPERATIONS)}")
+        raise ValueError(f"unknown operations {unknown}; choose from {list(ALL_OPERATIONS + DERIVATIVE_OPERATIONS)}")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     prefix = prefix or model.name
@@ -138,7 +145,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     size = sizes(tree, len(model.links))
     timings = {}
     start = time.perf_counter()
-    kernels = [trace(model, op, tree) for op in ops]
+    kernels = [trace(model, op, tree, prefix) for op in ops]
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
     info = dict(
@@ -169,6 +176,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
+        "shapes": {name: list(shape) for name, shape in derivative_shapes(tree).items()},
         "operations": {fn.op: {"inputs": [p.name for p in fn.params if not p.output],
                                "outputs": [p.name for p in fn.params if p.output],
                                "counts": fn.counts} for fn in functions},

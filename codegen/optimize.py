@@ -45,7 +45,7 @@ def schedule(kernel: Kernel) -> Schedule:
             call = graph.calls[node.args[0]]
             if call.index not in live_calls:
                 live_calls.add(call.index)
-                for x in [a for row in call.A for a in row] + call.b:
+                for x in [a for row in call.A for a in row] + [b for col in call.B for b in col]:
                     visit(x)
         elif node.op != "in":
             for a in node.args:

@@ -82,12 +82,12 @@ class Guard:
 
 @dataclass
 class Call:
-    """``status = cholesky_solve(n, A, b, x)``: A (n x n, lower triangle read), b -> results x."""
+    """``status = cholesky_solve(n, m, A, B, X)``: A (n x n, lower triangle read), m columns B -> X."""
 
     index: int
     A: list
-    b: list
-    results: list = field(default_factory=list)
+    B: list  # m right-hand sides, each a list of n scalars
+    results: list = field(default_factory=list)  # m solutions, each a list of n ``ret`` nodes
     what: str = ""
 
 
@@ -185,9 +185,11 @@ class Graph:
             return
         self.guards.append(Guard(value, status, message))
 
-    def call(self, A, b, what: str) -> list:
-        call = Call(len(self.calls), A, b, what=what)
-        call.results = [self._node("ret", (call.index, k)) for k in range(len(b))]
+    def call(self, A, B, what: str) -> list:
+        """Solve A X = B (the checked Cholesky) for the columns of B; returns the columns of X."""
+        call = Call(len(self.calls), A, B, what=what)
+        n = len(A)
+        call.results = [[self._node("ret", (call.index, c * n + r)) for r in range(n)] for c in range(len(B))]
         self.calls.append(call)
         return call.results
 
@@ -212,7 +214,7 @@ class SymbolicOps:
         self.graph.guard(x, error.status, message)
 
     def solve_spd(self, A, b, what):
-        return self.graph.call([list(row) for row in A], list(b), what)
+        return self.graph.call([list(row) for row in A], [list(b)], what)[0]
 
 
 @dataclass

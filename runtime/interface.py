@@ -103,10 +103,11 @@ def flat_inputs(inputs: dict) -> dict:
     return flat
 
 
-def unflatten(name: str, flat: np.ndarray, G: int) -> np.ndarray:
-    """Flat (N, size) outputs as (N, G, G) for the column-major mass matrix, else (N, G); contiguous."""
-    if name == "M":
-        return np.ascontiguousarray(flat.reshape(-1, G, G).transpose(0, 2, 1))
+def unflatten(flat: np.ndarray, shape=None) -> np.ndarray:
+    """Flat (N, size) outputs as contiguous (N, rows, cols) for a column-major matrix ``shape``, else as they are."""
+    if shape is not None:
+        rows, cols = shape
+        return np.ascontiguousarray(flat.reshape(-1, cols, rows).transpose(0, 2, 1))
     return np.ascontiguousarray(flat)
 
 

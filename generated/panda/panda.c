@@ -32,13 +32,15 @@ static const double panda_no_loads[78] = {0};
  * Template variables: prefix, real (double), eps (2.220446049250313e-16), sqrt (sqrt),
  * fabs (fabs).  Needs <math.h> (included by the generated file).
  *
- * int panda_cholesky_solve(int n, const double *A, const double *b,
+ * int panda_cholesky_solve(int n, int m, const double *A, const double *b,
  *                               double *x, double *work)
- * solves A x = b for a symmetric positive definite n x n matrix A.
+ * solves A x = b for a symmetric positive definite n x n matrix A and m
+ * right-hand sides (one factorization and condition estimate for all).
  *   A     column-major n x n; ONLY THE LOWER TRIANGLE IS READ:
  *         A[j*n + i] with i >= j (the strict upper triangle is ignored).
- *   b     n right-hand side values.
- *   x     n outputs; all set to zero whenever the status is not 0.
+ *   b     n x m right-hand sides, column-major (column k at b + k*n).
+ *   x     n x m outputs, column-major; all set to zero whenever the status
+ *         is not 0.
  *         x must not alias A, b or work.
  *   work  caller scratch of at least n*n + 4*n reals
  *         (= panda_cholesky_work_size(n)); layout:
@@ -153,9 +155,9 @@ static inline double panda_cholesky_norm1_(int n, const double *v)
     return acc;
 }
 
-/* Steps 1-8 without clearing x on failure. */
-static inline int panda_cholesky_solve_(int n, const double *A, const double *b,
-                                             double *x, double *work)
+/* Steps 1-8 without clearing x on failure; steps 6-8 once per right-hand side. */
+static inline int panda_cholesky_solve_(int n, int m, const double *A, const double *B,
+                                             double *X, double *work)
 {
     const double zero = (double)0, one = (double)1;
     const double eps = (double)2.220446049250313e-16;
@@ -166,16 +168,16 @@ static inline int panda_cholesky_solve_(int n, const double *A, const double *b,
     double *z = xi + n;
     double anorm, est, est_new, est_old, rcond, acc, d, ljj, ljk, t;
     double rnorm, an_inf, xn, bn, tol;
-    int i, j, k, it, jlast, same, converged;
+    int i, j, k, it, jlast, same, converged, col;
 
     /* 1. non-finite input */
-    for (j = 0; j < n; ++j) {
+    for (j = 0; j < n; ++j)
         for (i = j; i < n; ++i)
             if (!isfinite(A[j * n + i]))
                 return 4;
-        if (!isfinite(b[j]))
+    for (i = 0; i < n * m; ++i)
+        if (!isfinite(B[i]))
             return 4;
-    }
 
     /* 2. diagonal scales */
     for (i = 0; i < n; ++i) {
@@ -267,58 +269,64 @@ static inline int panda_cholesky_solve_(int n, const double *A, const double *b,
             return 3;
     }
 
-    /* 6. x = s * L^{-T} L^{-1} (s * b) */
-    for (i = 0; i < n; ++i)
-        x[i] = s[i] * b[i];
-    panda_cholesky_apply_(n, W, x);
-    for (i = 0; i < n; ++i)
-        x[i] = x[i] * s[i];
-
-    /* 7. normalized residual on the original A */
-    rnorm = zero;
+    /* ||A||_inf of the original symmetric A, for the residual checks */
     an_inf = zero;
-    for (i = 0; i < n; ++i) {
-        acc = b[i];
-        for (j = 0; j < n; ++j)
-            acc = acc - panda_cholesky_sym_(n, A, i, j) * x[j];
-        rnorm = panda_cholesky_max_(rnorm, fabs(acc));
-    }
     for (j = 0; j < n; ++j) {
         acc = zero;
         for (i = 0; i < n; ++i)
             acc = acc + fabs(panda_cholesky_sym_(n, A, i, j));
         an_inf = panda_cholesky_max_(an_inf, acc);
     }
-    xn = zero;
-    bn = zero;
-    for (i = 0; i < n; ++i) {
-        xn = panda_cholesky_max_(xn, fabs(x[i]));
-        bn = panda_cholesky_max_(bn, fabs(b[i]));
-    }
     tol = (double)100 * (double)n * eps;
-    if (!(rnorm <= tol * (an_inf * xn + bn)))
-        return 3;
+    for (col = 0; col < m; ++col) {
+        const double *b = B + col * n;
+        double *x = X + col * n;
 
-    /* 8. non-finite solution */
-    for (i = 0; i < n; ++i)
-        if (!isfinite(x[i]))
-            return 4;
+        /* 6. x = s * L^{-T} L^{-1} (s * b) */
+        for (i = 0; i < n; ++i)
+            x[i] = s[i] * b[i];
+        panda_cholesky_apply_(n, W, x);
+        for (i = 0; i < n; ++i)
+            x[i] = x[i] * s[i];
+
+        /* 7. normalized residual on the original A */
+        rnorm = zero;
+        for (i = 0; i < n; ++i) {
+            acc = b[i];
+            for (j = 0; j < n; ++j)
+                acc = acc - panda_cholesky_sym_(n, A, i, j) * x[j];
+            rnorm = panda_cholesky_max_(rnorm, fabs(acc));
+        }
+        xn = zero;
+        bn = zero;
+        for (i = 0; i < n; ++i) {
+            xn = panda_cholesky_max_(xn, fabs(x[i]));
+            bn = panda_cholesky_max_(bn, fabs(b[i]));
+        }
+        if (!(rnorm <= tol * (an_inf * xn + bn)))
+            return 3;
+
+        /* 8. non-finite solution */
+        for (i = 0; i < n; ++i)
+            if (!isfinite(x[i]))
+                return 4;
+    }
     return 0;
 }
 
-static int panda_cholesky_solve(int n, const double *A, const double *b,
+static int panda_cholesky_solve(int n, int m, const double *A, const double *b,
                                      double *x, double *work)
 {
     int i, status;
-    if (n < 0)
+    if (n < 0 || m < 0)
         return 1;
-    if (n == 0)
+    if (n == 0 || m == 0)
         return 0;
     if (!A || !b || !x || !work)
         return 1;
-    status = panda_cholesky_solve_(n, A, b, x, work);
+    status = panda_cholesky_solve_(n, m, A, b, x, work);
     if (status != 0)
-        for (i = 0; i < n; ++i)
+        for (i = 0; i < n * m; ++i)
             x[i] = (double)0;
     return status;
 }
@@ -9957,7 +9965,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         b0[4] = t2135;
         b0[5] = t2136;
         b0[6] = t2137;
-        { const int s = panda_cholesky_solve(7, A0, b0, x0, w0); if (s) { panda_zero(acc, 7); return s; } }
+        { const int s = panda_cholesky_solve(7, 1, A0, b0, x0, w0); if (s) { panda_zero(acc, 7); return s; } }
         {
             double z = 0;
             z += x0[0] * 0;

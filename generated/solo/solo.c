@@ -32,13 +32,15 @@ static const double solo_no_loads[102] = {0};
  * Template variables: prefix, real (double), eps (2.220446049250313e-16), sqrt (sqrt),
  * fabs (fabs).  Needs <math.h> (included by the generated file).
  *
- * int solo_cholesky_solve(int n, const double *A, const double *b,
+ * int solo_cholesky_solve(int n, int m, const double *A, const double *b,
  *                               double *x, double *work)
- * solves A x = b for a symmetric positive definite n x n matrix A.
+ * solves A x = b for a symmetric positive definite n x n matrix A and m
+ * right-hand sides (one factorization and condition estimate for all).
  *   A     column-major n x n; ONLY THE LOWER TRIANGLE IS READ:
  *         A[j*n + i] with i >= j (the strict upper triangle is ignored).
- *   b     n right-hand side values.
- *   x     n outputs; all set to zero whenever the status is not 0.
+ *   b     n x m right-hand sides, column-major (column k at b + k*n).
+ *   x     n x m outputs, column-major; all set to zero whenever the status
+ *         is not 0.
  *         x must not alias A, b or work.
  *   work  caller scratch of at least n*n + 4*n reals
  *         (= solo_cholesky_work_size(n)); layout:
@@ -153,9 +155,9 @@ static inline double solo_cholesky_norm1_(int n, const double *v)
     return acc;
 }
 
-/* Steps 1-8 without clearing x on failure. */
-static inline int solo_cholesky_solve_(int n, const double *A, const double *b,
-                                             double *x, double *work)
+/* Steps 1-8 without clearing x on failure; steps 6-8 once per right-hand side. */
+static inline int solo_cholesky_solve_(int n, int m, const double *A, const double *B,
+                                             double *X, double *work)
 {
     const double zero = (double)0, one = (double)1;
     const double eps = (double)2.220446049250313e-16;
@@ -166,16 +168,16 @@ static inline int solo_cholesky_solve_(int n, const double *A, const double *b,
     double *z = xi + n;
     double anorm, est, est_new, est_old, rcond, acc, d, ljj, ljk, t;
     double rnorm, an_inf, xn, bn, tol;
-    int i, j, k, it, jlast, same, converged;
+    int i, j, k, it, jlast, same, converged, col;
 
     /* 1. non-finite input */
-    for (j = 0; j < n; ++j) {
+    for (j = 0; j < n; ++j)
         for (i = j; i < n; ++i)
             if (!isfinite(A[j * n + i]))
                 return 4;
-        if (!isfinite(b[j]))
+    for (i = 0; i < n * m; ++i)
+        if (!isfinite(B[i]))
             return 4;
-    }
 
     /* 2. diagonal scales */
     for (i = 0; i < n; ++i) {
@@ -267,58 +269,64 @@ static inline int solo_cholesky_solve_(int n, const double *A, const double *b,
             return 3;
     }
 
-    /* 6. x = s * L^{-T} L^{-1} (s * b) */
-    for (i = 0; i < n; ++i)
-        x[i] = s[i] * b[i];
-    solo_cholesky_apply_(n, W, x);
-    for (i = 0; i < n; ++i)
-        x[i] = x[i] * s[i];
-
-    /* 7. normalized residual on the original A */
-    rnorm = zero;
+    /* ||A||_inf of the original symmetric A, for the residual checks */
     an_inf = zero;
-    for (i = 0; i < n; ++i) {
-        acc = b[i];
-        for (j = 0; j < n; ++j)
-            acc = acc - solo_cholesky_sym_(n, A, i, j) * x[j];
-        rnorm = solo_cholesky_max_(rnorm, fabs(acc));
-    }
     for (j = 0; j < n; ++j) {
         acc = zero;
         for (i = 0; i < n; ++i)
             acc = acc + fabs(solo_cholesky_sym_(n, A, i, j));
         an_inf = solo_cholesky_max_(an_inf, acc);
     }
-    xn = zero;
-    bn = zero;
-    for (i = 0; i < n; ++i) {
-        xn = solo_cholesky_max_(xn, fabs(x[i]));
-        bn = solo_cholesky_max_(bn, fabs(b[i]));
-    }
     tol = (double)100 * (double)n * eps;
-    if (!(rnorm <= tol * (an_inf * xn + bn)))
-        return 3;
+    for (col = 0; col < m; ++col) {
+        const double *b = B + col * n;
+        double *x = X + col * n;
 
-    /* 8. non-finite solution */
-    for (i = 0; i < n; ++i)
-        if (!isfinite(x[i]))
-            return 4;
+        /* 6. x = s * L^{-T} L^{-1} (s * b) */
+        for (i = 0; i < n; ++i)
+            x[i] = s[i] * b[i];
+        solo_cholesky_apply_(n, W, x);
+        for (i = 0; i < n; ++i)
+            x[i] = x[i] * s[i];
+
+        /* 7. normalized residual on the original A */
+        rnorm = zero;
+        for (i = 0; i < n; ++i) {
+            acc = b[i];
+            for (j = 0; j < n; ++j)
+                acc = acc - solo_cholesky_sym_(n, A, i, j) * x[j];
+            rnorm = solo_cholesky_max_(rnorm, fabs(acc));
+        }
+        xn = zero;
+        bn = zero;
+        for (i = 0; i < n; ++i) {
+            xn = solo_cholesky_max_(xn, fabs(x[i]));
+            bn = solo_cholesky_max_(bn, fabs(b[i]));
+        }
+        if (!(rnorm <= tol * (an_inf * xn + bn)))
+            return 3;
+
+        /* 8. non-finite solution */
+        for (i = 0; i < n; ++i)
+            if (!isfinite(x[i]))
+                return 4;
+    }
     return 0;
 }
 
-static int solo_cholesky_solve(int n, const double *A, const double *b,
+static int solo_cholesky_solve(int n, int m, const double *A, const double *b,
                                      double *x, double *work)
 {
     int i, status;
-    if (n < 0)
+    if (n < 0 || m < 0)
         return 1;
-    if (n == 0)
+    if (n == 0 || m == 0)
         return 0;
     if (!A || !b || !x || !work)
         return 1;
-    status = solo_cholesky_solve_(n, A, b, x, work);
+    status = solo_cholesky_solve_(n, m, A, b, x, work);
     if (status != 0)
-        for (i = 0; i < n; ++i)
+        for (i = 0; i < n * m; ++i)
             x[i] = (double)0;
     return status;
 }
@@ -15044,7 +15052,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         b0[3] = t6351;
         b0[4] = t6352;
         b0[5] = t6353;
-        { const int s = solo_cholesky_solve(6, A0, b0, x0, w0); if (s) { solo_zero(acc, 18); return s; } }
+        { const int s = solo_cholesky_solve(6, 1, A0, b0, x0, w0); if (s) { solo_zero(acc, 18); return s; } }
         const double t6354 = t10 * x0[0];
         const double t6355 = t20 * x0[1];
         const double t6356 = t6354 + t6355;
@@ -19785,7 +19793,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         b0[15] = t4022;
         b0[16] = t4023;
         b0[17] = t4024;
-        { const int s = solo_cholesky_solve(18, A0, b0, x0, w0); if (s) { solo_zero(acc, 18); return s; } }
+        { const int s = solo_cholesky_solve(18, 1, A0, b0, x0, w0); if (s) { solo_zero(acc, 18); return s; } }
         {
             double z = 0;
             z += x0[0] * 0;

@@ -53,16 +53,49 @@ DOCS = {
 }
 
 
+#: Jacobians, generated as C (rbdgen.codegen.derivatives) and CasADi: inputs, then
+#: (output, differentiated input) pairs; ``base_*`` pairs exist for a floating base only.
+DERIVATIVE_SIGNATURES = {
+    "inverse_dynamics_derivatives": (
+        ("q", "qd", "qdd", "loads"),
+        (("tau", "q"), ("tau", "qd"), ("tau", "qdd"),
+         ("tau", "base_velocity"), ("tau", "base_acceleration"), ("tau", "base_rotation")),
+    ),
+    "forward_dynamics_derivatives": (
+        ("q", "qd", "tau", "loads"),
+        (("acc", "q"), ("acc", "qd"), ("acc", "tau"), ("acc", "base_velocity"), ("acc", "base_rotation")),
+    ),
+}
+
+
+def derivative_outputs(op: str, floating: bool) -> dict:
+    """``{name: (of, wrt)}`` of a derivative operation, e.g. ``{"dtau_dq": ("tau", "q"), ...}``."""
+    return {f"d{of}_d{wrt}": (of, wrt) for of, wrt in DERIVATIVE_SIGNATURES[op][1]
+            if floating or not wrt.startswith("base_")}
+
+
+def derivative_shapes(tree: Tree) -> dict:
+    """(rows, cols) of every Jacobian output: rows = G, cols = the differentiated input's size."""
+    J = tree.nb
+    G = J + (6 if tree.floating else 0)
+    cols = {"q": J, "qd": J, "qdd": J, "tau": G, "base_velocity": 6, "base_acceleration": 6, "base_rotation": 3}
+    return {f"d{of}_d{wrt}": (G, cols[wrt]) for op in DERIVATIVE_SIGNATURES
+            for of, wrt in DERIVATIVE_SIGNATURES[op][1]}
+
+
 def input_names(op: str, floating: bool) -> tuple:
-    return (("base",) if floating else ()) + SIGNATURES[op][0]
+    inputs = SIGNATURES[op][0] if op in SIGNATURES else DERIVATIVE_SIGNATURES[op][0]
+    return (("base",) if floating else ()) + inputs
 
 
 def sizes(tree: Tree, link_count: int) -> dict:
     """Length of every named input and output."""
     J = tree.nb
     G = J + (6 if tree.floating else 0)
-    return {"base": BASE_SIZE, "q": J, "qd": J, "qdd": J, "tau": G, "loads": 6 * link_count,
-            "M": G * G, "c": G, "g": G, "acc": G}
+    out = {"base": BASE_SIZE, "q": J, "qd": J, "qdd": J, "tau": G, "loads": 6 * link_count,
+           "M": G * G, "c": G, "g": G, "acc": G}
+    out.update({name: rows * cols for name, (rows, cols) in derivative_shapes(tree).items()})
+    return out
 
 
 def _links(loads):
