@@ -42,6 +42,13 @@ class CompiledSolver(SolverBase):
         self._module = load_module(folder, self.prefix, build_key(files, manifest["cdef"], tuple(flags)))
         self._ffi, self._lib = self._module.ffi, self._module.lib
         self._real = "double" if self.precision == "double" else "float"
+        sizes = manifest["sizes"]
+        # per operation: the single-state C function, its input sizes and its output size
+        self._single = {
+            op: (getattr(self._lib, f"{self.prefix}_{op}"), [sizes[n] for n in info["inputs"]], info["inputs"],
+                 sizes[info["outputs"][0]])
+            for op, info in manifest["operations"].items() if len(info["outputs"]) == 1
+        }
 
     @property
     def operation_counts(self) -> dict:
@@ -76,6 +83,51 @@ class CompiledSolver(SolverBase):
             raise STATUS[first](f"{op}: {MESSAGES[first]} (state {bad})")
         return {name: unflatten(flat_out.astype(np.float64, copy=False), self._matrix_shape(name))
                 for name, flat_out in results.items()}
+
+    def _single_state(self, op, args, loads):
+        """One state of plain float64 vectors: straight to the single-state C function.
+
+        The C checks finiteness itself; on any non-zero status this returns None and
+        the general path reruns the call with full validation and a precise error.
+        """
+        entry = self._single.get(op) if self.precision == "double" else None
+        if entry is None:
+            return None
+        fn, in_sizes, in_names, out_size = entry
+        if self.floating:
+            base = args[0]
+            if not isinstance(base, BaseState):
+                return None
+            try:
+                parts = [np.asarray(x, dtype=np.float64) for x in (base.translation, base.rotation_xyzw,
+                                                                     base.velocity, base.acceleration)]
+            except (TypeError, ValueError):
+                return None
+            if [p.shape for p in parts] != [(3,), (4,), (6,), (6,)]:
+                return None
+            args = (np.concatenate(parts),) + tuple(args[1:])
+        load_array = None
+        if isinstance(loads, np.ndarray):
+            if loads.shape != (self.link_count, 6) or loads.dtype != np.float64 or not loads.flags.c_contiguous:
+                return None
+            load_array = loads
+        if len(args) != len(in_sizes) - ("loads" in in_names):
+            return None
+        from_buffer = self._ffi.from_buffer
+        pointers = []
+        for a, size in zip(args, in_sizes):
+            if type(a) is not np.ndarray or a.dtype != np.float64 or a.shape != (size,) or not a.flags.c_contiguous:
+                return None
+            pointers.append(from_buffer("double[]", a))
+        if "loads" in in_names:
+            pointers.append(self._ffi.NULL if load_array is None else from_buffer("double[]", load_array))
+        out = np.empty(out_size)
+        if fn(*pointers, from_buffer("double[]", out)):
+            return None
+        if op == "mass_matrix":
+            G = self.generalized_count
+            return out.reshape(G, G).T  # column-major storage
+        return out
 
     def _matrix_shape(self, name):
         G = self.generalized_count
