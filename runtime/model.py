@@ -68,6 +68,14 @@ def _transpose3(a: Mat3) -> Mat3:
     return tuple(tuple(a[j][i] for j in range(3)) for i in range(3))
 
 
+def _snap(x: float) -> float:
+    """x made exactly 0, 1 or -1 when within 1e-15 of one of them."""
+    for target in (0.0, 1.0, -1.0):
+        if abs(x - target) <= 1e-15:
+            return target
+    return x
+
+
 @dataclasses.dataclass(frozen=True)
 class Transform:
     """Pose of a child frame in its parent frame (rotation columns = child axes)."""
@@ -85,11 +93,16 @@ class Transform:
 
     @staticmethod
     def from_rpy(xyz=ZERO3, rpy=ZERO3) -> "Transform":
-        """URDF origin: rotation ``Rz(yaw) @ Ry(pitch) @ Rx(roll)``, then translation."""
+        """URDF origin: rotation ``Rz(yaw) @ Ry(pitch) @ Rx(roll)``, then translation.
+
+        Sines and cosines within 1e-15 of 0 or +-1 (angles that are multiples of
+        pi/2 written in decimal) are made exact, so the generated code drops the
+        terms they would multiply; the change is below double round-off of the angle.
+        """
         roll, pitch, yaw = _vec3(rpy, "rpy")
-        cr, sr = math.cos(roll), math.sin(roll)
-        cp, sp = math.cos(pitch), math.sin(pitch)
-        cy, sy = math.cos(yaw), math.sin(yaw)
+        cr, sr = _snap(math.cos(roll)), _snap(math.sin(roll))
+        cp, sp = _snap(math.cos(pitch)), _snap(math.sin(pitch))
+        cy, sy = _snap(math.cos(yaw)), _snap(math.sin(yaw))
         rotation = (
             (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
             (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
