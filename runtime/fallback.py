@@ -56,5 +56,5 @@ class NumpySolver(SolverBase):
             if not np.all(np.isfinite(rows)):
                 bad = int(np.flatnonzero(~np.all(np.isfinite(rows), axis=0))[0])
                 raise NonFiniteError(f"{op}: numerical failure, non-finite result (state {bad})")
-            results[name] = unflatten(rows.T, self._output_shape(name) if name == "M" else None)
+            results[name] = unflatten(rows.T, self._output_shape(name) if name == "M" else None, name == "M")
         return results

@@ -103,10 +103,16 @@ def flat_inputs(inputs: dict) -> dict:
     return flat
 
 
-def unflatten(flat: np.ndarray, shape=None) -> np.ndarray:
-    """Flat (N, size) outputs as contiguous (N, rows, cols) for a column-major matrix ``shape``, else as they are."""
+def unflatten(flat: np.ndarray, shape=None, symmetric: bool = False) -> np.ndarray:
+    """Flat (N, size) outputs as contiguous (N, rows, cols) for a column-major matrix ``shape``, else as they are.
+
+    A ``symmetric`` matrix (the mass matrix: both triangles are written from the
+    same scalars, so it is exactly symmetric) needs no transposition.
+    """
     if shape is not None:
         rows, cols = shape
+        if symmetric:
+            return np.ascontiguousarray(flat).reshape(-1, rows, cols)
         return np.ascontiguousarray(flat.reshape(-1, cols, rows).transpose(0, 2, 1))
     return np.ascontiguousarray(flat)
 

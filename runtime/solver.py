@@ -81,7 +81,7 @@ class CompiledSolver(SolverBase):
         if first:
             bad = int(np.flatnonzero(status)[0])
             raise STATUS[first](f"{op}: {MESSAGES[first]} (state {bad})")
-        return {name: unflatten(flat_out.astype(np.float64, copy=False), self._matrix_shape(name))
+        return {name: unflatten(flat_out.astype(np.float64, copy=False), self._matrix_shape(name), name == "M")
                 for name, flat_out in results.items()}
 
     def _single_state(self, op, args, loads):
@@ -126,7 +126,7 @@ class CompiledSolver(SolverBase):
             return None
         if op == "mass_matrix":
             G = self.generalized_count
-            return out.reshape(G, G).T  # column-major storage
+            return out.reshape(G, G)  # column-major, and exactly symmetric
         return out
 
     def _matrix_shape(self, name):
