@@ -1,0 +1,61 @@
+"""Packaging: the wheel holds the package `rbdgen` and nothing else; the installed package imports anywhere."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.fail(f"pip wheel failed:\n{result.stdout}\n{result.stderr}")
+    (path,) = out.glob("rbdgen-*.whl")
+    return zipfile.ZipFile(path)
+
+
+def test_wheel_installs_only_rbdgen(wheel):
+    tops = {name.split("/")[0] for name in wheel.namelist()}
+    assert tops == {"rbdgen", next(t for t in tops if t.endswith(".dist-info"))}
+    names = set(wheel.namelist())
+    for required in ("rbdgen/__init__.py", "rbdgen/algorithms/rnea.py", "rbdgen/codegen/generator.py",
+                     "rbdgen/templates/c/robot.c.j2", "rbdgen/templates/c/cholesky.c.j2",
+                     "rbdgen/generated/panda/panda.c", "rbdgen/generated/solo/solo.h"):
+        assert required in names, required
+    assert not any(n.startswith(("codegen/", "runtime/", "tests/", "templates/")) for n in names)
+
+
+def test_wheel_metadata_keeps_the_runtime_light(wheel):
+    (meta,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    text = wheel.read(meta).decode()
+    required = [line.split(":", 1)[1].strip() for line in text.splitlines()
+                if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert sorted(r.split(">")[0].split("=")[0].strip() for r in required) == ["cffi", "numpy", "platformdirs"]
+    assert "Provides-Extra: codegen" in text and "Provides-Extra: test" in text
+
+
+def test_import_from_another_folder_needs_no_codegen(tmp_path):
+    """`import rbdgen` (and the NumPy engine) from elsewhere, with jinja2 and casadi blocked."""
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('jinja2', 'casadi') or name.startswith('rbdgen.codegen'):\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import numpy as np, rbdgen, importlib.resources as r\n"
+        "m = rbdgen.load_urdf(str(r.files('rbdgen.generated') / 'panda' / 'panda.urdf'))\n"
+        "print(rbdgen.NumpySolver(m).mass_matrix(np.zeros(7)).shape)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(7, 7)"
