@@ -1,0 +1,213 @@
+"""The ``rbdgen`` command (`rbdgen.codegen.cli`): info, generate, check; exit codes
+0 (success), 1 (a failed check), 2 (bad input).
+
+Run in-process through ``main([...])`` (one subprocess smoke test of the installed
+command); builds go to a per-test cache folder through ``$RBDGEN_CACHE``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import rbdgen
+from rbdgen.codegen import cli
+from rbdgen.codegen.generator import ALL_OPERATIONS
+from robots import ROBOTS
+
+PENDULUM = ROBOTS["double_pendulum"].path
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("RBDGEN_CACHE", str(folder))
+    return folder
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _joint_lines(out: str) -> list:
+    return re.findall(r"^\s+(\d+): (\S+), (\w+), (\S+)$", out, flags=re.M)
+
+
+@pytest.mark.parametrize("name", ["double_pendulum", "panda", "solo12"])
+def test_info(capsys, name):
+    robot = ROBOTS[name]
+    model = rbdgen.load_urdf(robot.path, floating=robot.floating)
+    argv = ["info", robot.path] + (["--floating"] if robot.floating else [])
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert f"J = {model.joint_count} moving joints" in out
+    assert f"G = {model.generalized_count}," in out
+    assert f"L = {len(model.links)} links" in out
+    assert f"total mass {model.total_mass:.6g} kg" in out
+    assert ("floating base" if robot.floating else "fixed base") in out
+    lines = _joint_lines(out)
+    assert [int(i) for i, *_ in lines] == list(range(model.joint_count))
+    assert [n for _, n, _, _ in lines] == list(model.joint_names)
+    for (_, _, kind, parent), joint in zip(lines, model.joints):
+        assert kind == joint.kind
+        assert parent == (model.joints[joint.parent].name if joint.parent >= 0 else "root")
+
+
+def test_info_fixed_and_floating_differ(capsys):
+    path = ROBOTS["solo12"].path
+    _, fixed, _ = run(capsys, "info", path)
+    _, floating, _ = run(capsys, "info", path, "--floating")
+    assert "G = 12," in fixed and "G = 18," in floating
+
+
+def test_generate_compiles_and_validates(capsys, tmp_path, cache):
+    out_dir = tmp_path / "out"
+    code, out, err = run(capsys, "generate", PENDULUM, "-o", out_dir, "--samples", "4")
+    assert code == 0, err
+    g = rbdgen.generate(PENDULUM, floating=False)  # (the command passes its default on)
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(g.files)
+    for name, text in g.files.items():
+        assert (out_dir / name).read_text() == text
+        assert f"wrote {out_dir / name}" in out
+    model = g.model
+    assert f"J = {model.joint_count}, G = {model.generalized_count}, fixed base" in out
+    assert "operation counts:" in out
+    for op, counts in g.operation_counts.items():
+        line = next(line for line in out.splitlines() if line.split() and line.split()[0] == op)
+        assert f"{counts['mul']} mul" in line and f"{counts['add']} add" in line, line
+    assert "validation" in out
+    for op in ALL_OPERATIONS:
+        if op != "passive_terms":
+            assert re.search(rf"^\s+{op}\s+\d\.\de[-+]\d+$", out, flags=re.M), op
+    assert any((p / "module").is_file() for p in cache.iterdir())  # built into $RBDGEN_CACHE
+    assert "validating" in err  # progress lines go to stderr
+    # the folder it wrote is good for `check`
+    code, out, err = run(capsys, "-q", "check", out_dir, "--samples", "4")
+    assert code == 0, err
+    assert "mass_matrix" in out and err == ""
+
+
+def test_generate_no_compile_options(capsys, tmp_path, cache):
+    out_dir = tmp_path / "out"
+    code, out, err = run(capsys, "-q", "generate", ROBOTS["solo12"].path, "--floating", "-o", out_dir,
+                         "--no-compile", "--ops", "mass_matrix", "gravity", "--prefix", "quad", "--float")
+    assert code == 0, err
+    assert sorted(p.name for p in out_dir.iterdir()) == ["quad.c", "quad.h", "quad.json"]
+    expected = rbdgen.generate(ROBOTS["solo12"].path, ops=["mass_matrix", "gravity"], prefix="quad",
+                               precision="float", floating=True)
+    for name, text in expected.files.items():
+        assert (out_dir / name).read_text() == text
+    assert expected.manifest["precision"] == "float" and list(expected.manifest["operations"]) == [
+        "mass_matrix", "gravity"]
+    assert "int quad_gravity(const float *base" in (out_dir / "quad.h").read_text()
+    assert not cache.exists() or not any(cache.iterdir())  # nothing compiled
+    assert err == ""  # -q: no progress lines
+
+
+def test_generate_refuses_to_overwrite_a_differing_file(capsys, tmp_path):
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    prefix = rbdgen.load_urdf(PENDULUM).name
+    mine = out_dir / f"{prefix}.c"
+    mine.write_text("/* mine */\n")
+    code, out, err = run(capsys, "generate", PENDULUM, "-o", out_dir, "--no-compile")
+    assert code == 2
+    assert f"{prefix}.c" in err and "--force" in err
+    assert mine.read_text() == "/* mine */\n"
+    assert sorted(p.name for p in out_dir.iterdir()) == [f"{prefix}.c"]  # nothing else written
+    code, out, err = run(capsys, "generate", PENDULUM, "-o", out_dir, "--no-compile", "--force")
+    assert code == 0, err
+    assert mine.read_text() == rbdgen.generate(PENDULUM).files[f"{prefix}.c"]
+
+
+@pytest.mark.parametrize("command", ["info", "generate"])
+def test_missing_urdf(capsys, tmp_path, command):
+    missing = tmp_path / "nowhere" / "robot.urdf"
+    argv = [command, missing] + (["-o", tmp_path / "out"] if command == "generate" else [])
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert "rbdgen: error:" in err and "not found" in err and str(missing) in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+MALFORMED = {
+    "not XML": ("<robot name='r'><link name='a'></robot>", r"malformed URDF XML"),
+    "unknown parent link": (
+        """<robot name="r"><link name="a"/><link name="b"/>
+           <joint name="j" type="revolute"><parent link="nope"/><child link="b"/><axis xyz="0 0 1"/></joint>
+           </robot>""", r"nope"),
+    "negative mass": (
+        """<robot name="r"><link name="a"><inertial><mass value="-1"/>
+           <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link></robot>""", r"mass"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+@pytest.mark.parametrize("command", ["info", "generate"])
+def test_malformed_urdf(capsys, tmp_path, command, case):
+    text, problem = MALFORMED[case]
+    path = tmp_path / "bad.urdf"
+    path.write_text(text)
+    argv = [command, path] + (["-o", tmp_path / "out", "--no-compile"] if command == "generate" else [])
+    code, out, err = run(capsys, *argv)
+    assert code == 2, err
+    assert "rbdgen: error:" in err and re.search(problem, err), err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def _tamper(folder, prefix, op="mass_matrix"):
+    """Scale the first numeric constant (not 0 or 1) of ``op``'s C function by 1.01."""
+    path = folder / f"{prefix}.c"
+    text = path.read_text()
+    start = text.index(f"int {prefix}_{op}(")
+    end = text.index("\n}\n", start)
+    literal = next(m for m in re.finditer(r"(?<![\w.])(\d+\.\d+(?:e[-+]?\d+)?)(?![\w.])", text[start:end])
+                   if float(m.group(1)) not in (0.0, 1.0))
+    at = start + literal.start()
+    path.write_text(text[:at] + repr(float(literal.group(1)) * 1.01) + text[start + literal.end():])
+
+
+def test_check(capsys, tmp_path):
+    g = rbdgen.generate(PENDULUM)
+    good = g.write(tmp_path / "good")
+    code, out, err = run(capsys, "check", good, "--samples", "4")
+    assert code == 0, err
+    for op in ALL_OPERATIONS:
+        if op != "passive_terms":
+            assert op in out
+    bad = g.write(tmp_path / "bad")
+    _tamper(bad, g.prefix)
+    code, out, err = run(capsys, "check", bad, "--samples", "4")
+    assert code == 1
+    assert re.search(r"FAILED: mass_matrix: worst relative error \S+ \(absolute \S+\) exceeds 1e-12", err), err
+
+
+def test_check_without_a_manifest(capsys, tmp_path):
+    code, out, err = run(capsys, "check", tmp_path)
+    assert code == 2
+    assert "rbdgen: error:" in err and "manifest" in err
+
+
+def test_console_script_smoke():
+    """The installed ``rbdgen`` command (or ``python -m rbdgen.codegen.cli``) in a subprocess."""
+    commands = [[sys.executable, "-m", "rbdgen.codegen.cli"]]
+    if shutil.which("rbdgen"):
+        commands.append([shutil.which("rbdgen")])
+    model = rbdgen.load_urdf(PENDULUM)
+    for command in commands:
+        result = subprocess.run(command + ["info", PENDULUM], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert f"J = {model.joint_count} moving joints" in result.stdout
+        result = subprocess.run(command + ["info", PENDULUM + ".missing"], capture_output=True, text=True,
+                                timeout=120)
+        assert result.returncode == 2 and "rbdgen: error:" in result.stderr
+        result = subprocess.run(command + ["--help"], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0 and all(c in result.stdout for c in ("generate", "check", "info"))
