@@ -17,7 +17,7 @@ from __future__ import annotations
 import casadi as ca
 
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import derivative_outputs, derivative_shapes, evaluate, input_names, sizes
+from ..algorithms.operations import DOCS, derivative_outputs, derivative_shapes, evaluate, input_names, sizes
 from .emit_casadi import function
 from .trace import Graph, Kernel, SymbolicOps
 
@@ -80,7 +80,7 @@ def trace_derivatives(model, op: str, prefix: str, tree: Tree = None) -> Kernel:
     if op == "inverse_dynamics_derivatives":
         columns = replay(id_jacobians, graph, [inputs[n] for n in names])
         outputs = dict(zip(id_jacobians.name_out(), columns))
-        return Kernel(op, graph, {n: size[n] for n in names}, {k: outputs[k] for k in wanted}, _DOC[op])
+        return Kernel(op, graph, {n: size[n] for n in names}, {k: outputs[k] for k in wanted}, DOCS[op])
     ops = SymbolicOps(graph)
     acc = evaluate(tree, ops, "forward_dynamics", inputs)["acc"]
     G, J = model.generalized_count, model.joint_count
@@ -104,11 +104,4 @@ def trace_derivatives(model, op: str, prefix: str, tree: Tree = None) -> Kernel:
         spans[key] = (start, len(rhs))
     X = graph.call(rows, rhs, "mass matrix (forward-dynamics derivatives)")
     outputs = {key: [x for col in X[a:b] for x in col] for key, (a, b) in spans.items()}
-    return Kernel(op, graph, {n: size[n] for n in names}, outputs, _DOC[op])
-
-
-_DOC = {
-    "inverse_dynamics_derivatives": "Jacobians of inverse dynamics (CasADi AD of RNEA), column-major, G rows.",
-    "forward_dynamics_derivatives": "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (checked Cholesky), "
-                                    "column-major, G rows.",
-}
+    return Kernel(op, graph, {n: size[n] for n in names}, outputs, DOCS[op])

@@ -12,35 +12,50 @@ from typing import Union
 
 from .. import __version__
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import (DERIVATIVE_SIGNATURES, DOCS, SIGNATURES, derivative_shapes, evaluate,
-                                     input_names, sizes)
+from ..algorithms.operations import (DERIVATIVE_SIGNATURES, DOCS, SIGNATURES, derivative_outputs,
+                                     derivative_shapes, evaluate, input_names, sizes)
 from ..build import DEFAULT_FLAGS
 from ..model import RobotModel
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c
-from .trace import Graph, Kernel, SymbolicOps
+from .trace import Graph, Kernel, StructuralFailure, SymbolicOps
 
 log = logging.getLogger(__name__)
 
 ALL_OPERATIONS = tuple(SIGNATURES)
+
 #: Jacobians (C via CasADi's AD and the checked solve): generated when asked for by name.
 DERIVATIVE_OPERATIONS = tuple(DERIVATIVE_SIGNATURES)
 PRECISIONS = tuple(emit_c.PRECISIONS)
 
 
 def trace(model: RobotModel, op: str, tree: Tree = None, prefix: str = None) -> Kernel:
-    """Run ``op``'s algorithm on symbols for ``model``: a `Kernel` with every constant folded."""
-    tree = tree or Tree.from_model(model)
-    if op in DERIVATIVE_SIGNATURES:
-        from .derivatives import trace_derivatives
+    """Run ``op``'s algorithm on symbols for ``model``: a `Kernel` with every constant folded.
 
-        return trace_derivatives(model, op, prefix or model.name, tree)
-    graph = Graph()
+    An operation with a check that fails for every state (forward dynamics of a robot
+    with a massless moving tip) becomes a kernel that returns that status at once.
+    """
+    tree = tree or Tree.from_model(model)
     size = sizes(tree, len(model.links))
-    inputs = {name: graph.input(name, size[name]) for name in input_names(op, model.floating)}
-    outputs = evaluate(tree, SymbolicOps(graph), op, inputs)
-    return Kernel(op, graph, {n: size[n] for n in inputs}, outputs, DOCS[op])
+    names = input_names(op, model.floating)
+    try:
+        if op in DERIVATIVE_SIGNATURES:
+            from .derivatives import trace_derivatives
+
+            return trace_derivatives(model, op, prefix or model.name, tree)
+        graph = Graph()
+        inputs = {name: graph.input(name, size[name]) for name in names}
+        outputs = evaluate(tree, SymbolicOps(graph), op, inputs)
+    except StructuralFailure as failure:
+        log.warning("%s: %s for every state; the generated function always returns status %d",
+                    op, failure.guard.message, failure.guard.status)
+        graph = Graph()
+        graph.guards.append(failure.guard)
+        out_names = SIGNATURES[op][1] if op in SIGNATURES else tuple(derivative_outputs(op, model.floating))
+        outputs = {name: [0] * size[name] for name in out_names}
+    return Kernel(op, graph, {n: size[n] for n in names}, outputs,
+                  DOCS[op])
 
 
 def _cdef(prefix: str, kernels: list, real: str, size: dict) -> str:

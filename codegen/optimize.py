@@ -51,14 +51,15 @@ def schedule(kernel: Kernel) -> Schedule:
             for a in node.args:
                 visit(a)
     guards_at = {}
+    steps = [g for g in graph.guards if not isinstance(g.value, Expr)]  # a structural failure: at once
     for guard in graph.guards:
-        guards_at.setdefault(guard.value.id, []).append(guard)
+        if isinstance(guard.value, Expr):
+            guards_at.setdefault(guard.value.id, []).append(guard)
     first_ret = {}
     for node in graph.nodes:
         if node.op == "ret" and live[node.id]:
             first_ret.setdefault(node.args[0], node.id)
     calls_at = {nid: graph.calls[c] for c, nid in first_ret.items()}
-    steps = []
     counts = dict.fromkeys(COUNT_KEYS, 0)
     for node in graph.nodes:
         if not live[node.id]:

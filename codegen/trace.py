@@ -80,6 +80,15 @@ class Guard:
     message: str
 
 
+class StructuralFailure(Exception):
+    """A check that fails for every state (a massless tip's articulated inertia is 0):
+    the operation is emitted as that failure alone."""
+
+    def __init__(self, guard: Guard):
+        super().__init__(guard.message)
+        self.guard = guard
+
+
 @dataclass
 class Call:
     """``status = cholesky_solve(n, m, A, B, X)``: A (n x n, lower triangle read), m columns B -> X."""
@@ -179,9 +188,10 @@ class Graph:
 
     # -- statements ---------------------------------------------------------------
     def guard(self, value, status: int, message: str):
+        """Record a check; a number that passes needs none, one that fails ends the trace (`StructuralFailure`)."""
         if _is_number(value):
             if not value > 0:
-                raise ValueError(f"structurally failing check: {message} (value {value})")
+                raise StructuralFailure(Guard(value, status, message))
             return
         self.guards.append(Guard(value, status, message))
 

@@ -75,19 +75,25 @@ def _array(value, name: str, size: int, batched: bool = True, zero_scalar: bool 
     return arr
 
 
-def _unit_quaternion(value, name: str):
-    """``value`` (shape (4,) or (N, 4)) normalised without overflow or underflow.
+def _scaled_quaternion(value, name: str):
+    """``value`` (shape (4,) or (N, 4)) ready for the algorithms, which accept any non-zero scale.
 
-    Each quaternion is first divided by its largest absolute component (its norm is
-    then in [1, 2]), then by its norm, so any finite non-zero quaternion, however
-    large or small, gives a unit one: nothing overflows or underflows to zero.
+    The rotation of a quaternion does not depend on its norm, and every backend
+    evaluates it as ``R(q) = I + (2 / |q|^2) (...)``. Quaternions whose squared norm
+    is far from overflow and underflow pass unchanged (so a single state and a batch
+    give bit-identical results); others are divided by their largest absolute
+    component first, so no finite non-zero quaternion overflows or underflows.
     """
     quat = _array(value, name, 4)
-    scale = np.max(np.abs(quat), axis=-1, keepdims=True)
-    if np.any(scale == 0):
+    with np.errstate(over="ignore", under="ignore"):
+        n2 = np.sum(quat * quat, axis=-1, keepdims=True)
+    if np.any(np.max(np.abs(quat), axis=-1) == 0):
         raise ValueError(f"{name}: zero quaternion")
-    quat = quat / scale
-    return quat / np.sqrt(np.sum(quat * quat, axis=-1, keepdims=True))
+    unsafe = ~((n2 > 1e-100) & (n2 < 1e100))
+    if np.any(unsafe):
+        scale = np.max(np.abs(quat), axis=-1, keepdims=True)
+        quat = np.where(unsafe, quat / scale, quat)
+    return quat
 
 
 def flat_inputs(inputs: dict) -> dict:
@@ -263,7 +269,7 @@ class SolverBase(abc.ABC):
             raise TypeError(f"{op}: a floating-base robot takes a BaseState first, got {type(base).__name__}")
         return {
             "translation": _array(base.translation, "base translation", 3),
-            "quat": _unit_quaternion(base.rotation_xyzw, "base rotation_xyzw"),
+            "quat": _scaled_quaternion(base.rotation_xyzw, "base rotation_xyzw"),
             "velocity": _array(base.velocity, "base velocity", 6, zero_scalar=True),
             "acceleration": _array(base.acceleration, "base acceleration", 6, zero_scalar=True),
         }

@@ -7,13 +7,14 @@ maps to the same exception `NumpySolver` raises.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from pathlib import Path
 
 import numpy as np
 
-from .algorithms.operations import SIGNATURES, input_names
+from .algorithms.operations import SIGNATURES, derivative_outputs, input_names
 from .build import DEFAULT_FLAGS, build_key, compile_module, load_module
 from .errors import STATUS, ValidationError
 from .interface import BaseState, SolverBase, flat_inputs, unflatten
@@ -157,8 +158,9 @@ class CompiledSolver(SolverBase):
         return {name: (value if batch else value[0]) for name, value in results.items()}
 
     def validate(self, samples: int = 16, seed: int = 0) -> dict:
-        """Compare every operation with `NumpySolver` at random states.
+        """Compare every operation with `NumpySolver` at random states (with random loads).
 
+        Jacobians are compared with central differences of the NumPy engine.
         Returns the worst normwise relative error per operation; raises
         `ValidationError` naming the operation and the worst absolute and relative
         errors when one exceeds the tolerance.
@@ -169,34 +171,80 @@ class CompiledSolver(SolverBase):
         rng = np.random.default_rng(seed)
         J, G, L = self.joint_count, self.generalized_count, self.link_count
         state = {"q": rng.uniform(-np.pi, np.pi, (samples, J)), "qd": rng.normal(size=(samples, J)),
-                 "qdd": rng.normal(size=(samples, J)), "tau": rng.normal(size=(samples, G))}
-        loads = rng.normal(size=(samples, L, 6))
-        base = ()
+                 "qdd": rng.normal(size=(samples, J)), "tau": rng.normal(size=(samples, G)),
+                 "loads": rng.normal(size=(samples, L, 6))}
         if self.floating:
             quat = rng.normal(size=(samples, 4))
-            base = (BaseState(rng.normal(size=(samples, 3)), quat / np.linalg.norm(quat, axis=1, keepdims=True),
-                              rng.normal(size=(samples, 6)), rng.normal(size=(samples, 6))),)
+            state["base"] = BaseState(rng.normal(size=(samples, 3)), quat / np.linalg.norm(quat, axis=1, keepdims=True),
+                                      rng.normal(size=(samples, 6)), rng.normal(size=(samples, 6)))
         tol_id, tol_fd = TOLERANCES[self.precision]
         worst = {}
         for op in self.operations:
-            if op == "passive_terms":
-                continue
-            names = SIGNATURES[op][0]
-            args = base + tuple(state[n] for n in names if n != "loads")
-            kwargs = {"loads": loads} if "loads" in names else {}
-            got = getattr(self, op)(*args, **kwargs).reshape(samples, -1)
-            ref = getattr(reference, op)(*args, **kwargs).reshape(samples, -1)
-            err = np.linalg.norm(got - ref, axis=1)
-            rel = err / np.maximum(np.linalg.norm(ref, axis=1), np.finfo(float).tiny)
-            worst[op] = float(rel.max())
-            tol = tol_fd if op.startswith("forward") else tol_id
-            if worst[op] > tol:
-                raise ValidationError(
-                    f"{op}: worst relative error {worst[op]:.3g} (absolute {err.max():.3g}) "
-                    f"exceeds {tol:g} against the NumPy engine"
-                )
+            if op in SIGNATURES:
+                names = input_names(op, self.floating)
+                args = tuple(state[n] for n in names if n != "loads")
+                kwargs = {"loads": state["loads"]} if "loads" in names else {}
+                if op == "passive_terms":
+                    both = self.passive_terms(*args)
+                    pairs = [(both[k], v) for k, v in reference.passive_terms(*args).items()]
+                else:
+                    pairs = [(getattr(self, op)(*args, **kwargs), getattr(reference, op)(*args, **kwargs))]
+                tol = tol_fd if op.startswith("forward") else tol_id
+            else:
+                pairs = self._jacobian_pairs(op, reference, state)
+                tol = 1e-6 if self.precision == "double" else 1e-2
+            worst[op] = 0.0
+            for got, ref in pairs:
+                got, ref = got.reshape(samples, -1), ref.reshape(samples, -1)
+                err = np.linalg.norm(got - ref, axis=1)
+                rel = err / np.maximum(np.linalg.norm(ref, axis=1), np.finfo(float).tiny)
+                worst[op] = max(worst[op], float(rel.max()))
+                if rel.max() > tol:
+                    raise ValidationError(
+                        f"{op}: worst relative error {rel.max():.3g} (absolute {err.max():.3g}) "
+                        f"exceeds {tol:g} against the NumPy engine"
+                    )
         log.info("validated %s: %s", self.prefix, worst)
         return worst
+
+    def _jacobian_pairs(self, op, reference, state, h=1e-5):
+        """(compiled Jacobian, central difference of the NumPy engine) for each output of ``op``."""
+        names = [n for n in input_names(op, self.floating) if n != "loads"]
+        args = {n: state[n] for n in names}
+        got = getattr(self, op)(*args.values(), loads=state["loads"])
+        value = "inverse_dynamics" if op == "inverse_dynamics_derivatives" else "forward_dynamics"
+
+        def f(**changed):
+            return getattr(reference, value)(*{**args, **changed}.values(), loads=state["loads"])
+
+        pairs = []
+        for key, (_, wrt) in derivative_outputs(op, self.floating).items():
+            columns = []
+            for k in range(self.manifest["shapes"][key][1]):
+                plus, minus = _perturbed(args, wrt, k, h), _perturbed(args, wrt, k, -h)
+                columns.append((f(**plus) - f(**minus)) / (2 * h))
+            pairs.append((got[key], np.stack(columns, axis=-1)))
+        return pairs
+
+def _perturbed(args: dict, wrt: str, k: int, h: float) -> dict:
+    """``args`` with coordinate k of ``wrt`` moved by h (base rotation: exp(h e_k / 2) * quaternion, world frame)."""
+    if not wrt.startswith("base_"):
+        x = args[wrt].copy()
+        x[..., k] += h
+        return {wrt: x}
+    base = args["base"]
+    if wrt == "base_rotation":
+        half = np.zeros(4)
+        half[k], half[3] = np.sin(h / 2), np.cos(h / 2)
+        x, y, z, w = np.moveaxis(np.asarray(base.rotation_xyzw, dtype=float), -1, 0)
+        px, py, pz, pw = half
+        quat = np.stack([pw * x + px * w + py * z - pz * y, pw * y - px * z + py * w + pz * x,
+                         pw * z + px * y - py * x + pz * w, pw * w - px * x - py * y - pz * z], axis=-1)
+        return {"base": dataclasses.replace(base, rotation_xyzw=quat)}
+    field = "velocity" if wrt == "base_velocity" else "acceleration"
+    x = np.array(getattr(base, field), dtype=float)
+    x[..., k] += h
+    return {"base": dataclasses.replace(base, **{field: x})}
 
 
 def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:

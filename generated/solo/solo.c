@@ -348,6 +348,7 @@ int solo_mass_matrix(const double *base, const double *q, double *M)
         const double t6 = t4 + t5;
         if (!(t6 > 0)) { solo_zero(M, 324); return 1; }  /* base quaternion is zero */
         const double t7 = 2.0 / t6;
+        if (!(t7 > 0)) { solo_zero(M, 324); return 1; }  /* base quaternion is too large: normalise it */
         const double t8 = t1 + t3;
         const double t9 = t7 * t8;
         const double t10 = 1.0 - t9;
@@ -2497,6 +2498,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t6 = t4 + t5;
         if (!(t6 > 0)) { solo_zero(c, 18); return 1; }  /* base quaternion is zero */
         const double t7 = 2.0 / t6;
+        if (!(t7 > 0)) { solo_zero(c, 18); return 1; }  /* base quaternion is too large: normalise it */
         const double t8 = t1 + t3;
         const double t9 = t7 * t8;
         const double t10 = 1.0 - t9;
@@ -4932,6 +4934,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t6 = t4 + t5;
         if (!(t6 > 0)) { solo_zero(g, 18); return 1; }  /* base quaternion is zero */
         const double t7 = 2.0 / t6;
+        if (!(t7 > 0)) { solo_zero(g, 18); return 1; }  /* base quaternion is too large: normalise it */
         const double t8 = t1 + t3;
         const double t9 = t7 * t8;
         const double t10 = 1.0 - t9;
@@ -5872,6 +5875,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t6 = t4 + t5;
         if (!(t6 > 0)) { solo_zero(tau, 18); return 1; }  /* base quaternion is zero */
         const double t7 = 2.0 / t6;
+        if (!(t7 > 0)) { solo_zero(tau, 18); return 1; }  /* base quaternion is too large: normalise it */
         const double t8 = t1 + t3;
         const double t9 = t7 * t8;
         const double t10 = 1.0 - t9;
@@ -8669,6 +8673,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t6 = t4 + t5;
         if (!(t6 > 0)) { solo_zero(acc, 18); return 1; }  /* base quaternion is zero */
         const double t7 = 2.0 / t6;
+        if (!(t7 > 0)) { solo_zero(acc, 18); return 1; }  /* base quaternion is too large: normalise it */
         const double t8 = t1 + t3;
         const double t9 = t7 * t8;
         const double t10 = 1.0 - t9;
@@ -15585,6 +15590,8 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         if (!(t6 > 0)) { solo_zero(acc, 18); return 1; }  /* base quaternion is zero */
         if (!(t6 > 0)) { solo_zero(acc, 18); return 1; }  /* base quaternion is zero */
         const double t7 = 2.0 / t6;
+        if (!(t7 > 0)) { solo_zero(acc, 18); return 1; }  /* base quaternion is too large: normalise it */
+        if (!(t7 > 0)) { solo_zero(acc, 18); return 1; }  /* base quaternion is too large: normalise it */
         const double t8 = t1 + t3;
         const double t9 = t7 * t8;
         const double t10 = 1.0 - t9;
@@ -19876,6 +19883,9 @@ int solo_passive_terms(const double *base, const double *q, const double *qd, do
         if (!(t6 > 0)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return 1; }  /* base quaternion is zero */
         if (!(t6 > 0)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return 1; }  /* base quaternion is zero */
         const double t7 = 2.0 / t6;
+        if (!(t7 > 0)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return 1; }  /* base quaternion is too large: normalise it */
+        if (!(t7 > 0)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return 1; }  /* base quaternion is too large: normalise it */
+        if (!(t7 > 0)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return 1; }  /* base quaternion is too large: normalise it */
         const double t8 = t1 + t3;
         const double t9 = t7 * t8;
         const double t10 = 1.0 - t9;

@@ -89,6 +89,7 @@ def quaternion_rotation(quat, ops):
     n2 = x * x + y * y + z * z + w * w
     ops.require_positive(n2, InvalidInputError, "base quaternion is zero")
     s = 2 / n2
+    ops.require_positive(s, InvalidInputError, "base quaternion is too large: normalise it")
     return (
         (1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)),
         (s * (x * y + z * w), 1 - s * (x * x + z * z), s * (y * z - x * w)),

@@ -50,6 +50,9 @@ DOCS = {
     "forward_dynamics": "qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.",
     "forward_dynamics_crba": "qdd from M (CRBA), the bias of one RNEA call and one checked Cholesky solve.",
     "passive_terms": "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
+    "inverse_dynamics_derivatives": "Jacobians of inverse dynamics (CasADi AD of RNEA), column-major, G rows.",
+    "forward_dynamics_derivatives": "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (checked Cholesky), "
+                                    "column-major, G rows.",
 }
 
 

@@ -1,0 +1,111 @@
+"""examples/panda_min_effort.py: minimum-effort motion of the Panda (rbdgen's CasADi ABA in an OCP).
+
+A small instance (10 intervals over 1 s) is solved in-process and checked:
+
+* IPOPT converged (``success``, ``Solve_Succeeded``);
+* rest-to-rest boundary conditions, torque, position and velocity limits from the URDF hold;
+* the objective is ``sum_k dt tau_k^T tau_k``;
+* the optimal trajectory satisfies the dynamics: re-simulated with the NumPy engine
+  (`rbdgen.NumpySolver.forward_dynamics`, RK4 written here, the optimal piecewise-constant
+  torques, the same grid) every interval lands on the next node and the final state on the
+  goal within 1e-6;
+* the script runs from the command line (argparse options, report, exit code 0).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rbdgen
+
+pytest.importorskip("casadi")
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "panda_min_effort.py"
+INTERVALS, HORIZON = 10, 1.0
+
+
+def _load_example():
+    spec = importlib.util.spec_from_file_location("panda_min_effort", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def example():
+    return _load_example()
+
+
+@pytest.fixture(scope="module")
+def solution(example):
+    return example.solve(intervals=INTERVALS, horizon=HORIZON)
+
+
+def rk4(engine, x, tau, h):
+    J = tau.shape[0]
+
+    def f(x):
+        return np.concatenate([x[J:], engine.forward_dynamics(x[:J], x[J:], tau)])
+
+    k1 = f(x)
+    k2 = f(x + h / 2 * k1)
+    k3 = f(x + h / 2 * k2)
+    k4 = f(x + h * k3)
+    return x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def test_converged(solution):
+    assert solution.stats["success"], solution.stats["return_status"]
+    assert solution.stats["return_status"] == "Solve_Succeeded"
+    J = solution.model.joint_count
+    assert J == 7
+    assert solution.times.shape == (INTERVALS + 1,) and np.isclose(solution.times[-1], HORIZON)
+    assert solution.q.shape == solution.qd.shape == (INTERVALS + 1, J)
+    assert solution.tau.shape == (INTERVALS, J)
+    assert solution.sizes["dynamics"] > 0 and solution.sizes["rk4 step"] > solution.sizes["dynamics"]
+
+
+def test_boundary_conditions_and_limits(solution):
+    model = solution.model
+    limits = [j.limits for j in model.joints]
+    lower, upper = np.array([l.lower for l in limits]), np.array([l.upper for l in limits])
+    effort, speed = np.array([l.effort for l in limits]), np.array([l.velocity for l in limits])
+    assert np.all(np.isfinite(effort)) and np.all(effort > 0)  # the Panda's URDF has them all
+    slack = 1e-6
+    assert np.all(np.abs(solution.tau) <= effort * (1 + slack))
+    assert np.all(solution.q >= lower - slack) and np.all(solution.q <= upper + slack)
+    assert np.all(np.abs(solution.qd) <= speed * (1 + slack))
+    assert np.allclose(solution.q[0], solution.q_start, atol=1e-9) and np.allclose(solution.qd[0], 0, atol=1e-9)
+    assert np.allclose(solution.q[-1], solution.q_goal, atol=1e-9) and np.allclose(solution.qd[-1], 0, atol=1e-9)
+    dt = HORIZON / INTERVALS
+    assert np.isclose(solution.objective, dt * np.sum(solution.tau ** 2), rtol=1e-9)
+
+
+def test_trajectory_satisfies_the_dynamics(solution):
+    """Re-simulation with the NumPy engine on the same grid: node defects and final error < 1e-6."""
+    engine = rbdgen.NumpySolver(solution.model)
+    h = HORIZON / INTERVALS
+    nodes = np.hstack([solution.q, solution.qd])
+    x = nodes[0].copy()
+    for k, tau in enumerate(solution.tau):
+        defect = rk4(engine, nodes[k], tau, h) - nodes[k + 1]
+        assert np.linalg.norm(defect) < 1e-6, f"interval {k}: defect {np.linalg.norm(defect):.2e}"
+        x = rk4(engine, x, tau, h)  # open loop from the start state
+    goal = np.concatenate([solution.q_goal, np.zeros(solution.model.joint_count)])
+    assert np.linalg.norm(x - goal) < 1e-6
+
+
+def test_command_line():
+    proc = subprocess.run([sys.executable, str(EXAMPLE), "--intervals", "6", "--horizon", "1.0", "--quiet"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "Solve_Succeeded" in out and "iterations" in out and "n_instructions" in out
+    assert "final state error" in out
