@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 import jinja2
 
-from ..algorithms.operations import SIGNATURES
 from ..errors import InvalidInputError, NonFiniteError
 from .optimize import COUNT_KEYS, schedule
 from .trace import Call, Expr, Guard, Kernel
@@ -145,7 +144,7 @@ def c_param(p: Param, real: str) -> str:
     return f"{real} *{p.name}" if p.output else f"const {real} *{p.name}"
 
 
-def render(model, kernels: list, prefix: str, precision: str, sizes: dict, header_info: dict):
+def render(kernels: list, prefix: str, precision: str, sizes: dict, header_info: dict):
     """The header and the source for a robot: ({filename: text}, [CFunction])."""
     functions = [c_function(k, prefix, precision, sizes, optional={"loads"}) for k in kernels]
     env = jinja2.Environment(
@@ -169,7 +168,6 @@ def render(model, kernels: list, prefix: str, precision: str, sizes: dict, heade
         uses_cholesky=any(k.graph.calls for k in kernels),
         status_invalid=InvalidInputError.status,
         status_nonfinite=NonFiniteError.status,
-        signatures=SIGNATURES,
     )
     files = {
         f"{prefix}.h": env.get_template("robot.h.j2").render(context),

@@ -179,7 +179,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                for link in model.links],
         has_loads=any("loads" in k.inputs for k in kernels),
     )
-    files, functions = emit_c.render(model, kernels, prefix, precision, size, info)
+    files, functions = emit_c.render(kernels, prefix, precision, size, info)
     timings["emit"] = time.perf_counter() - start
     real = emit_c.PRECISIONS[precision][0]
     manifest = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable
 
 UNARY = ("neg", "sin", "cos", "sqrt")
 COMMUTATIVE = ("add", "mul")
@@ -108,7 +108,6 @@ class Graph:
         self._table: dict = {}
         self.guards: list[Guard] = []
         self.calls: list[Call] = []
-        self.inputs: dict[str, int] = {}
 
     # -- leaves --------------------------------------------------------------
     def _node(self, op, args):
@@ -122,7 +121,6 @@ class Graph:
 
     def input(self, name: str, size: int) -> list:
         """A named input array of ``size`` scalars."""
-        self.inputs[name] = size
         return [self._node("in", (name, k)) for k in range(size)]
 
     # -- arithmetic with folding ------------------------------------------------
@@ -236,4 +234,3 @@ class Kernel:
     inputs: dict  # name -> size, in signature order
     outputs: dict  # name -> list of scalars (Expr or number), in signature order
     doc: str = ""
-    counts: Optional[dict] = None
