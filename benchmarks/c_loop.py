@@ -6,12 +6,18 @@ For each robot: generation time (trace, emit), compile time, C source size, then
 per operation the generated C's time per call (median over rounds of a loop over
 64 precomputed random states), the CompiledSolver's time per single-state Python
 call, and its per-state time on a 10,000-state batch. Prints Markdown tables.
+
+`build_c_bench` / `run_c_bench` (and the `BENCH_C` / `BODY` templates) are also
+what benchmarks/bench.py times C loops with: rbdgen's and adam's CasADi C.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,34 +41,58 @@ BENCH_C = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "{prefix}.h"
+{includes}
 {arrays}
 static double now(void) {{ struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }}
 static int cmp(const void *a, const void *b) {{ double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }}
-int main(void)
+/* usage: bench [ROUNDS [TARGET_MS [DUMP]]]: ROUNDS timed rounds per operation (default {rounds});
+   TARGET_MS > 0 calibrates the repeat count so that a round lasts about that long (default: {reps}
+   repeats); DUMP names a file that gets every operation's results at every state (float64). */
+int main(int argc, char **argv)
 {{
     double sink = 0;
-    int r, i, rep;
+    int r, i, rounds = argc > 1 ? atoi(argv[1]) : {rounds};
+    long rep, reps, fixed_reps = {reps};
+    double target = argc > 2 ? 1e-3 * atof(argv[2]) : 0, *t = malloc(sizeof(double) * (rounds > 0 ? rounds : 1));
+    FILE *dump = argc > 3 ? fopen(argv[3], "wb") : NULL;
+    if (rounds < 1 || !t || (argc > 3 && !dump)) {{ fprintf(stderr, "bad arguments\n"); return 2; }}
 {bodies}
-    printf("%.17g\n", sink);
+    if (dump) fclose(dump);
+    fprintf(stderr, "%.17g\n", sink);
+    free(t);
     return 0;
 }}
 """
 
 BODY = r"""
     {{
-        double t[{rounds}];
         static double out[{STATES}][{out_size}];
-        for (r = 0; r < {rounds}; ++r) {{
+        reps = fixed_reps;
+        if (target > 0) {{  /* calibrate (and warm up) */
+            for (reps = 1;; reps *= 2) {{
+                double t0 = now();
+                for (rep = 0; rep < reps; ++rep)
+                    for (i = 0; i < {STATES}; ++i)
+                        {call};
+                if (now() - t0 >= 0.5 * target || reps > (1L << 30)) break;
+            }}
+            reps *= 2;
+        }}
+        for (r = 0; r < rounds; ++r) {{
             double t0 = now();
-            for (rep = 0; rep < {reps}; ++rep)
+            for (rep = 0; rep < reps; ++rep)
                 for (i = 0; i < {STATES}; ++i)
-                    {prefix}_{op}({args}out[i]);
-            t[r] = (now() - t0) / ({reps} * {STATES});
+                    {call};
+            t[r] = (now() - t0) / (reps * {STATES});
             sink += out[r % {STATES}][0];
         }}
-        qsort(t, {rounds}, sizeof(double), cmp);
-        printf("{op} %.4f\n", t[{rounds} / 2] * 1e6);
+        printf("{op}");
+        for (r = 0; r < rounds; ++r) printf(" %.6f", t[r] * 1e6);
+        printf("\n");
+        if (dump) {{
+            for (i = 0; i < {STATES}; ++i) {call};
+            fwrite(out, sizeof(double), {STATES} * {out_size}, dump);
+        }}
     }}
 """
 
@@ -72,38 +102,84 @@ def c_array(name, values):
     return f"static const double {name}[{np.size(values)}] = {{{flat}}};"
 
 
-def c_loop_times(generated, flags, reps) -> dict:
-    model, prefix = generated.model, generated.prefix
-    rng = np.random.default_rng(0)
+def random_c_states(model, states: int = STATES, seed: int = 0) -> dict:
+    """Random states as the flat C inputs: ``{"base", "q", "qd", "qdd", "tau", "loads"}``, each ``(states, size)``."""
+    rng = np.random.default_rng(seed)
     J, G, L = model.joint_count, model.generalized_count, len(model.links)
-    quat = rng.normal(size=(STATES, 4))
+    quat = rng.normal(size=(states, 4))
     quat /= np.linalg.norm(quat, axis=1, keepdims=True)
-    data = {"base": np.hstack([rng.normal(size=(STATES, 3)), quat, rng.normal(size=(STATES, 12))]),
-            "q": rng.uniform(-np.pi, np.pi, (STATES, J)), "qd": rng.normal(size=(STATES, J)),
-            "qdd": rng.normal(size=(STATES, J)), "tau": rng.normal(size=(STATES, G)),
-            "loads": np.zeros((STATES, 6 * L))}
+    data = {"base": np.hstack([rng.normal(size=(states, 3)), quat, rng.normal(size=(states, 12))]),
+            "q": rng.uniform(-np.pi, np.pi, (states, J)), "qd": rng.normal(size=(states, J)),
+            "qdd": rng.normal(size=(states, J)), "tau": rng.normal(size=(states, G)),
+            "loads": np.zeros((states, 6 * L))}
     data["tau"] = rbdgen.NumpySolver(model).inverse_dynamics(
         *([rbdgen.BaseState(data["base"][:, :3], quat, data["base"][:, 7:13], data["base"][:, 13:])]
           if model.floating else []), data["q"], data["qd"], data["qdd"])
-    arrays = "\n".join(c_array(f"in_{k}", v) for k, v in data.items())
+    return data
+
+
+def bench_operations(generated, ops=OPS) -> list:
+    """The operations of ``ops`` that ``generated`` has, in that order (the order of a dump)."""
+    return [op for op in ops if op in generated.manifest["operations"]]
+
+
+def build_c_bench(generated, flags, folder, data=None, reps=200, rounds=15, ops=OPS, cache=None) -> Path:
+    """Write the generated sources and a timing ``main`` into ``folder``, compile, return the executable.
+
+    ``data``: the states (`random_c_states`'s layout; default: `random_c_states`), embedded in the
+    program. The program prints one line per operation, ``<op> <us per call of each round>``;
+    see BENCH_C for its arguments. With a ``cache`` folder, the executable is kept there under
+    a hash of the program, the sources and the flags, and reused.
+    """
+    model, prefix = generated.model, generated.prefix
+    data = random_c_states(model) if data is None else data
+    states = data["q"].shape[0]
+    arrays = "\n".join(c_array(f"in_{k}", v) for k, v in data.items() if k != "loads")
     sizes = generated.manifest["sizes"]
     bodies = []
-    for op in OPS:
-        if op not in generated.manifest["operations"]:
-            continue
+    for op in bench_operations(generated, ops):
         args = "".join(f"in_{n} + i * {sizes[n]}, " if n != "loads" else "NULL, "
                        for n in input_names(op, model.floating))
         (out,) = SIGNATURES[op][1]
-        bodies.append(BODY.format(rounds=15, reps=reps, STATES=STATES, out_size=sizes[out], prefix=prefix, op=op,
-                                  args=args))
+        bodies.append(BODY.format(STATES=states, out_size=sizes[out], op=op, call=f"{prefix}_{op}({args}out[i])"))
+    folder = Path(folder)
+    generated.write(folder, overwrite=True)
+    program = BENCH_C.format(includes=f'#include "{prefix}.h"', arrays=arrays, bodies="".join(bodies),
+                             rounds=rounds, reps=reps)
+    (folder / "bench.c").write_text(program)
+    exe = folder / "bench"
+    cached = None
+    if cache is not None:
+        digest = hashlib.sha256("\0".join([program, *flags, *(generated.files[n] for n in sorted(generated.files)
+                                                               if n.endswith((".c", ".h")))]).encode())
+        cached = Path(cache) / f"c-bench-{prefix}-{digest.hexdigest()[:20]}" / "bench"
+        if cached.is_file():
+            return cached
+    subprocess.run(["gcc", *flags, "-o", str(exe), str(folder / "bench.c"), str(folder / f"{prefix}.c"),
+                    "-I", str(folder), "-lm"], check=True)
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(f"bench.{os.getpid()}.tmp")
+        shutil.copy2(exe, tmp)
+        os.replace(tmp, cached)
+    return exe
+
+
+def run_c_bench(exe, rounds=None, target_ms=None, dump=None) -> dict:
+    """Run a `build_c_bench` program: ``{op: [us per call of each round]}`` (``dump``: results file)."""
+    cmd = [str(exe)]
+    if rounds is not None or target_ms is not None or dump is not None:
+        cmd += [str(rounds or 15), str(target_ms or 0)] + ([str(dump)] if dump is not None else [])
+    text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return {line.split()[0]: [float(x) for x in line.split()[1:]] for line in text.splitlines() if line.strip()}
+
+
+def c_loop_times(generated, flags, reps) -> dict:
+    """Median time per call (us) of each operation in a C loop over `STATES` random states."""
     with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        generated.write(tmp)
-        (tmp / "bench.c").write_text(BENCH_C.format(prefix=prefix, arrays=arrays, bodies="".join(bodies)))
-        subprocess.run(["gcc", *flags, "-o", str(tmp / "bench"), str(tmp / "bench.c"), str(tmp / f"{prefix}.c"),
-                        "-I", str(tmp), "-lm"], check=True)
-        text = subprocess.run([str(tmp / "bench")], check=True, capture_output=True, text=True).stdout
-    return {line.split()[0]: float(line.split()[1]) for line in text.splitlines()[:-1]}
+        exe = build_c_bench(generated, flags, tmp, reps=reps)
+        times = run_c_bench(exe)
+    return {op: float(np.median(t)) for op, t in times.items()}
 
 
 def python_times(solver, model) -> tuple[dict, dict]:

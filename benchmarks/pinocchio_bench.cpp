@@ -1,0 +1,158 @@
+// Pinocchio's C++ algorithms timed in a C++ loop, for benchmarks/bench.py.
+//
+// Usage: pinocchio_bench MODEL STATES OUT ROUNDS TARGET_MS
+//
+//   MODEL     a pinocchio::Model saved by Python's `model.saveToBinary` (bench.py
+//             builds it from the URDF, with a free flyer for a floating base and
+//             gravity 9.80665 m/s^2; the wheel ships no urdfdom headers, so the URDF
+//             is not parsed here)
+//   STATES    raw float64 file, S states of [q (nq), v (nv), a (nv), tau (nv)] in
+//             Pinocchio's conventions (bench.py converts rbdgen's states)
+//   OUT       raw float64 file written with every operation's result at each state,
+//             in the order below (the mass matrix full, nv x nv, column-major)
+//   ROUNDS    timed rounds per operation; each prints one time
+//   TARGET_MS each timed round loops over all S states, repeated until it lasts
+//             about this long (the repeat count is calibrated first, which also warms up)
+//
+// Prints one line per operation: "<op> <us per call, round 1> <round 2> ...".
+// Operations: inverse_dynamics = rnea(q, v, a); mass_matrix = crba(q) (upper
+// triangle, as Pinocchio fills it); forward_dynamics = aba(q, v, tau);
+// gravity = computeGeneralizedGravity(q); velocity_product_forces =
+// nonLinearEffects(q, v) on a copy of the model with zero gravity.
+//
+// The algorithms are instantiated from the headers in this translation unit (no
+// PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION), so they are compiled with the flags this
+// file is compiled with.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/crba.hpp>
+#include <pinocchio/algorithm/rnea.hpp>
+#include <pinocchio/multibody.hpp>
+#include <pinocchio/serialization.hpp>
+
+using Clock = std::chrono::steady_clock;
+using Vec = Eigen::VectorXd;
+
+static double seconds_since(Clock::time_point t0)
+{
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int main(int argc, char ** argv)
+{
+  if (argc != 6)
+  {
+    std::fprintf(stderr, "usage: %s MODEL STATES OUT ROUNDS TARGET_MS\n", argv[0]);
+    return 2;
+  }
+  const int rounds = std::atoi(argv[4]);
+  const double target = std::atof(argv[5]) * 1e-3;
+
+  pinocchio::Model model;
+  model.loadFromBinary(argv[1]);
+  pinocchio::Model model_nog = model;
+  model_nog.gravity.setZero();
+  pinocchio::Data data(model), data_nog(model_nog);
+  const int nq = model.nq, nv = model.nv;
+
+  std::ifstream in(argv[2], std::ios::binary | std::ios::ate);
+  if (!in)
+  {
+    std::fprintf(stderr, "cannot read %s\n", argv[2]);
+    return 2;
+  }
+  const std::streamsize bytes = in.tellg();
+  in.seekg(0);
+  const int per_state = nq + 3 * nv;
+  const long S = bytes / (sizeof(double) * per_state);
+  if (S <= 0 || bytes != (std::streamsize)(S * per_state * sizeof(double)))
+  {
+    std::fprintf(stderr, "%s: size %ld is not a multiple of %d doubles\n", argv[2], (long)bytes, per_state);
+    return 2;
+  }
+  std::vector<double> raw(S * per_state);
+  in.read(reinterpret_cast<char *>(raw.data()), bytes);
+  std::vector<Vec> q(S), v(S), a(S), tau(S);
+  for (long i = 0; i < S; ++i)
+  {
+    const double * p = raw.data() + i * per_state;
+    q[i] = Eigen::Map<const Vec>(p, nq);
+    v[i] = Eigen::Map<const Vec>(p + nq, nv);
+    a[i] = Eigen::Map<const Vec>(p + nq + nv, nv);
+    tau[i] = Eigen::Map<const Vec>(p + nq + 2 * nv, nv);
+  }
+
+  std::vector<double> out;
+  double sink = 0.0;
+
+  // One operation: a loop over all states; `call(i)` runs state i and returns one
+  // value of the result (summed into `sink` so nothing is optimised away).
+  auto bench = [&](const char * name, auto call, auto store) {
+    long reps = 1;
+    for (;;)  // calibrate (and warm up)
+    {
+      const auto t0 = Clock::now();
+      for (long r = 0; r < reps; ++r)
+        for (long i = 0; i < S; ++i)
+          sink += call(i);
+      if (seconds_since(t0) >= 0.5 * target || reps > (1L << 30))
+        break;
+      reps *= 2;
+    }
+    reps *= 2;
+    std::printf("%s", name);
+    for (int k = 0; k < rounds; ++k)
+    {
+      const auto t0 = Clock::now();
+      for (long r = 0; r < reps; ++r)
+        for (long i = 0; i < S; ++i)
+          sink += call(i);
+      std::printf(" %.6f", 1e6 * seconds_since(t0) / (double)(reps * S));
+    }
+    std::printf("\n");
+    for (long i = 0; i < S; ++i)
+    {
+      call(i);
+      store();
+    }
+  };
+  auto store_vec = [&](const Vec & x) { out.insert(out.end(), x.data(), x.data() + x.size()); };
+
+  bench("inverse_dynamics",
+        [&](long i) { return pinocchio::rnea(model, data, q[i], v[i], a[i])[0]; },
+        [&] { store_vec(data.tau); });
+  bench("mass_matrix",
+        [&](long i) { return pinocchio::crba(model, data, q[i])(0, nv - 1); },
+        [&] {
+          Eigen::MatrixXd M = data.M;
+          M.triangularView<Eigen::StrictlyLower>() = M.transpose();
+          out.insert(out.end(), M.data(), M.data() + M.size());
+        });
+  bench("forward_dynamics",
+        [&](long i) { return pinocchio::aba(model, data, q[i], v[i], tau[i])[0]; },
+        [&] { store_vec(data.ddq); });
+  bench("gravity",
+        [&](long i) { return pinocchio::computeGeneralizedGravity(model, data, q[i])[0]; },
+        [&] { store_vec(data.g); });
+  bench("velocity_product_forces",
+        [&](long i) { return pinocchio::nonLinearEffects(model_nog, data_nog, q[i], v[i])[0]; },
+        [&] { store_vec(data_nog.nle); });
+
+  std::FILE * f = std::fopen(argv[3], "wb");
+  if (!f || std::fwrite(out.data(), sizeof(double), out.size(), f) != out.size())
+  {
+    std::fprintf(stderr, "cannot write %s\n", argv[3]);
+    return 2;
+  }
+  std::fclose(f);
+  std::fprintf(stderr, "sink %g\n", sink);
+  return 0;
+}

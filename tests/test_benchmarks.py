@@ -1,0 +1,108 @@
+"""`benchmarks/bench.py --quick`: the benchmark harness runs and every tool's results agree.
+
+One quick run (Panda, two rounds, small batches, no Pinocchio C++ build) in a
+subprocess, with its own output and build-cache folders; the tests read what it
+wrote. It checks the harness, never speed. Optional peers (MuJoCo, adam, matplotlib,
+from the ``bench`` extra) are checked only where installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks" / "bench.py"
+OPS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "gravity", "velocity_product_forces")
+LABELS = ("ID", "M", "FD", "g", "C qd")
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench-out")
+    cache = tmp_path_factory.mktemp("bench-cache")
+    proc = subprocess.run([sys.executable, str(BENCH), "--quick", "--out", str(out), "--cache", str(cache)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, f"bench.py --quick failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return out, json.loads((out / "results.json").read_text()), proc.stdout
+
+
+def _peer(results, key):
+    return results["robots"]["panda"]["peers"][key]
+
+
+def test_outputs_exist(quick):
+    out, results, _ = quick
+    assert (out / "results.md").is_file()
+    assert (out / "results.json").is_file()
+    assert results["meta"]["quick"] is True
+    assert list(results["robots"]) == ["panda"]
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (out / "results.png").stat().st_size > 1000
+
+
+def test_every_operation_reported(quick):
+    out, results, _ = quick
+    text = (out / "results.md").read_text()
+    for label in LABELS:
+        assert f"| Panda | {label} |" in text
+    rec = results["robots"]["panda"]
+    assert set(rec["operation_counts"]) >= set(OPS)
+    for key in ("rbdgen_c", "rbdgen_py", "rbdgen_batch", "numpy_batch"):
+        entry = _peer(results, key)
+        assert entry["status"] == "ok", entry
+        for op in OPS:
+            item = entry["ops"][op]
+            assert item["check"] == "ok", (key, op, item)
+            assert item["us"] > 0 and len(item["rounds"]) == results["meta"]["rounds"], (key, op, item)
+
+
+def test_consistency_checks_passed(quick):
+    out, results, stdout = quick
+    assert results["consistent"] is True
+    assert "all checks passed: True" in stdout
+    assert "All checks passed: **yes**" in (out / "results.md").read_text()
+    checked = 0
+    for key, entry in results["robots"]["panda"]["peers"].items():
+        if entry["status"] != "ok":
+            assert entry["reason"], key  # a skipped tool says why
+            continue
+        for op, item in entry["ops"].items():
+            assert item["check"] in ("ok", "unsupported"), (key, op, item)
+            if item["check"] == "ok":
+                assert item["error"] <= 1e-8, (key, op, item)
+                checked += 1
+    assert checked >= 4 * len(OPS)
+
+
+def test_quick_mode_skips_pinocchio_cpp(quick):
+    _, results, _ = quick
+    entry = _peer(results, "pinocchio_cpp")
+    assert entry["status"] == "unavailable" and "--quick" in entry["reason"]
+    assert results["meta"]["cxx_flags"] is None
+
+
+@pytest.mark.parametrize("key, module", [("pinocchio_py", "pinocchio"), ("dynibo_py", "dynibo"),
+                                         ("mujoco_py", "mujoco"), ("adam_py", "adam"), ("adam_c", "adam")])
+def test_optional_peer_agrees(quick, key, module):
+    pytest.importorskip(module)
+    _, results, _ = quick
+    entry = _peer(results, key)
+    assert entry["status"] == "ok", entry.get("reason")
+    for op in OPS:
+        item = entry["ops"][op]
+        if item["check"] == "unsupported":  # adam's ABA is floating-base only; Panda is fixed
+            assert key.startswith("adam") and op == "forward_dynamics"
+            continue
+        assert item["check"] == "ok" and item["us"] > 0, (op, item)
+
+
+def test_targets_listed(quick):
+    _, results, _ = quick
+    targets = {row["target"] for row in results["targets"]}
+    assert targets >= {"C vs Pinocchio C++", "Python vs dynibo", "batch vs C loop"}
