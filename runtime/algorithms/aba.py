@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import SingularError
-from .kinematics import Tree, add_load, base_xform, body_xforms, link_forces
+from .kinematics import Tree, add_load, base_rotation, body_xforms, joint_xforms, link_forces, rotate, rotate_back
 
 
 def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
@@ -17,19 +17,20 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
 
     ``base`` (floating only): ``(quat_xyzw, velocity)``; ``tau`` then starts with the
     root wrench in A0. Returns G scalars: for a floating base ``[omegadot_W, pddot_W]``
-    (classical acceleration of the base origin) then the joint accelerations.
+    (classical acceleration of the base origin) then the joint accelerations. The
+    floating base's own quantities (v0, IA0, pA0, a0) are in its body frame.
     """
     nb = tree.nb
     if tree.floating:
         quat, velocity = base
-        X0 = base_xform(quat, ops)
-        v0 = tuple(velocity)
-        f_root, tau = tau[:6], tau[6:]
+        E0 = base_rotation(quat, ops)
+        v0 = rotate(E0, velocity)                                                     # v0 = X0 v_W
+        f_root, tau = rotate(E0, tau[:6]), tau[6:]                                    # f0 = X0* f_W
     else:
-        X0 = None
         v0 = (0,) * 6
-    Xup = body_xforms(tree, q, ops, X0)
-    f_load, f_load0 = link_forces(tree, loads, X0)
+    XJ = joint_xforms(tree, q, ops)
+    Xup = body_xforms(tree, XJ)
+    f_load, f_load0 = link_forces(tree, loads)
     v, c, IA, pA = [None] * nb, [None] * nb, [None] * nb, [None] * nb
     for i in range(nb):
         p = tree.parent[i]
@@ -39,7 +40,7 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
         IA[i] = sp.rigid_matrix(tree.I[i])                                            # IA = I
         pA[i] = add_load(sp.crf(v[i], sp.rigid_apply(tree.I[i], v[i])), f_load[i])    # pA = v x* I v + f_load
     if tree.floating:
-        I0 = sp.rigid_xform_back(X0, tree.I_base)
+        I0 = tree.I_base
         IA0 = sp.rigid_matrix(I0)
         pA0 = add_load(sp.crf(v0, sp.rigid_apply(I0, v0)), f_load0)
     U, dinv, u = [None] * nb, [None] * nb, [None] * nb
@@ -54,11 +55,14 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
             continue
         Ia = sp.mat_sub_outer(IA[i], U[i], dinv[i])                                   # Ia = IA - U U^T / d
         pa = sp.vadd(sp.vadd(pA[i], sp.mat_vec(Ia, c[i])), sp.vscale(U[i], sp.mul(u[i], dinv[i])))  # pa = pA + Ia c + U u / d
+        # Xup^T Ia Xup in two steps, Xtree^T (XJ^T Ia XJ) Xtree: each factor is sparse
+        # (an axis rotation, a constant transform), their product usually is not
+        Ia_p = sp.mat_congruence(tree.Xtree[i], sp.mat_congruence(XJ[i], Ia))
         if p == -1:
-            IA0 = sp.mat_add(IA0, sp.mat_congruence(Xup[i], Ia))                      # IA_0 += Xup^T Ia Xup
+            IA0 = sp.mat_add(IA0, Ia_p)                                               # IA_0 += Xup^T Ia Xup
             pA0 = sp.vadd(pA0, sp.xform_force_back(Xup[i], pa))                       # pA_0 += Xup^T pa
         else:
-            IA[p] = sp.mat_add(IA[p], sp.mat_congruence(Xup[i], Ia))
+            IA[p] = sp.mat_add(IA[p], Ia_p)
             pA[p] = sp.vadd(pA[p], sp.xform_force_back(Xup[i], pa))
     if tree.floating:
         a0 = tuple(ops.solve_spd(IA0, sp.vsub(f_root, pA0), "floating-base articulated inertia"))  # IA_0 a_0 = f - pA_0
@@ -72,6 +76,6 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
         a[i] = sp.vadd(a[i], sp.vscale(tree.S[i], qdd[i]))                            # a += S qdd
     if not tree.floating:
         return qdd
-    a0 = sp.vadd(a0, tree.a_grav)                                                     # true base acceleration
-    w, pdot = v0[:3], v0[3:]
+    a0 = sp.vadd(rotate_back(E0, a0), tree.a_grav)                                    # a_W = X0^-1 a0 + a_g
+    w, pdot = velocity[:3], velocity[3:]
     return list(a0[:3]) + list(sp.add3(a0[3:], sp.cross(w, pdot))) + qdd               # pddot = a_lin + omega x pdot

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from .. import spatial as sp
-from .kinematics import Tree, base_xform, body_xforms
+from .kinematics import Tree, base_rotation, body_xforms, joint_xforms, rotate_back
 
 
 def crba(tree: Tree, ops, q, base_quat=None):
     """H(q): G x G, as a list of rows (symmetric: H[i][j] and H[j][i] are the same scalar).
 
-    Floating base: rows and columns 0..5 are the base in A0 ([omega_W, pdot_W]),
-    where the base's motion subspace is the identity; armature adds to the joints' diagonal.
+    Floating base: rows and columns 0..5 are the base in A0 ([omega_W, pdot_W]):
+    computed in the base body frame, then turned to A0 with X0 = rot(R^T) (its
+    motion subspace in A0 is the identity); armature adds to the joints' diagonal.
     """
     nb = tree.nb
-    X0 = base_xform(base_quat, ops) if tree.floating else None
-    Xup = body_xforms(tree, q, ops, X0)
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
     IC = list(tree.I)
-    IC0 = sp.rigid_xform_back(X0, tree.I_base) if tree.floating else None
+    IC0 = tree.I_base if tree.floating else None
+    E0 = base_rotation(base_quat, ops) if tree.floating else None
     for i in reversed(range(nb)):
         p = tree.parent[i]
         ICi = sp.rigid_xform_back(Xup[i], IC[i])                                  # IC_p += Xup^T IC Xup
@@ -38,10 +39,11 @@ def crba(tree: Tree, ops, q, base_quat=None):
                 break
             H[off + i][off + j] = H[off + j][off + i] = sp.dot(tree.S[j], F)      # H_ij = S_j^T F
         if tree.floating:
+            F = rotate_back(E0, F)                                                # base rows: X0^T F
             for k in range(6):
-                H[k][off + i] = H[off + i][k] = F[k]                              # base rows: F in A0
+                H[k][off + i] = H[off + i][k] = F[k]
     if tree.floating:
-        IC0m = sp.rigid_matrix(IC0)
+        IC0m = sp.rigid_matrix(sp.rigid_xform_back((E0, (0, 0, 0)), IC0))       # H_00 = X0^T IC_0 X0
         for r in range(6):
             for c in range(6):
                 H[r][c] = IC0m[r][c]                                              # H_00 = IC_0

@@ -4,11 +4,13 @@
 structural ints where exact. The functions below compute per-state quantities
 (``Xup``, the base frame, link loads) for any scalar backend ``ops``.
 
-Floating base: base quantities are expressed in the frame ``A0`` at the base
-origin with world-aligned axes. There the base's spatial velocity is exactly the
-generalized base velocity ``[omega_W, pdot_W]``, its motion subspace is the 6x6
-identity, and a wrench is dynibo's root wrench (torque about the base origin,
-world axes, torque first).
+Floating base: the generalized base coordinates live in the frame ``A0`` at the
+base origin with world-aligned axes: there the base's spatial velocity is exactly
+``[omega_W, pdot_W]`` and a wrench is dynibo's root wrench (torque about the base
+origin, world axes, torque first). The algorithms work in the base body frame B
+(constant base inertia, the base's children posed by constants and their joints
+only) and turn base quantities between A0 and B with ``X0 = rot(R^T)`` once at
+each end: only those few operations depend on the base orientation.
 """
 
 from __future__ import annotations
@@ -97,18 +99,19 @@ def quaternion_rotation(quat, ops):
     )
 
 
-def base_xform(quat, ops):
-    """X from the world-aligned frame A0 at the base origin to the base frame: rot(R^T)."""
-    return sp.transpose3(quaternion_rotation(quat, ops)), (0, 0, 0)
+def base_rotation(quat, ops):
+    """E0 = R^T: rotates A0 (world-aligned) coordinates into base-body coordinates."""
+    return sp.transpose3(quaternion_rotation(quat, ops))
 
 
-def body_xforms(tree: Tree, q, ops, X0=None):
-    """Xup[i]: from body parent(i) (or A0 for a floating base's children) to body i."""
-    Xup = []
-    for i in range(tree.nb):
-        Xpj = tree.Xtree[i] if tree.parent[i] != -1 or X0 is None else sp.xform_compose(tree.Xtree[i], X0)
-        Xup.append(sp.xform_compose(joint_xform(tree, i, q[i], ops), Xpj))
-    return Xup
+def joint_xforms(tree: Tree, q, ops):
+    """XJ[i] = XJ(q_i) for every joint."""
+    return [joint_xform(tree, i, q[i], ops) for i in range(tree.nb)]
+
+
+def body_xforms(tree: Tree, XJ):
+    """Xup[i] = XJ[i] Xtree[i]: from body parent(i) (the root/base body for -1) to body i."""
+    return [sp.xform_compose(XJ[i], tree.Xtree[i]) for i in range(tree.nb)]
 
 
 def base_spatial_acceleration(velocity, acceleration):
@@ -120,11 +123,11 @@ def base_spatial_acceleration(velocity, acceleration):
     return tuple(acceleration[:3]) + sp.sub3(acceleration[3:], sp.cross(w, pdot))
 
 
-def link_forces(tree: Tree, loads, X0=None):
+def link_forces(tree: Tree, loads):
     """Loads (link wrenches at the link origin, link frame) summed per body.
 
-    Returns ``(f_body, f_root)``: a list with one force (or 0) per body in its
-    frame, and the root's total in A0 (floating base; loads on a fixed base's
+    Returns ``(f_body, f_root)``: a list with one force (or None) per body in its
+    frame, and the base body's total (floating base; loads on a fixed base's
     world-welded links have no effect and are dropped).
     """
     f_body = [None] * tree.nb
@@ -135,12 +138,21 @@ def link_forces(tree: Tree, loads, X0=None):
         body = tree.link_body[link]
         f = sp.xform_force_back(tree.Xlink[link], tuple(load))
         if body == -1:
-            if X0 is not None:
-                f = sp.xform_force_back(X0, f)
+            if tree.floating:
                 f_root = f if f_root is None else sp.vadd(f_root, f)
         else:
             f_body[body] = f if f_body[body] is None else sp.vadd(f_body[body], f)
     return f_body, f_root
+
+
+def rotate(E, v):
+    """Both halves of a 6-vector rotated by E (a pure-rotation X applied to motion or force)."""
+    return sp.mv3(E, v[:3]) + sp.mv3(E, v[3:])
+
+
+def rotate_back(E, v):
+    """Both halves of a 6-vector rotated by E^T."""
+    return sp.mtv3(E, v[:3]) + sp.mtv3(E, v[3:])
 
 
 def add_load(f, load):

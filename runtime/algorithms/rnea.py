@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .. import spatial as sp
-from .kinematics import Tree, add_load, base_spatial_acceleration, base_xform, body_xforms, link_forces
+from .kinematics import (Tree, add_load, base_rotation, base_spatial_acceleration, body_xforms, joint_xforms,
+                         link_forces, rotate, rotate_back)
 
 
 def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):
@@ -14,20 +15,20 @@ def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):
     (acceleration classical). ``loads``: one 6-vector per link (link frame, at the
     link origin, torque first) or None. Returns G scalars: for a floating base the
     root wrench in A0 (torque about the base origin, world axes) then J joint forces.
+    The floating base's own quantities (v0, a0, f0) are in its body frame.
     """
     nb = tree.nb
     a_grav = tree.a_grav if gravity else (0,) * 6
     if tree.floating:
         quat, velocity, acceleration = base
-        X0 = base_xform(quat, ops)
-        v0 = tuple(velocity)
-        a0 = sp.vsub(base_spatial_acceleration(velocity, acceleration), a_grav)
+        E0 = base_rotation(quat, ops)
+        v0 = rotate(E0, velocity)                                                             # v0 = X0 v_W
+        a0 = rotate(E0, sp.vsub(base_spatial_acceleration(velocity, acceleration), a_grav))  # a0 = X0 (a_W - a_g)
     else:
-        X0 = None
         v0 = (0,) * 6
-        a0 = sp.vscale(a_grav, -1)
-    Xup = body_xforms(tree, q, ops, X0)
-    f_load, f_load0 = link_forces(tree, loads, X0)
+        a0 = sp.vscale(a_grav, -1)                                                            # a0 = -a_g
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    f_load, f_load0 = link_forces(tree, loads)
     v, a, f = [None] * nb, [None] * nb, [None] * nb
     for i in range(nb):
         p = tree.parent[i]
@@ -38,7 +39,7 @@ def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):
         f[i] = add_load(sp.vadd(sp.rigid_apply(tree.I[i], a[i]), sp.crf(v[i], sp.rigid_apply(tree.I[i], v[i]))), f_load[i])  # f = I a + v x* I v + f_load
     tau = [None] * nb
     if tree.floating:
-        I0 = sp.rigid_xform_back(X0, tree.I_base)
+        I0 = tree.I_base
         f0 = add_load(sp.vadd(sp.rigid_apply(I0, a0), sp.crf(v0, sp.rigid_apply(I0, v0))), f_load0)
     for i in reversed(range(nb)):
         tau[i] = sp.add(sp.dot(tree.S[i], f[i]), sp.mul(tree.armature[i], qdd[i]))          # tau = S^T f + armature qdd
@@ -47,4 +48,4 @@ def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):
             f[p] = sp.vadd(f[p], sp.xform_force_back(Xup[i], f[i]))                           # fp += Xup^T f
         elif tree.floating:
             f0 = sp.vadd(f0, sp.xform_force_back(Xup[i], f[i]))
-    return (list(f0) if tree.floating else []) + tau
+    return (list(rotate_back(E0, f0)) if tree.floating else []) + tau                        # f_W = X0^T f0
