@@ -70,7 +70,7 @@ def _array(value, name: str, size: int, batched: bool = True, zero_scalar: bool 
     if arr.ndim not in ((1, 2) if batched else (1,)) or arr.shape[-1] != size:
         expected = f"({size},) or (N, {size})" if batched else f"({size},)"
         raise ValueError(f"{name}: expected shape {expected}, got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name}: contains a non-finite value")
     return arr
 
@@ -261,7 +261,9 @@ class SolverBase(abc.ABC):
         out = {}
         for key, a in arrays.items():
             single = 2 if key == "loads" else 1
-            out[key] = np.ascontiguousarray(np.broadcast_to(a, (N,) + a.shape[-single:]))
+            if a.ndim == single:  # one state for the whole batch
+                a = np.broadcast_to(a, (N,) + a.shape)
+            out[key] = np.ascontiguousarray(a)
         return out, bool(batched)
 
     def _base_arrays(self, base, op):

@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 MESSAGES = {1: "invalid input", 2: "a joint's or the floating base's articulated inertia is not positive definite",
             3: "ill-conditioned solve", 4: "numerical failure (non-finite result)"}
 
+_ZEROS6 = np.zeros(6)
+
 #: Normwise relative tolerances of `validate`, per precision: (M, ID, ...), forward dynamics.
 TOLERANCES = {"double": (1e-12, 1e-10), "float": (1e-4, 1e-3)}
 
@@ -104,6 +106,9 @@ class CompiledSolver(SolverBase):
                                                                      base.velocity, base.acceleration)]
             except (TypeError, ValueError):
                 return None
+            for k in (2, 3):  # velocity and acceleration default to a scalar 0
+                if parts[k].shape == () and parts[k] == 0:
+                    parts[k] = _ZEROS6
             if [p.shape for p in parts] != [(3,), (4,), (6,), (6,)]:
                 return None
             args = (np.concatenate(parts),) + tuple(args[1:])
