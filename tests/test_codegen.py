@@ -40,6 +40,7 @@ from helpers import (
     solver,
     tolerance,
 )
+from models import body, chain, point_mass_wrist
 from rbdgen.algorithms.operations import SIGNATURES, input_names
 from rbdgen.codegen.generator import ALL_OPERATIONS
 from rbdgen.codegen.optimize import COUNT_KEYS
@@ -301,39 +302,6 @@ def test_python_zero_quaternion(compiled):
             c._evaluate(op, inputs, None, SIGNATURES[op][1])
 
 
-CHAIN = """<robot name="chain">
-  <link name="base"/>
-  <link name="upper">
-    <inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
-      <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
-  </link>
-  <link name="forearm"/>
-  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
-    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-  <joint name="elbow" type="revolute"><parent link="upper"/><child link="forearm"/>
-    <origin xyz="0 0 -1"/><axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-</robot>"""
-
-BODY = """<robot name="body">
-  <link name="base"><inertial><origin xyz="0.1 0 0"/><mass value="1"/>
-    <inertia ixx="1e-12" ixy="0" ixz="0" iyy="1e-12" iyz="0" izz="1e-12"/></inertial></link>
-</robot>"""
-
-
-WRIST = """<robot name="wrist">
-  <link name="base"/>
-  <link name="upper"/>
-  <link name="hand">
-    <inertial><origin xyz="0 0.2 0"/><mass value="0.5"/>
-      <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>
-  </link>
-  <joint name="elbow" type="revolute"><parent link="base"/><child link="upper"/>
-    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-  <joint name="wrist" type="revolute"><parent link="upper"/><child link="hand"/>
-    <axis xyz="1 0 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-</robot>"""
-
-
 def _check_singular(c, s, q, qd, tau, singular_states):
     """Both forward dynamics: status 2 and zero outputs exactly in ``singular_states``, the
     other states as NumpySolver; SingularError from Python, as NumpySolver raises."""
@@ -360,7 +328,7 @@ def test_singular_configuration(build_model):
     """A point mass 0.2 m out along the elbow's axis (y), which a wrist joint (axis x, at the
     elbow's origin) swings off that axis: M[0, 0] = 0.5 (0.2 sin q_wrist)^2 vanishes at
     q_wrist = 0, where both forward dynamics return 2; the other states are fine."""
-    model = rbdgen.load_urdf_string(WRIST)
+    model = rbdgen.load_urdf_string(point_mass_wrist())
     c, s = build_model(model), rbdgen.NumpySolver(model)
     q = np.array([[0.3, 0.7], [0.3, 0.0], [-1.0, 2.0]])
     qd, tau = np.array([[0.5, 0.1]] * 3), np.array([[1.0, 0.5]] * 3)
@@ -373,7 +341,7 @@ def test_singular_configuration(build_model):
 
 def test_massless_tip_is_singular(build_model):
     """A massless moving tip: M is singular whatever q: both forward dynamics return 2 / SingularError."""
-    model = rbdgen.load_urdf_string(CHAIN)
+    model = rbdgen.load_urdf_string(chain())
     s = rbdgen.NumpySolver(model)
     q = np.array([[0.3, -0.4], [0.0, 0.0]])
     qd, tau = np.array([[0.5, 0.1]] * 2), np.array([[1.0, 0.0]] * 2)
@@ -387,7 +355,7 @@ def test_massless_tip_is_singular(build_model):
 def test_ill_conditioned_floating_base(build_model):
     """A floating body of mass 1, rotational inertia 1e-12, centre of mass 0.1 m off its origin:
     positive definite but ill-conditioned: 3 / IllConditionedError from both forward dynamics."""
-    model = rbdgen.load_urdf_string(BODY, floating=True)
+    model = rbdgen.load_urdf_string(body(1, (1e-12, 1e-12, 1e-12), "0.1 0 0"), floating=True)
     c, s = build_model(model), rbdgen.NumpySolver(model)
     assert c.joint_count == 0 and c.generalized_count == 6
     base = rbdgen.BaseState((1.0, 2.0, 3.0), (0.0, 0.0, 0.0, 1.0), (0.1, 0.2, 0.3, 1.0, 2.0, 3.0))

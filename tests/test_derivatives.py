@@ -29,6 +29,7 @@ import rbdgen
 from conftest import TEST_FLAGS
 from helpers import LOAD_LINKS, random_states, rel_error, solver
 from helpers import pinocchio as pinocchio_reference
+from models import chain, point_mass_wrist
 from robots import ROBOTS
 
 ca = pytest.importorskip("casadi")
@@ -333,38 +334,12 @@ def test_validate_with_derivative_operations(build_cache):
 
 
 # -- status ---------------------------------------------------------------------------------------------
-# A two-link arm whose tip link has no inertial: the elbow moves no mass, M is singular for every q.
-MASSLESS_TIP = """<robot name="massless_tip">
-  <link name="base"/>
-  <link name="upper">
-    <inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
-      <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
-  </link>
-  <link name="forearm"/>
-  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
-    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-  <joint name="elbow" type="revolute"><parent link="upper"/><child link="forearm"/>
-    <origin xyz="0 0 -1"/><axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-</robot>"""
-
-# A point mass (no rotational inertia) on an arm turned by a wrist about x: at wrist = 0 it lies
-# on the elbow's axis (y), the elbow moves nothing: M is singular at that configuration only.
-POINT_MASS_WRIST = """<robot name="point_mass_wrist">
-  <link name="base"/>
-  <link name="upper"/>
-  <link name="hand">
-    <inertial><origin xyz="0 0.2 0"/><mass value="0.5"/>
-      <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>
-  </link>
-  <joint name="elbow" type="revolute"><parent link="base"/><child link="upper"/>
-    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-  <joint name="wrist" type="revolute"><parent link="upper"/><child link="hand"/>
-    <axis xyz="1 0 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-</robot>"""
+# Models from `models`: a two-link arm whose tip moves no mass (M singular for every q) and a
+# point mass that a wrist turns onto the elbow's axis (M singular at wrist = 0 only).
 
 
 def test_massless_tip_raises_singular_error(build_model):
-    model = rbdgen.load_urdf_string(MASSLESS_TIP)
+    model = rbdgen.load_urdf_string(chain("massless_tip"))
     with pytest.raises(rbdgen.SingularError):
         rbdgen.NumpySolver(model).forward_dynamics(np.zeros(2), np.zeros(2), np.ones(2))
     c = build_model(model, prefix="massless_tip_derivatives", ops=list(OPS))
@@ -377,7 +352,7 @@ def test_singular_configuration_raises_singular_error(build_model):
     """Status 2 from the C at the singular state only (SingularError naming it); the other states'
     Jacobians are finite and match the CasADi function, which gives non-finite values at the
     singular state (a CasADi graph has no status)."""
-    model = rbdgen.load_urdf_string(POINT_MASS_WRIST)
+    model = rbdgen.load_urdf_string(point_mass_wrist("point_mass_wrist"))
     c = build_model(model, prefix="point_mass_wrist_derivatives", ops=list(OPS))
     q = np.array([[0.3, 0.7], [0.3, 0.0], [-1.0, 2.0]])
     qd, tau = np.array([[0.5, 0.1]] * 3), np.array([[1.0, 0.5]] * 3)

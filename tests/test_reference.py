@@ -7,34 +7,22 @@ numbers in rbdgen's (= dynibo's) conventions.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
 pin = pytest.importorskip("pinocchio")
 dynibo = pytest.importorskip("dynibo")
 
+from helpers import LOAD_LINKS, NAMES  # noqa: E402
+from helpers import dynibo as dynibo_reference  # noqa: E402
+from helpers import pinocchio as pinocchio_reference  # noqa: E402
 from reference import DyniboReference, PinocchioReference, dynibo_joint_order  # noqa: E402
 from robots import ROBOTS  # noqa: E402
 
 TIGHT = 1e-12  # mass matrix, inverse dynamics
 LOOSE = 1e-10  # gravity, velocity products, forward dynamics, kinetic energy
 
-# Links that get loads: moving links, links welded through fixed joints (feet,
-# hands, tool frames, finger tips) and, for floating robots, the base link.
-LOAD_LINKS = {
-    "double_pendulum": ["link1", "link2"],
-    "ur5": ["forearm_link", "wrist_3_link", "ee_link", "tool0"],
-    "panda": ["panda_link3", "panda_hand", "panda_leftfinger", "panda_hand_tcp"],
-    "hand": ["link_1.0", "link_3.0_tip", "link_11.0_tip", "link_14.0", "palm_link"],
-    "solo12": ["base_link", "FL_FOOT", "HR_FOOT", "FR_LOWER_LEG"],
-    "g1": ["pelvis", "left_ankle_roll_link", "right_rubber_hand", "head_link", "torso_link"],
-    "talos": ["base_link", "left_sole_link", "right_sole_link", "gripper_left_base_link",
-              "arm_right_4_link", "torso_2_link"],
-}
 SAMPLES = {"talos": 3, "g1": 4}
-NAMES = list(ROBOTS)
 
 
 def close(a, b, tol):
@@ -44,11 +32,9 @@ def close(a, b, tol):
     assert err <= tol * max(1.0, np.linalg.norm(b)), f"error {err:.3e} for norm {np.linalg.norm(b):.3e}"
 
 
-@functools.lru_cache(maxsize=None)
 def refs(name):
-    robot = ROBOTS[name]
-    return (PinocchioReference(robot.path, robot.floating),
-            DyniboReference(robot.path, robot.floating))
+    """The (Pinocchio, dynibo) references of robot ``name`` (cached in `helpers`)."""
+    return pinocchio_reference(name), dynibo_reference(name)
 
 
 def random_quaternion(rng):

@@ -24,6 +24,7 @@ from helpers import (
     rel_error,
     solver,
 )
+from models import TIPS, body, chain
 from robots import ROBOTS
 
 FIXED, FLOATING = "panda", "solo12"
@@ -226,42 +227,15 @@ def test_batched_load_vector_names_the_argument(field):
 
 
 # -- solver errors ----------------------------------------------------------------------------
-CHAIN = """<robot name="chain">
-  <link name="base"/>
-  <link name="upper">
-    <inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
-      <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
-  </link>
-  <link name="{tip}"{tip_body}
-  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
-    <axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-  <joint name="elbow" type="revolute"><parent link="upper"/><child link="{tip}"/>
-    <origin xyz="0 0 -1"/><axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-</robot>"""
-
-BODY = """<robot name="body">
-  <link name="base"><inertial><origin xyz="{com}"/><mass value="{mass}"/>
-    <inertia ixx="{I[0]}" ixy="0" ixz="0" iyy="{I[1]}" iyz="0" izz="{I[2]}"/></inertial></link>
-</robot>"""
-
-TIP_MODELS = {
-    # the elbow moves nothing
-    "massless tip": "/>",
-    # the elbow moves a point mass on its own axis: no inertia about the axis
-    "point mass on the axis": '><inertial><mass value="0.5"/>'
-                              '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>',
-}
-
-
 def _write(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)
     return path
 
 
-@pytest.mark.parametrize("tip", list(TIP_MODELS))
+@pytest.mark.parametrize("tip", list(TIPS))
 def test_massless_tip_is_singular(tmp_path, tip):
-    path = _write(tmp_path, "chain.urdf", CHAIN.format(tip="forearm", tip_body=TIP_MODELS[tip]))
+    path = _write(tmp_path, "chain.urdf", chain(tip=tip))
     s = rbdgen.NumpySolver(rbdgen.load_urdf(path))
     q, qd, tau = np.array([0.3, -0.4]), np.array([0.5, 0.1]), np.array([1.0, 0.0])
     M = s.mass_matrix(q)
@@ -280,7 +254,7 @@ def test_massless_tip_is_singular(tmp_path, tip):
 
 
 def _body(tmp_path, mass, inertia, com="0 0 0"):
-    path = _write(tmp_path, "body.urdf", BODY.format(mass=mass, I=inertia, com=com))
+    path = _write(tmp_path, "body.urdf", body(mass, inertia, com))
     return path, rbdgen.NumpySolver(rbdgen.load_urdf(path, floating=True))
 
 
