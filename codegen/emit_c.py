@@ -55,6 +55,7 @@ class CFunction:
     stores: list = field(default_factory=list)
     checks: list = field(default_factory=list)  # values whose finiteness is checked before storing
     fail: str = ""  # statement that zeroes the outputs on a failed check
+    optional_blocks: list = field(default_factory=list)  # (input, declarations, lines): skipped when NULL
     counts: dict = field(default_factory=dict)
     summary: str = ""
     doc: str = ""
@@ -77,13 +78,22 @@ class Printer:
     def ref(self, x) -> str:
         if not isinstance(x, Expr):
             return self.literal(x)
+        if x.id in self.names:
+            return self.names[x.id]
         if x.op == "in":
             return f"{x.args[0]}[{x.args[1]}]"
         if x.op == "ret":
             return f"x{x.args[0]}[{x.args[1]}]"
-        return self.names[x.id]
+        raise KeyError(f"{x} is used before it is computed")
 
-    def define(self, node: Expr) -> str:
+    def copy(self, node: Expr) -> str:
+        """``tK = input[i];`` for an input entry read through a variable declared earlier."""
+        source = self.ref(node)
+        name = self.names[node.id] = f"t{len(self.names)}"
+        return f"{name} = {source};"
+
+    def define(self, node: Expr, declared: bool = False) -> str:
+        """``const real tK = expr;`` (``tK = expr;`` for a variable declared earlier)."""
         name = self.names[node.id] = f"t{len(self.names)}"
         if node.op in BINARY:
             expr = f"{self.ref(node.args[0])} {BINARY[node.op]} {self.ref(node.args[1])}"
@@ -91,7 +101,7 @@ class Printer:
             expr = f"-{self.ref(node.args[0])}"
         else:
             expr = f"{node.op}{self.fsuffix}({self.ref(node.args[0])})"
-        return f"const {self.real} {name} = {expr};"
+        return f"{name} = {expr};" if declared else f"const {self.real} {name} = {expr};"
 
 
 def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optional: set) -> CFunction:
@@ -104,7 +114,22 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optiona
     fn = CFunction(kernel.name, inputs + outputs, fail=zero, doc=kernel.doc)
     plan = schedule(kernel)
     fn.counts = plan.counts
-    for step in plan.steps:
+    steps = plan.steps
+    for p in inputs:
+        if p.optional:
+            hoisted = _linear_in(p.name, steps)
+            ids = {n.id for n in hoisted}
+            steps = [step for step in steps if not (isinstance(step, Expr) and step.id in ids)]
+            used = _referenced(steps, kernel)
+            outside = ids & used
+            # entries of the input read directly by the rest become variables too (zero without it)
+            direct = [x for x in kernel.graph.nodes if x.op == "in" and x.args[0] == p.name and x.id in used]
+            lines = [printer.copy(x) for x in direct]
+            lines += [printer.define(node, declared=node.id in outside) for node in hoisted]
+            declarations = [f"{printer.real} {printer.names[n.id]} = 0;" for n in direct + hoisted
+                            if n.id in outside or n in direct]
+            fn.optional_blocks.append((p.name, declarations, lines))
+    for step in steps:
         if isinstance(step, Expr):
             fn.body.append(printer.define(step))
         elif isinstance(step, Guard):
@@ -119,6 +144,54 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optiona
         fn.checks.extend(dict.fromkeys(printer.ref(v) for v in values if isinstance(v, Expr)))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
     return fn
+
+
+def _linear_in(name: str, steps: list) -> list:
+    """The nodes that are linear in input ``name`` alone (zero when it is): computed only when it is given.
+
+    An optional input (the loads) enters through such nodes, the link wrenches
+    turned into body frames; with the input NULL they are all zero, and skipping
+    them leaves the rest of the kernel exact.
+    """
+    linear = set()
+
+    def is_linear(x):
+        return isinstance(x, Expr) and (x.id in linear or (x.op == "in" and x.args[0] == name))
+
+    out = []
+    for node in steps:
+        if not isinstance(node, Expr):
+            continue
+        a = node.args
+        if node.op in ("add", "sub"):
+            ok = is_linear(a[0]) and is_linear(a[1])
+        elif node.op == "neg":
+            ok = is_linear(a[0])
+        elif node.op == "mul":
+            ok = (is_linear(a[0]) and not isinstance(a[1], Expr)) or (is_linear(a[1]) and not isinstance(a[0], Expr))
+        elif node.op == "div":
+            ok = is_linear(a[0]) and not isinstance(a[1], Expr)
+        else:
+            ok = False
+        if ok:
+            linear.add(node.id)
+            out.append(node)
+    return out
+
+
+def _referenced(steps: list, kernel: Kernel) -> set:
+    """Ids of the nodes that ``steps`` (computations, guards, calls) and the outputs read."""
+    used = set()
+    for step in steps:
+        if isinstance(step, Expr):
+            used.update(a.id for a in step.args if isinstance(a, Expr))
+        elif isinstance(step, Guard) and isinstance(step.value, Expr):
+            used.add(step.value.id)
+        elif isinstance(step, Call):
+            used.update(x.id for x in [a for row in step.A for a in row] + [b for col in step.B for b in col]
+                        if isinstance(x, Expr))
+    used.update(x.id for values in kernel.outputs.values() for x in values if isinstance(x, Expr))
+    return used
 
 
 def _jacobian_doc(name: str) -> str:

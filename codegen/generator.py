@@ -177,7 +177,6 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                 for j in model.joints],
         links=[f"{link.name}, body {model.joints[link.body].name if link.body >= 0 else 'root'}"
                for link in model.links],
-        has_loads=any("loads" in k.inputs for k in kernels),
     )
     files, functions = emit_c.render(kernels, prefix, precision, size, info)
     timings["emit"] = time.perf_counter() - start
