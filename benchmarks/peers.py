@@ -293,7 +293,20 @@ class NumpyBatch(RbdgenBatch):
         return getattr(self.solver, op), [c.batch.args(op)], c.batch.n
 
 
-class RbdgenC(Peer):
+class _CLoopProgram(Peer):
+    """A peer timed by a C loop program (``self.exe``, from c_loop.py) that dumps its results to ``self.dump``."""
+
+    def run_round(self, target_ms):
+        times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
+        return {op: t[0] for op, t in times.items()}
+
+    def _dumped(self, ops):
+        """Run the program once more and split what it dumped, per operation."""
+        run_c_bench(self.exe, rounds=1, target_ms=0.01, dump=self.dump)
+        return _split_dump(np.fromfile(self.dump), self.case, ops, {})
+
+
+class RbdgenC(_CLoopProgram):
     key, label, kind = "rbdgen_c", "rbdgen C loop", "loop"
     describe = "the generated C called in a C loop over the check states (benchmarks/c_loop.py), per call"
 
@@ -316,14 +329,9 @@ class RbdgenC(Peer):
         self.dump = folder / "results.bin"
         self._results = None
 
-    def run_round(self, target_ms):
-        times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
-        return {op: t[0] for op, t in times.items()}
-
     def results(self, op):
         if self._results is None:
-            run_c_bench(self.exe, rounds=1, target_ms=0.01, dump=self.dump)
-            self._results = _split_dump(np.fromfile(self.dump), self.case, OPS, {})
+            self._results = self._dumped(OPS)
         return self._results[op]
 
 
@@ -848,7 +856,7 @@ static void call_{op}(int i, double *out)
 """
 
 
-class AdamC(Peer):
+class AdamC(_CLoopProgram):
     key, label, kind = "adam_c", "adam CasADi C loop", "loop"
     describe = ("the same adam functions written as C by casadi.CodeGenerator, compiled with rbdgen's flags and "
                 "called in a C loop over the check states, per call")
@@ -906,14 +914,9 @@ class AdamC(Peer):
         self.dump = case.work / "adam_c_results.bin"
         self._results = None
 
-    def run_round(self, target_ms):
-        times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
-        return {op: t[0] for op, t in times.items()}
-
     def results(self, op):
         if self._results is None:
-            run_c_bench(self.exe, rounds=1, target_ms=0.01, dump=self.dump)
-            raw = _split_dump(np.fromfile(self.dump), self.case, self.ops, {})
+            raw = self._dumped(self.ops)
             self._results = {o: _stack([self.fns.convert(o, r) for r in raw[o]]) for o in self.ops}
         return self._results[op]
 
