@@ -27,7 +27,7 @@ class NumpySolver(SolverBase):
     #: States per pass: large enough to amortise Python, small enough to stay in cache.
     chunk = 2048
 
-    def _evaluate(self, op, inputs, mask, outputs):
+    def _evaluate(self, op, inputs, mask, outputs, target=None):
         if mask is not None:
             results = {n: np.zeros((mask.shape[0],) + self._output_shape(n)) for n in outputs}
             if mask.any():

@@ -10,7 +10,7 @@ Shapes (J joints, G = J or J + 6 generalized coordinates, L links, N states):
 * ``loads``: `Load` objects, or a dense ``(L, 6)`` / ``(N, L, 6)`` array of link wrenches
   ``[torque, force]`` at each link's origin in the link's frame, indexed by `link_id`.
 
-Subclasses implement ``_evaluate(op, inputs) -> ndarray`` on validated, batched,
+Subclasses implement ``_evaluate(op, inputs, mask, outputs, target)`` on validated, batched,
 contiguous float64 arrays; everything about argument checking lives here, once.
 """
 
@@ -226,17 +226,22 @@ class SolverBase(abc.ABC):
         inputs, batch = self._inputs(op, args, names, loads)
         mask = self._mask(mask, inputs, batch)
         (name,) = SIGNATURES[op][1]
-        if inputs["q"].shape[0] == 0 and op in self.operations:
-            result = np.zeros((0,) + self._output_shape(name))  # an empty batch: nothing to evaluate
+        N = inputs["q"].shape[0]
+        shape = ((N,) if batch else ()) + self._output_shape(name)
+        if out is not None and (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64):
+            raise ValueError(f"out: expected a float64 array of shape {shape}")
+        if N == 0 and op in self.operations:
+            result = np.zeros(shape)  # an empty batch: nothing to evaluate
         else:
-            result = self._evaluate(op, inputs, mask, (name,))[name]
+            # a contiguous ``out`` may be written in place (a compiled solver does so)
+            target = out.reshape((N,) + self._output_shape(name)) if out is not None and out.flags.c_contiguous else None
+            result = self._evaluate(op, inputs, mask, (name,), target)[name]
         if not batch:
             result = result[0]
         if out is None:
             return result
-        if not isinstance(out, np.ndarray) or out.shape != result.shape or out.dtype != np.float64:
-            raise ValueError(f"out: expected a float64 array of shape {result.shape}")
-        out[...] = result
+        if not np.shares_memory(result, out):
+            out[...] = result
         return out
 
     def _inputs(self, op, args, names, loads):
@@ -304,10 +309,13 @@ class SolverBase(abc.ABC):
         return None
 
     @abc.abstractmethod
-    def _evaluate(self, op: str, inputs: dict, mask: Optional[np.ndarray], outputs: tuple) -> dict:
+    def _evaluate(self, op: str, inputs: dict, mask: Optional[np.ndarray], outputs: tuple,
+                  target: Optional[np.ndarray] = None) -> dict:
         """Run ``op`` on validated inputs of batch size N, N > 0.
 
         Returns the requested ``outputs`` (names from `operations.SIGNATURES`) as
         arrays of shape ``(N, G)`` or ``(N, G, G)``. Where ``mask`` (bool, (N,)) is
         given, only the selected states are evaluated and the others' results are zero.
+        ``target`` (float64, C-contiguous, the single output's shape) may receive the
+        result in place.
         """
