@@ -60,7 +60,8 @@ static int solo_finite(const double *x, int n)
  *     column sum of |As| with As taken as symmetric (sums in index order).
  *  4. Cholesky As = L L^T, left-looking: each entry is reduced by
  *     L[i][k] * L[j][k] for k = 0, 1, ..., j-1 in that order; a pivot d with
- *     !(d > 0) (NaN included) -> 2.  L[j][j] = sqrt(d), L[i][j] = a / L[j][j].
+ *     !(d > 0) (NaN included) -> 2.  r = 1 / sqrt(d) is stored as the
+ *     diagonal (the solves multiply by it), L[i][j] = a * r.
  *  5. rcond = 1 / (||As||_1 * est), est = Hager's (1984) estimate of
  *     ||B||_1, B = As^{-1} = (L L^T)^{-1} (symmetric, so B^T products are the
  *     same solves), in Higham's (1988, Algorithm 4.1; LAPACK DLACON) form:
@@ -111,18 +112,18 @@ static inline double solo_cholesky_sym_(int n, const double *A, int i, int j)
     return i >= j ? A[j * n + i] : A[i * n + j];
 }
 
-/* v <- (L L^T)^{-1} v in place; L column-major, lower triangle. */
+/* v <- (L L^T)^{-1} v in place; L column-major, lower triangle, diagonal 1 / L[k][k]. */
 static inline void solo_cholesky_apply_(int n, const double *L, double *v)
 {
     int i, k;
     for (k = 0; k < n; ++k) {
         const double *col = L + k * n;
-        v[k] = v[k] / col[k];
+        v[k] = v[k] * col[k];
         for (i = k + 1; i < n; ++i)
             v[i] = v[i] - col[i] * v[k];
     }
     for (k = n - 1; k >= 0; --k) {
-        v[k] = v[k] / L[k * n + k];
+        v[k] = v[k] * L[k * n + k];
         for (i = 0; i < k; ++i)
             v[i] = v[i] - L[i * n + k] * v[k];
     }
@@ -209,10 +210,10 @@ static inline int solo_cholesky_solve_(int n, int m, const double *A, const doub
         d = cj[j];
         if (!(d > zero))
             return 2;
-        ljj = sqrt(d);
+        ljj = one / sqrt(d);  /* the diagonal keeps 1 / L[j][j]: the solves multiply */
         cj[j] = ljj;
         for (i = j + 1; i < n; ++i)
-            cj[i] = cj[i] / ljj;
+            cj[i] = cj[i] * ljj;
     }
 
     /* 5. Hager/Higham estimate of ||As^{-1}||_1 and the reciprocal condition */
