@@ -32,8 +32,7 @@ DOCS = {
     "g": "gravity forces g(q) (G)",
     "acc": "generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]",
 }
-OUTPUT_DOCS = {("inverse_dynamics", "tau"): "generalized forces (G)",
-               ("gravity", "g"): "gravity and load forces g(q) + J^T loads (G)"}
+OUTPUT_DOCS = {("gravity", "g"): "gravity and load forces g(q) + J^T loads (G)"}
 
 
 @dataclass
