@@ -98,12 +98,12 @@ def compile_module(files: dict, prefix: str, cdef: str, flags=DEFAULT_FLAGS, cac
     return target
 
 
-def load_module(folder: Path, prefix: str, key: str):
-    """Import the compiled extension in ``folder`` (once per process)."""
-    name = module_name(prefix, key)
+def load_module(folder: Path):
+    """Import the compiled extension installed in ``folder`` (once per process)."""
+    path = folder / (folder / "module").read_text().strip()
+    name = path.name.split(".")[0]  # the module name cffi built, e.g. _rbdgen_panda_<key>
     if name in sys.modules:
         return sys.modules[name]
-    path = folder / (folder / "module").read_text().strip()
     loader = importlib.machinery.ExtensionFileLoader(name, str(path))
     spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
     module = importlib.util.module_from_spec(spec)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .algorithms.operations import SIGNATURES, derivative_outputs, input_names
-from .build import DEFAULT_FLAGS, build_key, compile_module, load_module
+from .build import DEFAULT_FLAGS, compile_module, load_module
 from .errors import STATUS, ValidationError
 from .interface import BaseState, SolverBase, flat_inputs, unflatten
 from .model import RobotModel
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 MESSAGES = {1: "invalid input", 2: "a joint's or the floating base's articulated inertia is not positive definite",
             3: "ill-conditioned solve", 4: "numerical failure (non-finite result)"}
 
-_ZEROS6 = np.zeros(6)
+_ZEROS6 = np.zeros(6)  # a floating base's default (zero) velocity or acceleration
 
 #: Normwise relative tolerances of `validate`, per precision: (M, ID, ...), forward dynamics.
 TOLERANCES = {"double": (1e-12, 1e-10), "float": (1e-4, 1e-3)}
@@ -41,8 +41,7 @@ class CompiledSolver(SolverBase):
         self.precision = manifest["precision"]
         self.dtype = np.float64 if self.precision == "double" else np.float32
         self.operations = tuple(manifest["operations"])
-        folder = compile_module(files, self.prefix, manifest["cdef"], flags, cache)
-        self._module = load_module(folder, self.prefix, build_key(files, manifest["cdef"], tuple(flags)))
+        self._module = load_module(compile_module(files, self.prefix, manifest["cdef"], flags, cache))
         self._ffi, self._lib = self._module.ffi, self._module.lib
         self._real = "double" if self.precision == "double" else "float"
         sizes = manifest["sizes"]
