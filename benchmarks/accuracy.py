@@ -18,8 +18,6 @@ import pathlib
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
 
 import rbdgen  # noqa: E402
@@ -30,6 +28,7 @@ from helpers import (  # noqa: E402
     call_reference,
     random_states,
     rel_error,
+    roundtrip_errors,
 )
 from reference import DyniboReference, PinocchioReference  # noqa: E402
 from robots import ROBOTS  # noqa: E402
@@ -52,18 +51,7 @@ def evaluate(name: str, samples: int, seed: int):
         rows.append((name, op + (" + loads" if loads else ""), worst["Pinocchio"], worst["dynibo"]))
 
     # FD(ID(qdd)) round trip, with loads; floating: the base acceleration round-trips too
-    tau = call(s, "inverse_dynamics", st, loads=True)
-    expected = np.concatenate([st.acceleration, st.qdd], axis=1) if st.floating else st.qdd
-    trip = {}
-    for op in ("forward_dynamics", "forward_dynamics_crba"):
-        back = getattr(s, op)(*st.head(), st.q, st.qd, tau, loads=st.loads)
-        trip[op] = max(rel_error(back[i], expected[i]) for i in range(st.n))
-    p = refs["Pinocchio"]
-    pin = 0.0
-    for i in range(st.n):
-        b, ld = st.ref_base(i), st.load_lists[i]
-        t = p.inverse_dynamics(b, st.q[i], st.qd[i], st.qdd[i], ld)
-        pin = max(pin, rel_error(p.forward_dynamics(b, st.q[i], st.qd[i], t, ld), expected[i]))
+    trip, pin = roundtrip_errors(s, refs["Pinocchio"], st)
     return rows, (name, trip["forward_dynamics"], trip["forward_dynamics_crba"], pin)
 
 

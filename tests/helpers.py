@@ -226,3 +226,23 @@ def call_reference(ref, op: str, st: States, i: int, loads: bool = False):
 
 def tolerance(op: str) -> float:
     return LOOSE if op.startswith("forward_dynamics") else TIGHT
+
+
+def roundtrip_errors(s, p, st):
+    """Worst relative errors of FD(ID(qdd)) with loads for ``s`` (both FD paths) and for the
+    reference ``p``'s own round trip on the same states. Floating: the base acceleration
+    round-trips too (forward dynamics ignores the base state's acceleration: it is the result).
+    Returns ``({op: worst}, reference_worst)``."""
+    tau = call(s, "inverse_dynamics", st, loads=True)
+    expected = np.concatenate([st.acceleration, st.qdd], axis=1) if st.floating else st.qdd
+    worst = {}
+    for op in ("forward_dynamics", "forward_dynamics_crba"):
+        back = getattr(s, op)(*st.head(), st.q, st.qd, tau, loads=st.loads)
+        worst[op] = max(rel_error(back[k], expected[k]) for k in range(st.n))
+    reference_worst = 0.0
+    for k in range(st.n):
+        b, ld = st.ref_base(k), st.load_lists[k]
+        tau_ref = p.inverse_dynamics(b, st.q[k], st.qd[k], st.qdd[k], ld)
+        reference_worst = max(reference_worst, rel_error(p.forward_dynamics(b, st.q[k], st.qd[k], tau_ref, ld),
+                                                         expected[k]))
+    return worst, reference_worst

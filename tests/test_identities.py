@@ -31,7 +31,7 @@ from helpers import (  # noqa: E402
     call,
     pinocchio,
     random_states,
-    rel_error,
+    roundtrip_errors,
     solver,
 )
 from robots import ROBOTS  # noqa: E402
@@ -110,30 +110,11 @@ def test_kinetic_energy_matches_pinocchio(name):
 
 
 # -- inverse and forward dynamics ---------------------------------------------------------
-def roundtrip_errors(name: str, seed: int):
-    """Worst relative errors of FD(ID(qdd)) for rbdgen (both FD paths) and for Pinocchio's
-    aba(rnea(qdd)) on the same states. Floating: the base acceleration round-trips too."""
-    s, p = solver(name), pinocchio(name)
-    st = random_states(s, samples(name), seed=seed, load_links=LOAD_LINKS[name])
-    tau = call(s, "inverse_dynamics", st, loads=True)
-    expected = np.concatenate([st.acceleration, st.qdd], axis=1) if st.floating else st.qdd
-    worst = {}
-    for op in ("forward_dynamics", "forward_dynamics_crba"):
-        # (forward dynamics ignores the base state's acceleration: it is the result)
-        qdd = getattr(s, op)(*st.head(), st.q, st.qd, tau, loads=st.loads)
-        worst[op] = max(rel_error(qdd[k], expected[k]) for k in range(st.n))
-    pin_worst = 0.0
-    for k in range(st.n):
-        b, ld = st.ref_base(k), st.load_lists[k]
-        tau_pin = p.inverse_dynamics(b, st.q[k], st.qd[k], st.qdd[k], ld)
-        qdd_pin = p.forward_dynamics(b, st.q[k], st.qd[k], tau_pin, ld)
-        pin_worst = max(pin_worst, rel_error(qdd_pin, expected[k]))
-    return worst, pin_worst
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_forward_dynamics_inverts_inverse_dynamics(name, record_property):
-    worst, pin_worst = roundtrip_errors(name, seed=23)
+    s = solver(name)
+    st = random_states(s, samples(name), seed=23, load_links=LOAD_LINKS[name])
+    worst, pin_worst = roundtrip_errors(s, pinocchio(name), st)
     for op, err in worst.items():
         record_property(f"{op}_roundtrip", err)
     record_property("pinocchio_roundtrip", pin_worst)
