@@ -54,8 +54,12 @@ def module_name(prefix: str, key: str) -> str:
 
 
 def compile_module(files: dict, prefix: str, cdef: str, flags=DEFAULT_FLAGS, cache=None) -> Path:
-    """Build (or find in the cache) the extension for ``files``; returns its folder."""
+    """Build (or find in the cache) the extension for ``files``; returns its folder.
+
+    Every ``.c`` in ``files`` is compiled into it, with NumPy's headers on the include path.
+    """
     import cffi
+    import numpy
 
     flags = tuple(flags)
     key = build_key(files, cdef, flags)
@@ -76,9 +80,9 @@ def compile_module(files: dict, prefix: str, cdef: str, flags=DEFAULT_FLAGS, cac
         name = module_name(prefix, key)
         ffi.set_source(
             name,
-            f'#include "{prefix}.h"',
-            sources=[str(src / f"{prefix}.c")],
-            include_dirs=[str(src)],
+            f'#include "{prefix}.h"\n{cdef}',  # cdef: C prototypes, some defined outside the header
+            sources=[str(src / n) for n in sorted(files) if n.endswith(".c")],
+            include_dirs=[str(src), numpy.get_include()],
             extra_compile_args=list(flags),
         )
         log.info("compiling %s (%s)", prefix, " ".join(flags))

@@ -219,10 +219,6 @@ class SolverBase(abc.ABC):
         return np.ascontiguousarray(mask)
 
     def _run(self, op: str, args: tuple, names: Sequence[str], loads, out: Optional[np.ndarray], mask=None):
-        if out is None and mask is None and not (isinstance(loads, (list, tuple)) and loads):
-            result = self._single_state(op, args, loads)
-            if result is not None:
-                return result
         inputs, batch = self._inputs(op, args, names, loads)
         mask = self._mask(mask, inputs, batch)
         (name,) = SIGNATURES[op][1]
@@ -303,10 +299,6 @@ class SolverBase(abc.ABC):
             dense[link, :3] += _array(load.torque, f"load torque on link {load.link!r}", 3, batched=False)
             dense[link, 3:] += _array(load.force, f"load force on link {load.link!r}", 3, batched=False)
         return dense
-
-    def _single_state(self, op: str, args: tuple, loads) -> Optional[np.ndarray]:
-        """A fast path for one plain state, or None to take the general path (which validates)."""
-        return None
 
     @abc.abstractmethod
     def _evaluate(self, op: str, inputs: dict, mask: Optional[np.ndarray], outputs: tuple,

@@ -1,8 +1,10 @@
 """`CompiledSolver`: the generated C, called through cffi with the `NumpySolver` API.
 
-A call, single state or batch, is one C call that loops over the states (the
-``*_batch`` functions); cffi releases the GIL during it. A failed state's status
-maps to the same exception `NumpySolver` raises.
+A call of plain arrays for one state goes straight to the generated single-state
+function through a CPython entry point (`rbdgen.fastpath`). Every other call
+(batches, lists, ``out=``, ``mask=``, a failed state) is validated here and is one
+cffi call of a ``*_batch`` function, which loops over the states with the GIL
+released. A failed state's status maps to the same exception `NumpySolver` raises.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import fastpath
 from .algorithms.operations import SIGNATURES, derivative_outputs, input_names
 from .build import DEFAULT_FLAGS, compile_module, load_module
 from .errors import STATUS, ValidationError
@@ -24,8 +27,6 @@ log = logging.getLogger(__name__)
 
 MESSAGES = {1: "invalid input", 2: "a joint's or the floating base's articulated inertia is not positive definite",
             3: "ill-conditioned solve", 4: "numerical failure (non-finite result)"}
-
-_ZEROS6 = np.zeros(6)  # a floating base's default (zero) velocity or acceleration
 
 #: Normwise relative tolerances of `validate`, per precision: (M, ID, ...), forward dynamics.
 TOLERANCES = {"double": (1e-12, 1e-10), "float": (1e-4, 1e-3)}
@@ -41,16 +42,14 @@ class CompiledSolver(SolverBase):
         self.precision = manifest["precision"]
         self.dtype = np.float64 if self.precision == "double" else np.float32
         self.operations = tuple(manifest["operations"])
-        self._module = load_module(compile_module(files, self.prefix, manifest["cdef"], flags, cache))
+        cdef = manifest["cdef"]
+        if fastpath.operations(manifest):
+            files, cdef = {**files, **fastpath.entry_files(manifest)}, cdef + fastpath.cdef(self.prefix)
+        self._module = load_module(compile_module(files, self.prefix, cdef, flags, cache))
         self._ffi, self._lib = self._module.ffi, self._module.lib
         self._real = "double" if self.precision == "double" else "float"
-        sizes = manifest["sizes"]
-        # per operation: the single-state C function, its input sizes and its output size
-        self._single = {
-            op: (getattr(self._lib, f"{self.prefix}_{op}"), [sizes[n] for n in info["inputs"]], info["inputs"],
-                 sizes[info["outputs"][0]])
-            for op, info in manifest["operations"].items() if len(info["outputs"]) == 1
-        }
+        if fastpath.operations(manifest):
+            fastpath.install(self, self._ffi, self._lib)
 
     @property
     def operation_counts(self) -> dict:
@@ -87,54 +86,6 @@ class CompiledSolver(SolverBase):
             raise STATUS[first](f"{op}: {MESSAGES[first]} (state {bad})")
         return {name: unflatten(flat_out.astype(np.float64, copy=False), self._matrix_shape(name), name == "M")
                 for name, flat_out in results.items()}
-
-    def _single_state(self, op, args, loads):
-        """One state of plain float64 vectors: straight to the single-state C function.
-
-        The C checks finiteness itself; on any non-zero status this returns None and
-        the general path reruns the call with full validation and a precise error.
-        """
-        entry = self._single.get(op) if self.precision == "double" else None
-        if entry is None:
-            return None
-        fn, in_sizes, in_names, out_size = entry
-        if self.floating:
-            base = args[0]
-            if not isinstance(base, BaseState):
-                return None
-            try:
-                parts = [np.asarray(x, dtype=np.float64) for x in (base.translation, base.rotation_xyzw,
-                                                                     base.velocity, base.acceleration)]
-            except (TypeError, ValueError):
-                return None
-            for k in (2, 3):  # velocity and acceleration default to a scalar 0
-                if parts[k].shape == () and parts[k] == 0:
-                    parts[k] = _ZEROS6
-            if [p.shape for p in parts] != [(3,), (4,), (6,), (6,)]:
-                return None
-            args = (np.concatenate(parts),) + tuple(args[1:])
-        load_array = None
-        if isinstance(loads, np.ndarray):
-            if loads.shape != (self.link_count, 6) or loads.dtype != np.float64 or not loads.flags.c_contiguous:
-                return None
-            load_array = loads
-        if len(args) != len(in_sizes) - ("loads" in in_names):
-            return None
-        from_buffer = self._ffi.from_buffer
-        pointers = []
-        for a, size in zip(args, in_sizes):
-            if type(a) is not np.ndarray or a.dtype != np.float64 or a.shape != (size,) or not a.flags.c_contiguous:
-                return None
-            pointers.append(from_buffer("double[]", a))
-        if "loads" in in_names:
-            pointers.append(self._ffi.NULL if load_array is None else from_buffer("double[]", load_array))
-        out = np.empty(out_size)
-        if fn(*pointers, from_buffer("double[]", out)):
-            return None
-        if op == "mass_matrix":
-            G = self.generalized_count
-            return out.reshape(G, G)  # column-major, and exactly symmetric
-        return out
 
     def _matrix_shape(self, name):
         G = self.generalized_count

@@ -427,7 +427,7 @@ def test_batch_equals_single_states_exactly(compiled, name, op, loads):
 @pytest.mark.parametrize("name", [FLOATING, "talos"])
 def test_floating_single_states_and_out(compiled, name):
     """Floating base: ``out=`` (single and batch) equals the batch exactly; plain single-state
-    calls agree with it within the accuracy tolerances (exactly: the xfailed test below)."""
+    calls agree with it within the accuracy tolerances (exactly: the test below)."""
     c = compiled(name)
     st = states(name)
     for op in rbdgen.OPERATIONS:

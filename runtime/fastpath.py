@@ -1,0 +1,86 @@
+"""Single-state CPython entry points of a compiled solver (see ``pyentry.h``).
+
+`entry_files` writes the per-robot C that `build.compile_module` compiles into the
+same extension as the generated code: one `rbdgen_kernel` adapter and one
+`rbdgen_entry` per single-output operation, and an exported
+``<prefix>_python_function(index, fallback, base_type)``. `install` binds them
+(through ctypes, which holds the GIL) as attributes of a `CompiledSolver` that
+shadow its Python methods, which remain the fallback for every other call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import inspect
+from pathlib import Path
+
+from .interface import BaseState, SolverBase
+
+#: The header every entry source includes (shipped with the package).
+HEADER = Path(__file__).with_name("pyentry.h")
+
+_BIND = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_int, ctypes.py_object, ctypes.py_object)
+
+
+def operations(manifest: dict) -> list:
+    """The operations with an entry point (double precision, one output), sorted: a manifest
+    read back from JSON gives the same source, so the same build key."""
+    if manifest["precision"] != "double":
+        return []
+    return sorted(op for op, info in manifest["operations"].items() if len(info["outputs"]) == 1)
+
+
+def function_name(prefix: str) -> str:
+    return f"{prefix}_python_function"
+
+
+def cdef(prefix: str) -> str:
+    """The cffi declaration of the exported binder (only its address is used)."""
+    return f"void *{function_name(prefix)}(int index, void *fallback, void *base_type);\n"
+
+
+def _c_string(text: str) -> str:
+    """``text`` as a C string literal (octal escapes for everything but printable ASCII)."""
+    return '"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:03o}"
+                         for b in text.encode()) + '"'
+
+
+def _doc(op: str) -> str:
+    """The Python method's doc string, with its signature for `inspect`."""
+    method = getattr(SolverBase, op)
+    params = list(inspect.signature(method).parameters.values())[1:]  # without self
+    return f"{op}{inspect.Signature(params)}\n--\n\n{inspect.getdoc(method)}"
+
+
+def entry_files(manifest: dict) -> dict:
+    """``{file name: text}`` of the entry source and the header it includes."""
+    prefix, sizes = manifest["prefix"], manifest["sizes"]
+    G = sizes["q"] + (6 if manifest["model"]["floating"] else 0)
+    lines = [f"/* CPython entry points of {prefix} (rbdgen.fastpath). */",
+             f'#include "{prefix}.h"', '#include "pyentry.h"', ""]
+    entries = []
+    for op in operations(manifest):
+        inputs = manifest["operations"][op]["inputs"]
+        (output,) = manifest["operations"][op]["outputs"]
+        arrays = [n for n in inputs if n not in ("base", "loads")]
+        links = sizes["loads"] // 6 if "loads" in inputs else 0
+        args = ", ".join(f"in[{k}]" for k in range(len(inputs)))
+        lines += [f"static int {prefix}_{op}_entry(const double *const *in, double *out)",
+                  f"{{\n    return {prefix}_{op}({args}, out);\n}}", ""]
+        size = ", ".join(str(sizes[n]) for n in arrays)
+        shape = f"{G}, {G}" if output == "M" else f"{sizes[output]}, 0"
+        entries.append(f"    {{{{\"{op}\", NULL, 0, {_c_string(_doc(op))}}}, {prefix}_{op}_entry, "
+                       f"{int('base' in inputs)}, {len(arrays)}, {{{size}}}, {links}, {shape}}},")
+    lines += ["static rbdgen_entry entries[] = {", *entries, "};", "",
+              f"void *{function_name(prefix)}(int index, void *fallback, void *base_type)",
+              "{", "    return rbdgen_bind(&entries[index], (PyObject *)fallback, (PyObject *)base_type);", "}", ""]
+    return {f"{prefix}_python.c": "\n".join(lines), HEADER.name: HEADER.read_text()}
+
+
+def install(solver, ffi, lib) -> None:
+    """Shadow the solver's single-output methods with the entry points, falling back to the methods."""
+    address = int(ffi.cast("uintptr_t", ffi.addressof(lib, function_name(solver.prefix))))
+    bind = _BIND(address)
+    for index, op in enumerate(operations(solver.manifest)):
+        fallback = getattr(type(solver), op).__get__(solver)
+        setattr(solver, op, bind(index, fallback, BaseState))
