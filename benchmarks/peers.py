@@ -256,7 +256,7 @@ def _stack(rows):
 
 class RbdgenPython(Peer):
     key, label = "rbdgen_py", "rbdgen Python, 1 state"
-    describe = "CompiledSolver method called from Python with one state (argument checks + one cffi call)"
+    describe = "CompiledSolver method called from Python with one state (its CPython entry point: plain arrays straight to the generated C)"
 
     def timed(self, op):
         c = self.case
@@ -278,6 +278,39 @@ class RbdgenBatch(Peer):
     def results(self, op):
         fn, (args,), _ = self.timed(op)
         return np.asarray(fn(*args))[: self.case.S]
+
+
+class RbdgenBatchC(Peer):
+    key, label, kind = "rbdgen_batch_c", "rbdgen C loop, batch states", "batch"
+    describe = ("the generated ``*_batch`` C function (a C loop) over the batch's states, one cffi call; "
+                "time per state: the C loop's speed on the batch's states, without Python")
+
+    def setup(self, case):
+        super().setup(case)
+        solver = case.solver
+        ffi = solver._ffi
+        data = {k: np.ascontiguousarray(v) for k, v in case.batch.c_data().items()}
+        self._keep = data  # the buffers must outlive the pointers
+        self._inputs = {k: ffi.from_buffer("double[]", v) for k, v in data.items()}
+        self._status = np.zeros(case.batch.n, np.intc)
+        self._out = {}
+
+    def timed(self, op):
+        c, solver = self.case, self.case.solver
+        ffi, sizes, N = solver._ffi, solver.manifest["sizes"], c.batch.n
+        (name,) = solver.manifest["operations"][op]["outputs"]
+        out = self._out.setdefault(op, np.empty((N, sizes[name])))
+        args = [N] + [self._inputs.get(n, ffi.NULL) for n in solver.manifest["operations"][op]["inputs"]]
+        args += [ffi.from_buffer("double[]", out), ffi.NULL, ffi.from_buffer("int[]", self._status)]
+        return getattr(solver._lib, f"{solver.prefix}_{op}_batch"), [args], N
+
+    def results(self, op):
+        fn, (args,), _ = self.timed(op)
+        if fn(*args):
+            raise RuntimeError(f"{op}: the batch function failed")
+        out = self._out[op][: self.case.S]
+        G = self.case.solver.generalized_count
+        return out.reshape(-1, G, G) if op == "mass_matrix" else out.copy()
 
 
 class NumpyBatch(RbdgenBatch):
@@ -921,5 +954,5 @@ class AdamC(_CLoopProgram):
         return self._results[op]
 
 
-ALL_PEERS = (RbdgenC, RbdgenPython, RbdgenBatch, NumpyBatch, PinocchioCpp, PinocchioPython, DyniboPython,
+ALL_PEERS = (RbdgenC, RbdgenPython, RbdgenBatch, RbdgenBatchC, NumpyBatch, PinocchioCpp, PinocchioPython, DyniboPython,
              MujocoPython, AdamPython, AdamC)

@@ -53,7 +53,7 @@ def test_every_operation_reported(quick):
         assert f"| Panda | {label} |" in text
     rec = results["robots"]["panda"]
     assert set(rec["operation_counts"]) >= set(OPS)
-    for key in ("rbdgen_c", "rbdgen_py", "rbdgen_batch", "numpy_batch"):
+    for key in ("rbdgen_c", "rbdgen_py", "rbdgen_batch", "rbdgen_batch_c", "numpy_batch"):
         entry = _peer(results, key)
         assert entry["status"] == "ok", entry
         for op in OPS:
@@ -105,4 +105,4 @@ def test_optional_peer_agrees(quick, key, module):
 def test_targets_listed(quick):
     _, results, _ = quick
     targets = {row["target"] for row in results["targets"]}
-    assert targets >= {"C vs Pinocchio C++", "Python vs dynibo", "batch vs C loop"}
+    assert targets >= {"C vs Pinocchio C++", "Python vs dynibo", "batch vs C loop", "batch vs C loop, same states"}
