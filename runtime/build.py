@@ -1,8 +1,8 @@
 """Compile generated C through cffi (API mode) into a content-addressed cache, and load it.
 
 The cache key hashes the sources (which embed the generator version and the
-model digest), the cffi declarations, the compiler flags, cffi's version and
-the Python ABI. A build happens in a private temporary folder inside the cache
+model digest), the cffi declarations, the compiler flags, cffi's and NumPy's
+versions and the Python ABI. A build happens in a private temporary folder inside the cache
 and is installed with one ``os.rename``: two processes building the same robot
 at once both succeed, and a reader never sees a half-written module.
 
@@ -40,11 +40,13 @@ def cache_dir() -> Path:
 
 def build_key(files: dict, cdef: str, flags) -> str:
     import cffi
+    import numpy  # the entry points compile against NumPy's C API
 
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(name.encode() + b"\0" + files[name].encode() + b"\0")
-    for part in (cdef, " ".join(flags), cffi.__version__, sys.implementation.cache_tag, sys.platform):
+    for part in (cdef, " ".join(flags), cffi.__version__, numpy.__version__, sys.implementation.cache_tag,
+                 sys.platform):
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()[:24]
 
