@@ -85,14 +85,15 @@ def _scaled_quaternion(value, name: str):
     component first, so no finite non-zero quaternion overflows or underflows.
     """
     quat = _array(value, name, 4)
+    x, y, z, w = np.moveaxis(quat, -1, 0)
     with np.errstate(over="ignore", under="ignore"):
-        n2 = np.sum(quat * quat, axis=-1, keepdims=True)
-    if np.any(np.max(np.abs(quat), axis=-1) == 0):
-        raise ValueError(f"{name}: zero quaternion")
+        n2 = x * x + y * y + z * z + w * w  # the order of the C entry point's range check
     unsafe = ~((n2 > 1e-100) & (n2 < 1e100))
-    if np.any(unsafe):
+    if np.any(unsafe):  # rare: only then the (slow, per-row) largest component
         scale = np.max(np.abs(quat), axis=-1, keepdims=True)
-        quat = np.where(unsafe, quat / scale, quat)
+        if np.any(scale == 0):
+            raise ValueError(f"{name}: zero quaternion")
+        quat = np.where(unsafe[..., None], quat / scale, quat)
     return quat
 
 
