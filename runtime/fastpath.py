@@ -69,7 +69,7 @@ def entry_files(manifest: dict) -> dict:
                   f"{{\n    return {prefix}_{op}({args}, out);\n}}", ""]
         size = ", ".join(str(sizes[n]) for n in arrays)
         shape = f"{G}, {G}" if output == "M" else f"{sizes[output]}, 0"
-        entries.append(f"    {{{{\"{op}\", NULL, 0, {_c_string(_doc(op))}}}, {prefix}_{op}_entry, "
+        entries.append(f"    {{RBDGEN_METHOD(\"{op}\", {_c_string(_doc(op))}), {prefix}_{op}_entry, "
                        f"{int('base' in inputs)}, {len(arrays)}, {{{size}}}, {links}, {shape}}},")
     lines += ["static rbdgen_entry entries[] = {", *entries, "};", "",
               f"void *{function_name(prefix)}(int index, void *fallback, void *base_type)",

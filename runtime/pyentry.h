@@ -45,7 +45,7 @@
 typedef int (*rbdgen_kernel)(const double *const *in, double *out);
 
 typedef struct {
-    PyMethodDef def;       /* name, the entry point, flags and doc string */
+    PyMethodDef def;       /* RBDGEN_METHOD(name, doc) */
     rbdgen_kernel kernel;
     int floating;          /* 1: the first argument is a BaseState (19 reals to the C) */
     int arrays;            /* joint-space arrays after the base: 1 to 3 */
@@ -167,6 +167,9 @@ general:
     return PyObject_Vectorcall(PyTuple_GET_ITEM(self, 1), args, nargsf, kwnames);
 }
 
+/* An entry's PyMethodDef: the method `name` with doc string `doc`. */
+#define RBDGEN_METHOD(name, doc) {name, (PyCFunction)(void (*)(void))rbdgen_call, METH_FASTCALL | METH_KEYWORDS, doc}
+
 /* A new builtin for `e` falling back to `fallback` (borrowed references); NULL with
  * an exception set on failure. */
 static PyObject *rbdgen_bind(rbdgen_entry *e, PyObject *fallback, PyObject *base_type)
@@ -175,8 +178,6 @@ static PyObject *rbdgen_bind(rbdgen_entry *e, PyObject *fallback, PyObject *base
     int i;
     if (PyArray_API == NULL && _import_array() < 0)
         return NULL;
-    e->def.ml_meth = (PyCFunction)(void (*)(void))rbdgen_call;
-    e->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
     if ((names = PyTuple_New(4)) == NULL)
         return NULL;
     for (i = 0; i < 4; ++i) {
