@@ -72,4 +72,3 @@ def schedule(kernel: Kernel) -> Schedule:
             counts[COUNT_AS[node.op]] += 1
         steps.extend(guards_at.get(node.id, ()))
     return Schedule(steps, counts)
-

@@ -3,7 +3,8 @@
 The scalars are `Expr` nodes of one hash-consed graph (like CasADi SX with CSE
 always on): an operation whose operator and operands already exist returns the
 existing node, so common subexpressions are shared as they are built; numbers
-are folded on the spot (``x*1``, ``x+0``, ``x*0``, ``-(-x)``, number with number),
+are folded on the spot (``x*1``, ``x+0``, ``x*0``, ``-(-x)``, number with number; a
+negated factor becomes a negated product, ``a + -b`` a subtraction),
 and commutative operands are put in a canonical order. Node ids grow in creation
 order, which is a topological order: emission needs no sort, and output order
 is deterministic.
@@ -161,8 +162,9 @@ class Graph:
                     return y
                 if x == -1:
                     return self.neg(y)
-        if not _is_number(a) and a.op == "neg" and not _is_number(b) and b.op == "neg":
-            return self.mul(a.args[0], b.args[0])
+        for x, y in ((a, b), (b, a)):
+            if not _is_number(x) and x.op == "neg":  # (-x) y = -(x y) exactly: the sign moves to the sums
+                return self.neg(self.mul(x.args[0], y))
         return self._node("mul", tuple(sorted((a, b), key=_sort_key)))
 
     def div(self, a, b):

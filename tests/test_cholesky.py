@@ -51,20 +51,40 @@ def _shim(real: str) -> str:
         " { return t_cholesky_solve(n, 1, A, b, x, work); }\n"
         f"int t_solve_many(int n, int m, const {real} *A, const {real} *b, {real} *x, {real} *work)"
         " { return t_cholesky_solve(n, m, A, b, x, work); }\n"
-        "int t_work(int n) { return t_cholesky_work_size(n); }\n"
+        "int t_work(int n) { return T_CHOLESKY_WORK_SIZE(n); }\n"
     )
 
 
-def _build(tmp: Path, name: str, params: dict):
+#: Copies of the solver with fixed sizes (n, m) that `clib_fixed` holds besides the generic one.
+FIXED_SIZES = [(1, 3), (2, 1), (6, 1), (6, 4), (8, 2)]
+
+
+def _fixed_shim(real: str) -> str:
+    """``t_solve_fixed(n, m, ...)``: the copy for (n, m) of `FIXED_SIZES` (-1 for another size)."""
+    calls = "".join(f"    if (n == {n} && m == {m}) return t_cholesky_solve_{n}x{m}(A, b, x, work);\n"
+                    for n, m in FIXED_SIZES)
+    return (f"int t_solve_fixed(int n, int m, const {real} *A, const {real} *b, {real} *x, {real} *work)\n"
+            f"{{\n{calls}    return -1;\n}}\n")
+
+
+def _build(tmp: Path, name: str, params: dict, fixed: bool = False):
     real = params["real"]
     ffi = cffi.FFI()
     ffi.cdef(
         f"int t_solve(int n, const {real} *A, const {real} *b, {real} *x, {real} *work);"
         f"int t_solve_many(int n, int m, const {real} *A, const {real} *b, {real} *x, {real} *work);"
         "int t_work(int n);"
+        + (f"int t_solve_fixed(int n, int m, const {real} *A, const {real} *b, {real} *x, {real} *work);"
+           if fixed else "")
     )
-    source = "#include <math.h>\n" + render(**params) + "\n" + _shim(real)
-    ffi.set_source(name, source, extra_compile_args=CFLAGS)
+    if fixed:
+        copies = [("", None, None)] + [(f"_{n}x{m}", n, m) for n, m in FIXED_SIZES]
+        source = "#include <math.h>\n" + render(**params, cholesky_copies=copies) + "\n" + _shim(real)
+        source += _fixed_shim(real)
+    else:
+        source = "#include <math.h>\n" + render(**params) + "\n" + _shim(real)
+    # the fixed copies are meant to be unrolled: build them at -O2 (still without contraction)
+    ffi.set_source(name, source, extra_compile_args=CFLAGS + (["-O2"] if fixed else []))
     path = ffi.compile(tmpdir=str(tmp))
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
@@ -77,6 +97,13 @@ def clib(tmp_path_factory):
     if shutil.which("gcc") is None and shutil.which("cc") is None:
         pytest.skip("no C compiler")
     return _build(tmp_path_factory.mktemp("chol_double"), "_rbdgen_test_chol_d", DOUBLE)
+
+
+@pytest.fixture(scope="session")
+def clib_fixed(tmp_path_factory):
+    if shutil.which("gcc") is None and shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    return _build(tmp_path_factory.mktemp("chol_fixed"), "_rbdgen_test_chol_fixed", DOUBLE, fixed=True)
 
 
 @pytest.fixture(scope="session")
@@ -121,6 +148,27 @@ def hilbert(n):
     return 1.0 / (i[:, None] + i[None, :] + 1.0)
 
 
+def mixed_matrix(rng, n, kind):
+    """A test matrix of one of six kinds: 0 badly scaled SPD, 1 ill-conditioned SPD, 2 rank-deficient,
+    3 indefinite, 4 Hilbert (scaled), 5 SPD with a NaN."""
+    if kind == 0:
+        return random_spd(rng, n, scale_spread=4.0)
+    if kind == 1:
+        Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+        return (Q * np.logspace(0, -rng.uniform(5, 12), n)) @ Q.T
+    if kind == 2:
+        M = rng.standard_normal((n, max(n - 1, 1)))
+        return M @ M.T
+    if kind == 3:
+        A = rng.standard_normal((n, n))
+        return A + A.T
+    if kind == 4:
+        return hilbert(n) * rng.uniform(0.1, 10.0)
+    A = random_spd(rng, n)
+    A[rng.integers(n), 0] = np.nan
+    return A
+
+
 def rel(a, b):
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
 
@@ -138,7 +186,7 @@ def exact_rcond(A):
 def test_template_compiles_warning_free(tmp_path, real):
     params = DOUBLE if real == "double" else FLOAT
     src = tmp_path / "tu.c"
-    # The TU uses the solver but not t_cholesky_work_size (static inline: no warning).
+    # The TU uses the solver but not T_CHOLESKY_WORK_SIZE (a macro: no warning).
     src.write_text(
         "#include <math.h>\n"
         + render(**params)
@@ -350,19 +398,7 @@ def test_randomized_status_and_bitwise_agreement(clib):
     for trial in range(400):
         n = int(rng.integers(1, 25))
         kind = trial % 5
-        if kind == 0:
-            A = random_spd(rng, n, scale_spread=4.0)
-        elif kind == 1:
-            Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
-            A = (Q * np.logspace(0, -rng.uniform(5, 12), n)) @ Q.T
-        elif kind == 2:
-            M = rng.standard_normal((n, max(n - 1, 1)))
-            A = M @ M.T
-        elif kind == 3:
-            A = rng.standard_normal((n, n))
-            A = A + A.T
-        else:
-            A = hilbert(n) * rng.uniform(0.1, 10.0)
+        A = mixed_matrix(rng, n, kind)
         b = rng.standard_normal(n)
         x_np, st_np = ch.cholesky_status(A, b)
         x_c, st_c, _ = c_solve(clib, A, b)
@@ -370,6 +406,34 @@ def test_randomized_status_and_bitwise_agreement(clib):
         assert np.array_equal(x_np, x_c), (trial, n, kind)
         seen.add(st_c)
     assert seen == {0, 2, 3}
+
+
+@pytest.mark.parametrize("n,m", FIXED_SIZES)
+def test_fixed_size_copies_match_generic(clib_fixed, n, m):
+    """A copy with fixed sizes (unrolled) gives the generic solver's statuses and bit-identical solutions,
+    on well- and ill-conditioned, rank-deficient, indefinite and non-finite matrices."""
+    rng = np.random.default_rng(4000 + 10 * n + m)
+    ffi = clib_fixed.ffi
+    seen = set()
+    for trial in range(60):
+        kind = trial % 6
+        A = mixed_matrix(rng, n, kind)
+        B = rng.standard_normal((m, n))  # column k of the C layout is row k here
+        results = []
+        for solve in (clib_fixed.lib.t_solve_many, clib_fixed.lib.t_solve_fixed):
+            x = np.full((m, n), np.nan)
+            work = np.zeros(n * n + 4 * n)
+            status = solve(n, m, ffi.from_buffer("double[]", np.ascontiguousarray(A.T)),
+                           ffi.from_buffer("double[]", B), ffi.from_buffer("double[]", x),
+                           ffi.from_buffer("double[]", work))
+            results.append((status, x))
+        (st_generic, x_generic), (st_fixed, x_fixed) = results
+        assert st_fixed == st_generic, (trial, kind)
+        assert np.array_equal(x_fixed, x_generic), (trial, kind)
+        x_np, st_np = ch.cholesky_status(A, B[0])
+        assert int(st_np) == st_fixed and np.array_equal(x_np, x_fixed[0]), (trial, kind)
+        seen.add(st_fixed)
+    assert {0, 4} <= seen and seen & {2, 3}
 
 
 def test_badly_scaled_well_conditioned_succeeds(clib):

@@ -60,7 +60,7 @@ extern "C" {
 /* panda_mass_matrix: M(q), the joint-space inertia matrix (CRBA).
  *   q      in  [7] joint positions (J)
  *   M      out [49] mass matrix (G x G, column-major)
- * Cost: 276 mul, 252 add, 6 sin, 6 cos.
+ * Cost: 252 mul, 231 add, 6 sin, 6 cos.
  */
 int panda_mass_matrix(const double *q, double *M);
 
@@ -75,7 +75,7 @@ int panda_mass_matrix_batch(int n, const double *q, double *M, const unsigned ch
  *   q      in  [7] joint positions (J)
  *   qd     in  [7] joint velocities (J)
  *   c      out [7] velocity-product forces C(q, qd) qd (G)
- * Cost: 510 mul, 432 add, 6 sin, 6 cos.
+ * Cost: 510 mul, 448 add, 6 sin, 6 cos.
  */
 int panda_velocity_product_forces(const double *q, const double *qd, double *c);
 
@@ -90,7 +90,7 @@ int panda_velocity_product_forces_batch(int n, const double *q, const double *qd
  *   q      in  [7] joint positions (J)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [7] gravity and load forces g(q) + J^T loads (G)
- * Cost: 162 mul, 186 add, 6 sin, 6 cos.
+ * Cost: 162 mul, 180 add, 6 sin, 6 cos.
  */
 int panda_gravity(const double *q, const double *loads, double *g);
 
@@ -107,7 +107,7 @@ int panda_gravity_batch(int n, const double *q, const double *loads, double *g, 
  *   qdd    in  [7] joint accelerations (J)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [7] generalized forces (G)
- * Cost: 571 mul, 540 add, 6 sin, 6 cos.
+ * Cost: 571 mul, 555 add, 6 sin, 6 cos.
  */
 int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
@@ -124,7 +124,7 @@ int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1170 mul, 995 add, 6 div, 6 sin, 6 cos.
+ * Cost: 1154 mul, 989 add, 6 div, 6 sin, 6 cos.
  */
 int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
@@ -141,7 +141,7 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 838 mul, 781 add, 6 sin, 6 cos, 1 calls.
+ * Cost: 814 mul, 783 add, 6 sin, 6 cos, 1 calls.
  */
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
@@ -158,7 +158,7 @@ int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, 
  *   M      out [49] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [7] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [7] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 906 mul, 765 add, 6 sin, 6 cos.
+ * Cost: 882 mul, 771 add, 6 sin, 6 cos.
  */
 int panda_passive_terms(const double *q, const double *qd, double *M, double *g, double *c);
 

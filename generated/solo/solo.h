@@ -74,7 +74,7 @@ extern "C" {
  *   base   in  [19] base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), acceleration [omegadot_W, pddot_W] (6); world frame, angular first
  *   q      in  [12] joint positions (J)
  *   M      out [324] mass matrix (G x G, column-major)
- * Cost: 765 mul, 671 add, 1 div, 12 sin, 12 cos.
+ * Cost: 705 mul, 615 add, 1 div, 12 sin, 12 cos.
  */
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
@@ -90,7 +90,7 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   q      in  [12] joint positions (J)
  *   qd     in  [12] joint velocities (J)
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
- * Cost: 1130 mul, 937 add, 1 div, 12 sin, 12 cos.
+ * Cost: 1130 mul, 921 add, 1 div, 12 sin, 12 cos.
  */
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
@@ -106,7 +106,7 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   q      in  [12] joint positions (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
- * Cost: 324 mul, 357 add, 1 div, 12 sin, 12 cos.
+ * Cost: 324 mul, 345 add, 1 div, 12 sin, 12 cos.
  */
 int solo_gravity(const double *base, const double *q, const double *loads, double *g);
 
@@ -124,7 +124,7 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   qdd    in  [12] joint accelerations (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [18] generalized forces (G)
- * Cost: 1209 mul, 1125 add, 1 div, 12 sin, 12 cos.
+ * Cost: 1209 mul, 1113 add, 1 div, 12 sin, 12 cos.
  */
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
@@ -142,7 +142,7 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2445 mul, 2058 add, 9 div, 12 sin, 12 cos, 1 calls.
+ * Cost: 2429 mul, 2030 add, 9 div, 12 sin, 12 cos, 1 calls.
  */
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
@@ -160,7 +160,7 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1892 mul, 1719 add, 1 div, 12 sin, 12 cos, 1 calls.
+ * Cost: 1832 mul, 1660 add, 1 div, 12 sin, 12 cos, 1 calls.
  */
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
@@ -178,7 +178,7 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   M      out [324] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [18] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 2165 mul, 1799 add, 1 div, 12 sin, 12 cos.
+ * Cost: 2105 mul, 1739 add, 1 div, 12 sin, 12 cos.
  */
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 

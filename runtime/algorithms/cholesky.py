@@ -8,9 +8,10 @@ rejects inaccurate solves, and non-finite results are numerical errors.
 
 It is used for the floating-base 6x6 articulated inertia in ABA and for the
 G x G mass matrix of the CRBA forward-dynamics path.  The generated C
-(``templates/c/cholesky.c.j2``) runs the same algorithm with the same order of
-floating-point operations, so on the same inputs both give the same status
-and, when compiled without floating-point contraction (``-ffp-contract=off``),
+(``templates/c/cholesky.c.j2``; small systems in copies with the sizes fixed,
+unrolled) runs the same algorithm with the same order of floating-point
+operations, so on the same inputs both give the same status and, when
+compiled without floating-point contraction (``-ffp-contract=off``),
 bit-identical solutions.
 
 Only the lower triangle of ``A`` (``A[..., i, j]`` with ``i >= j``) is read;
