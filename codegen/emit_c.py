@@ -303,7 +303,7 @@ def render(kernels: list, prefix: str, precision: str, sizes: dict, header_info:
         fabs=f"fabs{fsuffix}",
         functions=functions,
         uses_cholesky=bool(solves),
-        cholesky_copies=sorted(solves, key=lambda copy: copy[1] or 0),
+        cholesky_copies=sorted(solves, key=lambda copy: (copy[1] or 0, copy[2] or 0)),  # by (n, m): deterministic
         status_invalid=InvalidInputError.status,
         status_nonfinite=NonFiniteError.status,
     )

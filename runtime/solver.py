@@ -42,13 +42,13 @@ class CompiledSolver(SolverBase):
         self.precision = manifest["precision"]
         self.dtype = np.float64 if self.precision == "double" else np.float32
         self.operations = tuple(manifest["operations"])
-        cdef = manifest["cdef"]
-        if fastpath.operations(manifest):
+        cdef, entry_points = manifest["cdef"], bool(fastpath.operations(manifest))
+        if entry_points:
             files, cdef = {**files, **fastpath.entry_files(manifest)}, cdef + fastpath.cdef(self.prefix)
         self._module = load_module(compile_module(files, self.prefix, cdef, flags, cache))
         self._ffi, self._lib = self._module.ffi, self._module.lib
         self._real = "double" if self.precision == "double" else "float"
-        if fastpath.operations(manifest):
+        if entry_points:
             fastpath.install(self, self._ffi, self._lib)
 
     @property
