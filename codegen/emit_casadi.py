@@ -70,8 +70,7 @@ def _trace(model, op, tree, symbols):
     return evaluate(tree, CasadiOps, op, scalars)
 
 
-def _matrix(values, rows):
-    cols = len(values) // rows
+def _matrix(values, rows, cols):
     return ca.reshape(ca.vertcat(*values), rows, cols) if values else ca.SX(rows, cols)
 
 
@@ -86,7 +85,7 @@ def function(model, op: str, prefix: str) -> ca.Function:
     size = sizes(tree, len(model.links))
     symbols = {name: ca.SX.sym(name, size[name]) for name in input_names(op, model.floating)}
     values = _trace(model, op, tree, symbols)
-    outputs = {name: _matrix(values[name], G) for name in SIGNATURES[op][1]}
+    outputs = {name: _matrix(values[name], G, G if name == "M" else 1) for name in SIGNATURES[op][1]}
     return ca.Function(f"{prefix}_{op}", list(symbols.values()), list(outputs.values()),
                        list(symbols), list(outputs), {"cse": True})
 

@@ -68,7 +68,7 @@ def entry_files(manifest: dict) -> dict:
         lines += [f"static int {prefix}_{op}_entry(const double *const *in, double *out)",
                   f"{{\n    return {prefix}_{op}({args}, out);\n}}", ""]
         size = ", ".join(str(sizes[n]) for n in arrays)
-        shape = f"{G}, {G}" if output == "M" else f"{sizes[output]}, 0"
+        shape = f"2, {{{G}, {G}}}" if output == "M" else f"1, {{{sizes[output]}, 0}}"
         entries.append(f"    {{RBDGEN_METHOD(\"{op}\", {_c_string(_doc(op))}), {prefix}_{op}_entry, "
                        f"{int('base' in inputs)}, {len(arrays)}, {{{size}}}, {links}, {shape}}},")
     lines += ["static rbdgen_entry entries[] = {", *entries, "};", "",

@@ -55,16 +55,36 @@ class Load:
     force: object = (0.0, 0.0, 0.0)
 
 
+#: Array kinds accepted as numbers: floating point, signed and unsigned integers.
+#: Bool, complex, strings and objects would lose or invent information: a TypeError.
+NUMBER_KINDS = "fiu"
+
+
+def _numbers(value, name: str) -> np.ndarray:
+    """``value`` as an aligned, native float64 array (a copy only where needed).
+
+    A TypeError naming ``name`` for anything that is not real numbers (bool,
+    complex, strings, objects); a ValueError for a ragged sequence.
+    """
+    try:
+        arr = np.asarray(value)
+    except ValueError as exc:  # a ragged nested sequence
+        raise ValueError(f"{name}: expected an array of numbers ({exc})") from None
+    if arr.dtype.kind not in NUMBER_KINDS:
+        raise TypeError(f"{name}: expected real numbers (float or integer), got an array of {arr.dtype}")
+    if arr.dtype.kind in "iu" and arr.size and (arr.max() > 2**53 or arr.min() < -(2**53)):
+        raise ValueError(f"{name}: integer beyond 2**53 has no exact float64 value")
+    # a misaligned or byte-swapped float64 array is copied before it reaches the C
+    return np.require(arr, np.float64, "A")
+
+
 def _array(value, name: str, size: int, batched: bool = True, zero_scalar: bool = False):
     """``value`` as float64 of shape (size,) or, where ``batched``, (N, size).
 
     With ``zero_scalar``, a scalar 0 (a field's default) means ``zeros(size)``.
-    Anything else is a ValueError naming ``name``.
+    Non-numbers are a TypeError and anything else wrong a ValueError, naming ``name``.
     """
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: expected an array of numbers ({exc})") from None
+    arr = _numbers(value, name)
     if zero_scalar and arr.ndim == 0 and arr == 0:
         return np.zeros(size)
     if arr.ndim not in ((1, 2) if batched else (1,)) or arr.shape[-1] != size:
@@ -73,6 +93,15 @@ def _array(value, name: str, size: int, batched: bool = True, zero_scalar: bool 
     if not np.isfinite(arr).all():
         raise ValueError(f"{name}: contains a non-finite value")
     return arr
+
+
+def _check_out(out, shape: tuple) -> None:
+    """A ValueError naming ``out`` unless it is a writeable, aligned, native float64 array of ``shape``."""
+    if (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64
+            or not out.flags.writeable or not out.flags.aligned):
+        got = (f"a {type(out).__name__}" if not isinstance(out, np.ndarray) else
+               f"{out.dtype.str} of shape {out.shape}, writeable={out.flags.writeable}, aligned={out.flags.aligned}")
+        raise ValueError(f"out: expected a writeable, aligned float64 array of shape {shape}, got {got}")
 
 
 def _scaled_quaternion(value, name: str):
@@ -118,9 +147,10 @@ def unflatten(flat: np.ndarray, shape=None, symmetric: bool = False) -> np.ndarr
     """
     if shape is not None:
         rows, cols = shape
+        N = flat.shape[0]
         if symmetric:
-            return np.ascontiguousarray(flat).reshape(-1, rows, cols)
-        return np.ascontiguousarray(flat.reshape(-1, cols, rows).transpose(0, 2, 1))
+            return np.ascontiguousarray(flat).reshape(N, rows, cols)
+        return np.ascontiguousarray(flat.reshape(N, cols, rows).transpose(0, 2, 1))
     return np.ascontiguousarray(flat)
 
 
@@ -215,7 +245,9 @@ class SolverBase(abc.ABC):
             return None
         mask = np.asarray(mask)
         N = inputs["q"].shape[0]
-        if not batch or mask.dtype != np.bool_ or mask.shape != (N,):
+        if mask.dtype != np.bool_:
+            raise TypeError(f"mask: expected a boolean array, got an array of {mask.dtype}")
+        if not batch or mask.shape != (N,):
             raise ValueError(f"mask: expected a boolean array of shape ({N},) for a batch of {N} states")
         return np.ascontiguousarray(mask)
 
@@ -225,13 +257,15 @@ class SolverBase(abc.ABC):
         (name,) = SIGNATURES[op][1]
         N = inputs["q"].shape[0]
         shape = ((N,) if batch else ()) + self._output_shape(name)
-        if out is not None and (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64):
-            raise ValueError(f"out: expected a float64 array of shape {shape}")
+        if out is not None:
+            _check_out(out, shape)
         if N == 0 and op in self.operations:
             result = np.zeros(shape)  # an empty batch: nothing to evaluate
         else:
-            # a contiguous ``out`` may be written in place (a compiled solver does so)
-            target = out.reshape((N,) + self._output_shape(name)) if out is not None and out.flags.c_contiguous else None
+            # a contiguous ``out`` that no input overlaps may be written in place (a compiled solver does so)
+            direct = out is not None and out.flags.c_contiguous and not any(
+                np.may_share_memory(out, a) for a in inputs.values())
+            target = out.reshape((N,) + self._output_shape(name)) if direct else None
             result = self._evaluate(op, inputs, mask, (name,), target)[name]
         if not batch:
             result = result[0]
@@ -281,7 +315,7 @@ class SolverBase(abc.ABC):
     def _load_array(self, loads):
         L = self.link_count
         if isinstance(loads, np.ndarray):
-            arr = np.asarray(loads, dtype=np.float64)
+            arr = _numbers(loads, "loads")
             if arr.ndim not in (2, 3) or arr.shape[-2:] != (L, 6):
                 raise ValueError(f"loads: expected shape ({L}, 6) or (N, {L}, 6), got {arr.shape}")
             if not np.all(np.isfinite(arr)):
@@ -293,7 +327,9 @@ class SolverBase(abc.ABC):
                 raise TypeError(f"loads: expected Load objects or an array, got {type(load).__name__}")
             if isinstance(load.link, str):
                 link = self.link_id(load.link)
-            elif isinstance(load.link, (int, np.integer)) and 0 <= load.link < L:
+            elif not isinstance(load.link, (int, np.integer)) or isinstance(load.link, bool):
+                raise TypeError(f"loads: a Load's link is a link name or an integer id, got {load.link!r}")
+            elif 0 <= load.link < L:
                 link = int(load.link)
             else:
                 raise ValueError(f"loads: unknown link id {load.link!r} (the robot has {L} links)")

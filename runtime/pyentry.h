@@ -51,7 +51,8 @@ typedef struct {
     int arrays;            /* joint-space arrays after the base: 1 to 3 */
     Py_ssize_t size[3];    /* their lengths */
     Py_ssize_t links;      /* > 0: takes `loads`, a (links, 6) array */
-    Py_ssize_t rows, cols; /* the result's shape; cols == 0: a vector of rows */
+    int ndim;              /* the result's shape: (shape[0],) or (shape[0], shape[1]) */
+    npy_intp shape[2];
 } rbdgen_entry;
 
 /* `value` as a pointer to `size` doubles when it is a plain float64 ndarray of
@@ -128,7 +129,6 @@ static PyObject *rbdgen_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     const double *in[6];
     double base[19];
-    npy_intp shape[2];
     PyObject *out;
     int k = 0, i;
     if (e == NULL)
@@ -155,9 +155,7 @@ static PyObject *rbdgen_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     } else if (kwnames != NULL) {
         goto general;
     }
-    shape[0] = e->rows;
-    shape[1] = e->cols;
-    out = PyArray_SimpleNew(e->cols ? 2 : 1, shape, NPY_DOUBLE);
+    out = PyArray_SimpleNew(e->ndim, (npy_intp *)e->shape, NPY_DOUBLE);
     if (out == NULL)
         return NULL;
     if (e->kernel(in, (double *)PyArray_DATA((PyArrayObject *)out)) == 0)

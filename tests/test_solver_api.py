@@ -60,7 +60,7 @@ VALUE_ERRORS = {
     "q too long, batched": (lambda: panda().gravity(np.zeros((3, 8))), r"^q: expected shape \(7,\) or \(N, 7\), got \(3, 8\)$"),
     "q 3-d": (lambda: panda().mass_matrix(np.zeros((2, 3, 7))), r"^q: .*got \(2, 3, 7\)$"),
     "q 0-d": (lambda: panda().mass_matrix(0.0), r"^q: .*got \(\)$"),
-    "q not numbers": (lambda: panda().mass_matrix(["a"] * 7), r"^q: expected an array of numbers"),
+    "q ragged": (lambda: panda().mass_matrix([[0.0] * 7, [0.0]]), r"^q: expected an array of numbers"),
     "qd wrong length": (lambda: panda().velocity_product_forces(Z7, np.zeros(5)), r"^qd: .*got \(5,\)$"),
     "qdd wrong length": (lambda: panda().inverse_dynamics(Z7, Z7, np.zeros(9)), r"^qdd: .*got \(9,\)$"),
     "tau joint-sized on floating": (lambda: solo().forward_dynamics(unit_base(), Z12, Z12, Z12),
@@ -121,12 +121,12 @@ VALUE_ERRORS = {
     "mismatched loads batch": (lambda: panda().gravity(np.zeros((3, 7)), loads=np.zeros((2, 13, 6))),
                                r"^arguments have different batch sizes: \[2, 3\]$"),
     # out=
-    "out wrong shape": (lambda: panda().mass_matrix(Z7, out=np.zeros(49)), r"^out: expected a float64 array of shape \(7, 7\)$"),
+    "out wrong shape": (lambda: panda().mass_matrix(Z7, out=np.zeros(49)), r"^out: expected a writeable, aligned float64 array of shape \(7, 7\), got <f8 of shape \(49,\)"),
     "out wrong dtype": (lambda: panda().gravity(Z7, out=np.zeros(7, dtype=np.float32)),
-                        r"^out: expected a float64 array of shape \(7,\)$"),
+                        r"^out: expected a writeable, aligned float64 array of shape \(7,\), got <f4 of shape \(7,\)"),
     "out unbatched for a batch": (lambda: panda().gravity(np.zeros((2, 7)), out=np.zeros(7)),
-                                  r"^out: expected a float64 array of shape \(2, 7\)$"),
-    "out a list": (lambda: panda().gravity(Z7, out=[0.0] * 7), r"^out: expected a float64 array"),
+                                  r"^out: expected a writeable, aligned float64 array of shape \(2, 7\), got <f8 of shape \(7,\)"),
+    "out a list": (lambda: panda().gravity(Z7, out=[0.0] * 7), r"^out: expected a writeable, aligned float64 array of shape \(7,\), got a list$"),
 }
 
 
@@ -214,7 +214,7 @@ def test_huge_or_tiny_quaternion_is_normalised(scale):
 
 @pytest.mark.parametrize("field", ["velocity", "acceleration"])
 def test_non_numeric_base_motion_names_the_argument(field):
-    with pytest.raises(ValueError, match=rf"^base {field}: expected an array of numbers"):
+    with pytest.raises(TypeError, match=rf"^base {field}: expected real numbers \(float or integer\), got an array of <U4$"):
         solo().inverse_dynamics(unit_base(**{field: "fast"}), Z12, Z12, Z12)
     with pytest.raises(ValueError, match=rf"^base {field}: expected shape \(6,\) or \(N, 6\), got \(\)$"):
         solo().inverse_dynamics(unit_base(**{field: 1.0}), Z12, Z12, Z12)
