@@ -17,7 +17,7 @@ from __future__ import annotations
 import casadi as ca
 
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import DOCS, derivative_outputs, derivative_shapes, evaluate, input_names, sizes
+from ..algorithms.operations import BASE, DOCS, derivative_outputs, derivative_shapes, evaluate, input_names, sizes
 from .emit_casadi import function
 from .trace import Graph, Kernel, SymbolicOps
 
@@ -86,7 +86,7 @@ def trace_derivatives(model, op: str, prefix: str, tree: Tree = None) -> Kernel:
     G, J = model.generalized_count, model.joint_count
     at = {"q": inputs["q"], "qd": inputs["qd"], "qdd": acc[G - J:], "loads": inputs["loads"]}
     if model.floating:  # the base acceleration is the result: ID sees it in the base vector
-        at["base"] = inputs["base"][:13] + acc[:6]
+        at["base"] = inputs["base"][:BASE["acceleration"].start] + acc[:6]
     id_names = input_names("inverse_dynamics_derivatives", model.floating)
     dID = dict(zip(id_jacobians.name_out(), replay(id_jacobians, graph, [at[n] for n in id_names])))
     M = evaluate(tree, ops, "mass_matrix", {"q": inputs["q"], "base": inputs.get("base")})["M"]

@@ -27,11 +27,11 @@ from __future__ import annotations
 import casadi as ca
 
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import SIGNATURES, derivative_outputs, evaluate, input_names, sizes
+from ..algorithms.operations import BASE, BASE_SIZE, SIGNATURES, derivative_outputs, evaluate, input_names, sizes
 
 #: The operation each derivative function differentiates.
 DERIVATIVES = {"inverse_dynamics_derivatives": "inverse_dynamics", "forward_dynamics_derivatives": "forward_dynamics"}
-BASE_PARTS = {"base_velocity": slice(7, 13), "base_acceleration": slice(13, 19)}
+BASE_PARTS = {"base_velocity": BASE["velocity"], "base_acceleration": BASE["acceleration"]}
 
 
 class CasadiOps:
@@ -59,10 +59,10 @@ class CasadiOps:
 
 def _world_rotation(base, dtheta):
     """The base vector with its quaternion turned by the world-frame rotation vector dtheta (first order)."""
-    x, y, z, w = (base[3 + i] for i in range(4))
-    v = ca.vertcat(x, y, z)
+    quat = base[BASE["quat"]]
+    v, w = quat[0:3], quat[3]
     dq = 0.5 * ca.vertcat(w * dtheta + ca.cross(dtheta, v), -ca.dot(dtheta, v))
-    return ca.vertcat(base[0:3], base[3:7] + dq, base[7:19])
+    return ca.vertcat(base[BASE["translation"]], quat + dq, base[BASE["quat"].stop:BASE_SIZE])
 
 
 def _trace(model, op, tree, symbols):

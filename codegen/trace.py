@@ -19,10 +19,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-UNARY = ("neg", "sin", "cos", "sqrt")
-COMMUTATIVE = ("add", "mul")
-
-
 class Expr:
     """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index) and ``ret`` (call, index)."""
 

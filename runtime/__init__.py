@@ -15,11 +15,10 @@ from .errors import (
 from .fallback import NumpySolver
 from .interface import OPERATIONS, BaseState, Load
 from .model import Inertia, Joint, Limits, Link, RobotModel, Transform
+from .solver import CompiledSolver, load
 from .urdf import load_urdf, load_urdf_string
 
 __version__ = "0.1.0"
-
-from .solver import CompiledSolver, load  # noqa: E402  (needs __version__-free modules only)
 
 
 def generate(model_or_urdf, ops=None, **options):

@@ -13,42 +13,54 @@ class ModelError(ValueError):
 
 
 class SolverError(RuntimeError):
-    """A dynamics operation could not produce a finite, accurate result."""
+    """A dynamics operation could not produce a finite, accurate result.
+
+    Each subclass has the ``status`` the generated C returns for it and a ``reason``,
+    the message a compiled solver gives for that status.
+    """
 
     status = 1
+    reason = "invalid input"
 
 
 class InvalidInputError(SolverError, ValueError):
     """Input rejected by generated code (wrong size or non-finite value)."""
 
     status = 1
+    reason = "invalid input"
 
 
 class SingularError(SolverError):
     """A joint's articulated inertia, or the floating base's, is not positive."""
 
     status = 2
+    reason = "a joint's or the floating base's articulated inertia is not positive definite"
 
 
 class IllConditionedError(SolverError):
     """The scaled reciprocal condition number is below sqrt(eps), or the residual check failed."""
 
     status = 3
+    reason = "ill-conditioned solve"
 
 
 class NonFiniteError(SolverError):
     """An intermediate or final result is not finite (numerical failure)."""
 
     status = 4
+    reason = "numerical failure (non-finite result)"
 
 
-class ValidationError(AssertionError):
+class ValidationError(RuntimeError):
     """A compiled solver disagrees with the NumPy reference engine."""
 
 
+#: The status of a successful call.
+OK = 0
+
 #: Status codes returned by generated C functions, and the exception for each.
 STATUS = {
-    0: None,
+    OK: None,
     InvalidInputError.status: InvalidInputError,
     SingularError.status: SingularError,
     IllConditionedError.status: IllConditionedError,

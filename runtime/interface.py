@@ -22,7 +22,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from .algorithms.operations import SIGNATURES
+from .algorithms.operations import BASE, SIGNATURES
 from .model import RobotModel
 
 #: The single-result operations (dynibo's); `SolverBase.passive_terms` adds the combined one.
@@ -130,9 +130,7 @@ def flat_inputs(inputs: dict) -> dict:
     """Validated inputs as the flat (N, size) arrays of `operations.SIGNATURES`."""
     flat = {k: v for k, v in inputs.items() if k in ("q", "qd", "qdd", "tau")}
     if "quat" in inputs:
-        flat["base"] = np.concatenate(
-            [inputs["translation"], inputs["quat"], inputs["velocity"], inputs["acceleration"]], axis=1
-        )
+        flat["base"] = np.concatenate([inputs[field] for field in BASE], axis=1)
     if "loads" in inputs:
         N, L, six = inputs["loads"].shape
         flat["loads"] = inputs["loads"].reshape(N, L * six)

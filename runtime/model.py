@@ -120,9 +120,6 @@ class Transform:
     def apply(self, point: Vec3) -> Vec3:
         return tuple(a + b for a, b in zip(_matvec3(self.rotation, point), self.translation))
 
-    def rotate(self, vector: Vec3) -> Vec3:
-        return _matvec3(self.rotation, vector)
-
 
 @dataclasses.dataclass(frozen=True)
 class Inertia:
@@ -335,7 +332,4 @@ class RobotModel:
         """SHA-256 of the model's canonical JSON form: same model, same digest."""
         text = json.dumps(self.as_dict(), sort_keys=True, default=repr, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
-
-    def replace(self, **changes) -> "RobotModel":
-        return dataclasses.replace(self, **changes)
 

@@ -20,13 +20,10 @@ from . import fastpath
 from .algorithms.operations import SIGNATURES, derivative_outputs, input_names
 from .build import DEFAULT_FLAGS, compile_module, load_module
 from .errors import STATUS, ValidationError
-from .interface import BaseState, SolverBase, flat_inputs, unflatten
+from .interface import SolverBase, flat_inputs, unflatten
 from .model import RobotModel
 
 log = logging.getLogger(__name__)
-
-MESSAGES = {1: "invalid input", 2: "a joint's or the floating base's articulated inertia is not positive definite",
-            3: "ill-conditioned solve", 4: "numerical failure (non-finite result)"}
 
 #: Normwise relative tolerances of `validate`, per precision: (M, ID, ...), forward dynamics.
 TOLERANCES = {"double": (1e-12, 1e-10), "float": (1e-4, 1e-3)}
@@ -50,6 +47,11 @@ class CompiledSolver(SolverBase):
         self._real = "double" if self.precision == "double" else "float"
         if entry_points:
             fastpath.install(self, self._ffi, self._lib)
+
+    def c_function(self, name: str):
+        """``(ffi, function)``: the generated C function ``<prefix>_<name>`` (e.g. ``"gravity_batch"``)
+        through cffi, and the ``cffi.FFI`` that makes its arguments (``ffi.from_buffer``, ``ffi.NULL``)."""
+        return self._ffi, getattr(self._lib, f"{self.prefix}_{name}")
 
     @property
     def operation_counts(self) -> dict:
@@ -83,7 +85,7 @@ class CompiledSolver(SolverBase):
         first = getattr(self._lib, f"{self.prefix}_{op}_batch")(*args)
         if first:
             bad = int(np.flatnonzero(status)[0])
-            raise STATUS[first](f"{op}: {MESSAGES[first]} (state {bad})")
+            raise STATUS[first](f"{op}: {STATUS[first].reason} (state {bad})")
         return {name: unflatten(flat_out.astype(np.float64, copy=False), self._matrix_shape(name), name == "M")
                 for name, flat_out in results.items()}
 
@@ -115,7 +117,8 @@ class CompiledSolver(SolverBase):
         return {name: (value if batch else value[0]) for name, value in results.items()}
 
     def validate(self, samples: int = 16, seed: int = 0) -> dict:
-        """Compare every operation with `NumpySolver` at random states (with random loads).
+        """Compare every operation with `NumpySolver` at random states (`rbdgen.testing.random_states`,
+        a load on every link).
 
         Jacobians are compared with central differences of the NumPy engine.
         Returns the worst normwise relative error per operation; raises
@@ -123,17 +126,11 @@ class CompiledSolver(SolverBase):
         errors when one exceeds the tolerance.
         """
         from .fallback import NumpySolver
+        from .testing.states import random_states
 
         reference = NumpySolver(self.model)
-        rng = np.random.default_rng(seed)
-        J, G, L = self.joint_count, self.generalized_count, self.link_count
-        state = {"q": rng.uniform(-np.pi, np.pi, (samples, J)), "qd": rng.normal(size=(samples, J)),
-                 "qdd": rng.normal(size=(samples, J)), "tau": rng.normal(size=(samples, G)),
-                 "loads": rng.normal(size=(samples, L, 6))}
-        if self.floating:
-            quat = rng.normal(size=(samples, 4))
-            state["base"] = BaseState(rng.normal(size=(samples, 3)), quat / np.linalg.norm(quat, axis=1, keepdims=True),
-                                      rng.normal(size=(samples, 6)), rng.normal(size=(samples, 6)))
+        st = random_states(self.model, samples, seed, load_links=self.link_names)
+        state = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads}
         tol_id, tol_fd = TOLERANCES[self.precision]
         worst = {}
         for op in self.operations:

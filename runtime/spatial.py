@@ -84,14 +84,6 @@ def cross(a, b):
     )
 
 
-def add3(a, b):
-    return tuple(add(x, y) for x, y in zip(a, b))
-
-
-def sub3(a, b):
-    return tuple(sub(x, y) for x, y in zip(a, b))
-
-
 def mv3(m, v):
     """m @ v"""
     return tuple(dot(row, v) for row in m)
@@ -132,13 +124,13 @@ def vscale(v, s):
 def crm(v, m):
     """v x m: motion cross product (RBDA eq. 2.31)."""
     w, u = v[:3], v[3:]
-    return cross(w, m[:3]) + add3(cross(w, m[3:]), cross(u, m[:3]))
+    return cross(w, m[:3]) + vadd(cross(w, m[3:]), cross(u, m[:3]))
 
 
 def crf(v, f):
     """v x* f: force cross product (RBDA eq. 2.32)."""
     w, u = v[:3], v[3:]
-    return add3(cross(w, f[:3]), cross(u, f[3:])) + cross(w, f[3:])
+    return vadd(cross(w, f[:3]), cross(u, f[3:])) + cross(w, f[3:])
 
 
 # -- Plücker transforms ---------------------------------------------------------
@@ -152,28 +144,21 @@ def xform_motion(X, m):
     """X m: motion vector from frame A to frame B."""
     E, r = X
     w = m[:3]
-    return mv3(E, w) + mv3(E, sub3(m[3:], cross(r, w)))
-
-
-def xform_force(X, f):
-    """X* f: force vector from frame A to frame B."""
-    E, r = X
-    lin = f[3:]
-    return mv3(E, sub3(f[:3], cross(r, lin))) + mv3(E, lin)
+    return mv3(E, w) + mv3(E, vsub(m[3:], cross(r, w)))
 
 
 def xform_force_back(X, f):
     """X^T f: force vector from frame B back to frame A."""
     E, r = X
     lin = mtv3(E, f[3:])
-    return add3(mtv3(E, f[:3]), cross(r, lin)) + lin
+    return vadd(mtv3(E, f[:3]), cross(r, lin)) + lin
 
 
 def xform_compose(X2, X1):
     """X2 X1: first X1 (A to B), then X2 (B to C)."""
     E2, r2 = X2
     E1, r1 = X1
-    return mm3(E2, E1), add3(r1, mtv3(E1, r2))
+    return mm3(E2, E1), vadd(r1, mtv3(E1, r2))
 
 
 def xform_matrix(X):
@@ -200,14 +185,14 @@ def rigid_inertia(inertia: Inertia):
 
 
 def rigid_add(a, b):
-    return add(a[0], b[0]), add3(a[1], b[1]), tuple(add3(ra, rb) for ra, rb in zip(a[2], b[2]))
+    return add(a[0], b[0]), vadd(a[1], b[1]), tuple(vadd(ra, rb) for ra, rb in zip(a[2], b[2]))
 
 
 def rigid_apply(I, v):
     """I v: momentum of a body moving with v (RBDA eq. 2.63)."""
     m, h, Ib = I
     w, u = v[:3], v[3:]
-    return add3(mv3(Ib, w), cross(h, u)) + sub3(tuple(mul(m, x) for x in u), cross(h, w))
+    return vadd(mv3(Ib, w), cross(h, u)) + vsub(tuple(mul(m, x) for x in u), cross(h, w))
 
 
 def rigid_xform_back(X, I):
@@ -219,7 +204,7 @@ def rigid_xform_back(X, I):
     m, h, Ib = I
     E, r = X
     Eh = mtv3(E, h)
-    hA = add3(Eh, tuple(mul(m, x) for x in r))
+    hA = vadd(Eh, tuple(mul(m, x) for x in r))
     Ib_E = mm3(Ib, E)
     rx, Ehx, hAx = skew(r), skew(Eh), skew(hA)
     IbA = [[0] * 3 for _ in range(3)]

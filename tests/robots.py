@@ -170,6 +170,19 @@ def path(name: str) -> str:
 
 ROBOTS: dict[str, Robot] = {n: Robot(n, s[1]) for n, s in _SOURCES.items()}
 
+#: Links that get loads: moving links, links welded through fixed joints (feet,
+#: hands, tool frames, finger tips) and, for floating robots, the base link.
+LOAD_LINKS = {
+    "double_pendulum": ["link1", "link2"],
+    "ur5": ["forearm_link", "wrist_3_link", "ee_link", "tool0"],
+    "panda": ["panda_link3", "panda_hand", "panda_leftfinger", "panda_hand_tcp"],
+    "hand": ["link_1.0", "link_3.0_tip", "link_11.0_tip", "link_14.0", "palm_link"],
+    "solo12": ["base_link", "FL_FOOT", "HR_FOOT", "FR_LOWER_LEG"],
+    "g1": ["pelvis", "left_ankle_roll_link", "right_rubber_hand", "head_link", "torso_link"],
+    "talos": ["base_link", "left_sole_link", "right_sole_link", "gripper_left_base_link",
+              "arm_right_4_link", "torso_2_link"],
+}
+
 FIXED = [n for n, s in _SOURCES.items() if not s[1]]
 FLOATING = [n for n, s in _SOURCES.items() if s[1]]
 

@@ -234,7 +234,7 @@ def test_opti_minimum_torque_acceleration(name):
     got = np.asarray(sol.value(acc)).reshape(G)
 
     zero = np.zeros_like(st.qdd[0])
-    head = st.state_head(0)
+    head = st.head(0)
     if s.floating:  # ID's base acceleration is an input: zero it for the bias
         b0 = head[0]
         head = (type(b0)(b0.translation, b0.rotation_xyzw, b0.velocity, np.zeros(6)),)

@@ -52,38 +52,20 @@ GENERATED = Path(__file__).resolve().parents[1] / "generated"
 SAMPLES = {"talos": 3, "g1": 6}
 FIXED, FLOATING = "panda", "solo12"
 
-#: Worst errors seen by the accuracy tests: (robot, op, against) -> error (printed with -s).
-WORST = {}
-
-
 @functools.lru_cache(maxsize=None)
 def states(name: str, n: int = None):
     s = solver(name)
     return random_states(s, n or SAMPLES.get(name, 10), seed=300 + NAMES.index(name), load_links=LOAD_LINKS[name])
 
 
-def _note(name, op, against, err):
-    key = (name, op, against)
-    WORST[key] = max(WORST.get(key, 0.0), err)
-
-
 # -- direct C calls ---------------------------------------------------------------------------
-def flat_state(st, loads: bool = True) -> dict:
-    """The C inputs of a `helpers.States` batch: ``(N, size)`` float64 arrays (``loads`` None: NULL)."""
-    flat = {"q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau,
-            "loads": st.loads.reshape(st.n, -1) if loads else None}
-    if st.floating:
-        flat["base"] = np.concatenate([st.translation, st.quat, st.velocity, st.acceleration], axis=1)
-    return flat
-
-
 def c_call(s, op, inputs: dict, batch: bool = True, mask=None, null=(), fill=7.0):
     """Call ``<prefix>_<op>_batch`` (or the single-state function: N must be 1) through cffi.
 
     Outputs start filled with ``fill`` (so zeroing is visible); names in ``null`` are passed
     as NULL. Returns ``(return value, status array or None, {output: (N, size) array})``.
     """
-    ffi, lib = s._ffi, s._lib
+    ffi, function = s.c_function(f"{op}_batch" if batch else op)
     real = "double" if s.dtype == np.float64 else "float"
     N = inputs["q"].shape[0]
     args, keep = [], []
@@ -103,13 +85,13 @@ def c_call(s, op, inputs: dict, batch: bool = True, mask=None, null=(), fill=7.0
             args.append(ffi.from_buffer(f"{real}[]", outputs[name]))
     if not batch:
         assert N == 1
-        return getattr(lib, f"{s.prefix}_{op}")(*args), None, outputs
+        return function(*args), None, outputs
     status = np.full(N, -1, np.intc)
     m = ffi.NULL
     if mask is not None:
         keep.append(np.ascontiguousarray(mask, np.uint8))
         m = ffi.from_buffer("unsigned char[]", keep[-1])
-    rc = getattr(lib, f"{s.prefix}_{op}_batch")(N, *args, m, ffi.from_buffer("int[]", status))
+    rc = function(N, *args, m, ffi.from_buffer("int[]", status))
     return rc, status, outputs
 
 
@@ -136,7 +118,6 @@ def test_compiled_equals_numpy_engine(compiled, name, op):
         assert got.shape == expected.shape and got.dtype == np.float64
         for i in range(st.n):
             err = rel_error(got[i], expected[i])
-            _note(name, op, "numpy", err)
             assert err <= tolerance(op), f"{name} {op} (loads={loads}) state {i}: {err:.3e}"
 
 
@@ -150,7 +131,6 @@ def test_compiled_against_pinocchio(compiled, name, op):
         for i in range(st.n):
             expected = call_reference(p, op, st, i, loads=loads)
             err = rel_error(got[i], expected)
-            _note(name, op, "pinocchio", err)
             assert err <= tolerance(op), f"{name} {op} (loads={loads}) state {i}: {err:.3e}"
             if loads:  # the loads matter far beyond the tolerance: the comparison does test them
                 assert rel_error(call_reference(p, op, st, i), expected) > 1e3 * tolerance(op)
@@ -161,7 +141,7 @@ def test_compiled_against_pinocchio(compiled, name, op):
 def test_passive_terms_through_the_c(compiled, name):
     c, st = compiled(name), states(name)
     G, N = c.generalized_count, st.n
-    inputs = flat_state(st)
+    inputs = st.flat()
     head = st.head()
     expected = {"M": c.mass_matrix(*head, st.q), "g": c.gravity(*head, st.q),
                 "c": c.velocity_product_forces(*head, st.q, st.qd)}
@@ -196,7 +176,7 @@ def test_passive_terms_through_the_c(compiled, name):
 # -- error statuses ----------------------------------------------------------------------------
 def _bad_inputs(c, st, op, name, value):
     """Flat inputs of ``st`` with ``value`` in input ``name`` of state 1."""
-    inputs = {k: None if v is None else v.copy() for k, v in flat_state(st).items()}
+    inputs = {k: None if v is None else v.copy() for k, v in st.flat().items()}
     inputs[name][1, -1] = value
     return {k: inputs[k] for k in input_names(op, c.floating)}
 
@@ -208,7 +188,7 @@ def test_c_rejects_non_finite_input(compiled, name, op):
     the other states of the batch are evaluated."""
     c = compiled(name)
     st = states(name)
-    good = {k: v for k, v in flat_state(st).items() if k in input_names(op, c.floating)}
+    good = {k: v for k, v in st.flat().items() if k in input_names(op, c.floating)}
     _, _, reference = c_call(c, op, good)
     for arg in input_names(op, c.floating):
         for value in (np.nan, np.inf, -np.inf):
@@ -267,7 +247,7 @@ def test_python_non_finite_input(compiled, name, op):
 def test_c_zero_quaternion(compiled, op):
     c = compiled(FLOATING)
     st = states(FLOATING)
-    inputs = {k: v for k, v in flat_state(st).items() if k in input_names(op, True)}
+    inputs = {k: v for k, v in st.flat().items() if k in input_names(op, True)}
     inputs["base"] = inputs["base"].copy()
     inputs["base"][1, 3:7] = 0.0
     rc, status, out = c_call(c, op, inputs)
@@ -276,9 +256,9 @@ def test_c_zero_quaternion(compiled, op):
     rc, _, out = c_call(c, op, pick(inputs, 1), batch=False)
     assert rc == 1 and all(np.all(v == 0) for v in out.values())
     # a non-unit quaternion is normalised by the C too
-    scaled = dict(inputs, base=flat_state(st)["base"].copy())
+    scaled = dict(inputs, base=st.flat()["base"].copy())
     scaled["base"][:, 3:7] *= 3.7
-    _, _, plain = c_call(c, op, dict(inputs, base=flat_state(st)["base"]))
+    _, _, plain = c_call(c, op, dict(inputs, base=st.flat()["base"]))
     rc, _, out = c_call(c, op, scaled)
     assert rc == 0
     for key in out:
@@ -391,7 +371,7 @@ def test_overflow_is_non_finite(compiled, name, op):
     with np.errstate(all="ignore"):
         got = raised(lambda: call(c, op, st))
     assert got is expected
-    inputs = {k: v for k, v in flat_state(st).items() if k in input_names(op, c.floating)}
+    inputs = {k: v for k, v in st.flat().items() if k in input_names(op, c.floating)}
     rc, status, out = c_call(c, op, inputs)
     assert rc == 4 and list(status) == [0, 4, 0]
     assert np.all(out[SIGNATURES[op][1][0]][1] == 0)
@@ -505,7 +485,6 @@ def test_float_variant(compiled, generated, name):
             assert single.dtype == np.float64  # results are float64 arrays whatever the precision
             for i in range(st.n):
                 err = rel_error(single[i], double[i])
-                _note(name, op, "double (float build)", err)
                 assert err <= 1e-4, f"{op} (loads={loads}) state {i}: {err:.3e}"
 
 
@@ -583,16 +562,17 @@ def test_operation_counts(compiled, generated, name):
 
 
 # -- committed output is byte-stable --------------------------------------------------------------------
-COMMITTED = sorted(p.parent for p in GENERATED.glob("*/*.json"))
+#: The bundled robots, as generated/README.md's table lists them (``| `panda/` | ...``).
+COMMITTED = [GENERATED / name for name in re.findall(r"^\| `(\w+)/` \|", (GENERATED / "README.md").read_text(), re.M)]
 
 
-def test_committed_folders_exist():
-    assert {p.name for p in COMMITTED} >= {"panda", "solo"}
+def test_readme_lists_every_committed_folder():
+    assert sorted(COMMITTED) == sorted(p.parent for p in GENERATED.glob("*/*.json"))
 
 
 @pytest.mark.parametrize("folder", COMMITTED, ids=lambda p: p.name)
 def test_committed_output_regenerates_byte_identical(folder):
-    manifest = json.loads(next(folder.glob("*.json")).read_text())
+    manifest = json.loads((folder / f"{folder.name}.json").read_text())
     options = dict(manifest["options"])
     ops = options.pop("ops")
     assert manifest["source"] and (folder / manifest["source"]).is_file()
@@ -602,9 +582,3 @@ def test_committed_output_regenerates_byte_identical(folder):
     for file, text in g.files.items():
         assert (folder / file).read_bytes() == text.encode(), f"{folder.name}/{file} differs from a regeneration"
     assert json.loads(g.files[f"{manifest['prefix']}.json"]) == manifest
-
-
-def test_print_worst_errors():
-    """Not a check: prints the worst errors the accuracy and float tests saw (visible with -s, one process)."""
-    for (name, op, against), err in sorted(WORST.items()):
-        print(f"worst {name:16s} {op:24s} vs {against:9s} {err:.2e}")

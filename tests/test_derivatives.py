@@ -190,9 +190,9 @@ def pinocchio_jacobians(name: str, op: str, i: int) -> dict:
     ref, st = pinocchio_reference(name), states(name)
     model, data = ref.model, ref.data
     b = st.ref_base(i)
-    qp, T, bias = ref._q(b, st.q[i])
-    v = ref._nu(b, T, st.qd[i])
-    fext = ref._fext(qp, st.load_lists[i])
+    ps = ref.pinocchio_state(b, st.q[i], st.qd[i], st.qdd[i])
+    qp, T, bias, v = ps.q, ps.T, ps.bias, ps.v
+    fext = ref.external_forces(st.load_lists[i])
     G, J = solver(name).generalized_count, solver(name).joint_count
     joint = T[:, G - J:]  # joint columns: the permutation
 
@@ -220,7 +220,7 @@ def pinocchio_jacobians(name: str, op: str, i: int) -> dict:
             return e
 
     if op == "inverse_dynamics":
-        a = ref._nudot(b, T, bias, st.qdd[i])
+        a = ps.a
         Dq, Dv, Da = (full(x) for x in pin.computeRNEADerivatives(model, data, qp, v, a, fext))
         out["dtau_dq"] = T.T @ Dq @ joint
         out["dtau_dqd"] = T.T @ Dv @ joint
@@ -275,10 +275,9 @@ def test_pinocchio_conversion_is_not_vacuous():
 
     pref, st = pinocchio_reference("solo12"), states("solo12")
     b = st.ref_base(0)
-    qp, T, bias = pref._q(b, st.q[0])
-    raw = pin.computeRNEADerivatives(pref.model, pref.data, qp, pref._nu(b, T, st.qd[0]),
-                                     pref._nudot(b, T, bias, st.qdd[0]), pref._fext(qp, st.load_lists[0]))[0]
-    assert rel_error(T.T @ np.array(raw)[:, 3:6], numeric) > 1e-2
+    ps = pref.pinocchio_state(b, st.q[0], st.qd[0], st.qdd[0])
+    raw = pin.computeRNEADerivatives(pref.model, pref.data, ps.q, ps.v, ps.a, pref.external_forces(st.load_lists[0]))[0]
+    assert rel_error(ps.T.T @ np.array(raw)[:, 3:6], numeric) > 1e-2
 
 
 # -- C against CasADi, identities -----------------------------------------------------------------------
@@ -315,7 +314,7 @@ def test_single_state_and_mask(derivative_builds):
     _, c = derivative_builds("solo12")
     st = states("solo12")
     batch = jacobians(derivative_builds, "solo12", "c", OPS[1])
-    one = c.forward_dynamics_derivatives(*st.state_head(1), st.q[1], st.qd[1], st.tau[1], loads=st.loads[1])
+    one = c.forward_dynamics_derivatives(*st.head(1), st.q[1], st.qd[1], st.tau[1], loads=st.loads[1])
     for key in batch:
         assert np.array_equal(one[key], batch[key][1])
     mask = np.array([True, False, True, False])

@@ -39,7 +39,7 @@ from helpers import (  # noqa: E402
     solver,
     tolerance,
 )
-from reference import PinocchioReference  # noqa: E402
+from rbdgen.testing import PinocchioReference  # noqa: E402
 from robots import ROBOTS  # noqa: E402
 
 SAMPLES = {"talos": 12, "g1": 16}
@@ -126,7 +126,7 @@ def test_load_objects_equal_dense_loads(name):
     st = random_states(s, 1, seed=9, load_links=LOAD_LINKS[name])
     by_name = [rbdgen.Load(link, t, f) for link, t, f in st.load_lists[0]]
     by_id = [rbdgen.Load(s.link_id(link), t, f) for link, t, f in st.load_lists[0]]
-    head = st.state_head(0)
+    head = st.head(0)
     for op in ("gravity", "forward_dynamics"):
         args = (st.q[0],) if op == "gravity" else (st.q[0], st.qd[0], st.tau[0])
         dense = getattr(s, op)(*head, *args, loads=st.loads[0])

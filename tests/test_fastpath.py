@@ -19,27 +19,22 @@ import pytest
 
 import rbdgen
 from conftest import TEST_FLAGS
-from helpers import random_states
+from helpers import LOAD_OPERATIONS
+from rbdgen.testing import ARGUMENTS, random_states
 
 FIXED, FLOATING = "panda", "solo12"
-LOAD_OPERATIONS = ("gravity", "inverse_dynamics", "forward_dynamics", "forward_dynamics_crba")
-ARGS = {"mass_matrix": ("q",), "velocity_product_forces": ("q", "qd"), "gravity": ("q",),
-        "inverse_dynamics": ("q", "qd", "qdd"), "forward_dynamics": ("q", "qd", "tau"),
-        "forward_dynamics_crba": ("q", "qd", "tau")}
 
 
 def _state(c, seed=7):
     """One random state of ``c`` as plain float64 arrays (the fast path's input)."""
     st = random_states(c, 1, seed, load_links=c.link_names[-2:])
-    base = None
-    if c.floating:
-        base = rbdgen.BaseState(st.translation[0], st.quat[0], st.velocity[0], st.acceleration[0])
+    base = st.state_base(0) if c.floating else None
     return base, {n: getattr(st, n)[0] for n in ("q", "qd", "qdd", "tau")}, st.loads[0]
 
 
 def _args(c, op, base, arrays, convert=lambda x: x):
     head = (base,) if c.floating else ()
-    return head + tuple(convert(arrays[n]) for n in ARGS[op])
+    return head + tuple(convert(arrays[n]) for n in ARGUMENTS[op])
 
 
 def _general(c, op):

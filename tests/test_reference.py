@@ -1,7 +1,7 @@
 """The two reference adapters (Pinocchio, dynibo 0.5.2) agree on every test robot.
 
 This is what makes them usable as references for rbdgen: they are independent
-implementations, and after the conversions in ``reference.py`` they give the same
+implementations, and after the conversions of ``rbdgen.testing.references`` they give the same
 numbers in rbdgen's (= dynibo's) conventions.
 """
 
@@ -16,7 +16,7 @@ dynibo = pytest.importorskip("dynibo")
 from helpers import LOAD_LINKS, NAMES  # noqa: E402
 from helpers import dynibo as dynibo_reference  # noqa: E402
 from helpers import pinocchio as pinocchio_reference  # noqa: E402
-from reference import DyniboReference, PinocchioReference, dynibo_joint_order  # noqa: E402
+from rbdgen.testing import DyniboReference, PinocchioReference, dynibo_joint_order  # noqa: E402
 from robots import ROBOTS  # noqa: E402
 
 TIGHT = 1e-12  # mass matrix, inverse dynamics

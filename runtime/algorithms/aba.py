@@ -78,4 +78,4 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
         return qdd
     a0 = sp.vadd(rotate_back(E0, a0), tree.a_grav)                                    # a_W = X0^-1 a0 + a_g
     w, pdot = velocity[:3], velocity[3:]
-    return list(a0[:3]) + list(sp.add3(a0[3:], sp.cross(w, pdot))) + qdd               # pddot = a_lin + omega x pdot
+    return list(a0[:3]) + list(sp.vadd(a0[3:], sp.cross(w, pdot))) + qdd               # pddot = a_lin + omega x pdot

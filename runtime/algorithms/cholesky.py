@@ -51,6 +51,8 @@ import logging
 import numpy as np
 
 from ..errors import (
+    OK,
+    STATUS,
     IllConditionedError,
     InvalidInputError,
     NonFiniteError,
@@ -73,10 +75,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-OK = 0
-SINGULAR = SingularError.status  # 2
-ILL_CONDITIONED = IllConditionedError.status  # 3
-NONFINITE = NonFiniteError.status  # 4
+SINGULAR = SingularError.status
+ILL_CONDITIONED = IllConditionedError.status
+NONFINITE = NonFiniteError.status
 
 #: Machine epsilon of float64 (DBL_EPSILON).
 EPS = float(np.finfo(np.float64).eps)
@@ -434,13 +435,6 @@ def _describe(d: CholeskyDetails, idx) -> str:
     return "unknown failure"  # pragma: no cover
 
 
-_ERRORS = {
-    SINGULAR: SingularError,
-    ILL_CONDITIONED: IllConditionedError,
-    NONFINITE: NonFiniteError,
-}
-
-
 def cholesky_solve(A, b, what: str = "matrix") -> np.ndarray:
     """Solve ``A x = b`` (symmetric positive definite ``A``, lower triangle read).
 
@@ -456,5 +450,5 @@ def cholesky_solve(A, b, what: str = "matrix") -> np.ndarray:
         where = f" at batch index {tuple(int(i) for i in idx)}" if d.status.ndim else ""
         msg = f"cholesky solve of {what}{where}: {_describe(d, idx)}"
         log.debug(msg)
-        raise _ERRORS[int(d.status[idx])](msg)
+        raise STATUS[int(d.status[idx])](msg)
     return d.x

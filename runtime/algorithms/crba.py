@@ -46,5 +46,5 @@ def crba(tree: Tree, ops, q, base_quat=None):
         IC0m = sp.rigid_matrix(sp.rigid_xform_back((E0, (0, 0, 0)), IC0))       # H_00 = X0^T IC_0 X0
         for r in range(6):
             for c in range(6):
-                H[r][c] = IC0m[r][c]                                              # H_00 = IC_0
+                H[r][c] = IC0m[r][c]
     return H

@@ -120,7 +120,7 @@ def base_spatial_acceleration(velocity, acceleration):
     The linear part of a spatial acceleration is pddot - omega x pdot (RBDA sec. 2.11).
     """
     w, pdot = velocity[:3], velocity[3:]
-    return tuple(acceleration[:3]) + sp.sub3(acceleration[3:], sp.cross(w, pdot))
+    return tuple(acceleration[:3]) + sp.vsub(acceleration[3:], sp.cross(w, pdot))
 
 
 def link_forces(tree: Tree, loads):

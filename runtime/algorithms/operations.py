@@ -16,9 +16,9 @@ forward_dynamics_crba       q, qd, tau, loads                       acc (G)
 passive_terms               q, qd                                   M, g, c
 ==========================  ======================================  ==================
 
-``base`` holds 19 values: translation (3), quaternion xyzw (4), velocity (6) and
-acceleration (6), world frame, angular first. ``loads`` holds L*6 values, one
-``[torque, force]`` wrench per link in link order.
+``base`` holds `BASE_SIZE` values laid out by `BASE`: translation (3), quaternion
+xyzw (4), velocity (6) and acceleration (6), world frame, angular first. ``loads``
+holds L*6 values, one ``[torque, force]`` wrench per link in link order.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from .crba import crba
 from .kinematics import Tree
 from .rnea import rnea
 
-BASE_SIZE = 19
+#: The flat ``base`` input: each field's slice (the one statement of this layout).
+BASE = {"translation": slice(0, 3), "quat": slice(3, 7), "velocity": slice(7, 13), "acceleration": slice(13, 19)}
+BASE_SIZE = BASE["acceleration"].stop
 
 SIGNATURES = {
     "mass_matrix": (("q",), ("M",)),
@@ -116,7 +118,9 @@ def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
     q, qd = inputs["q"], inputs.get("qd", zeros)
     loads = _links(inputs.get("loads"))
     base = inputs.get("base")
-    quat, velocity, acceleration = (base[3:7], base[7:13], base[13:19]) if tree.floating else (None, None, None)
+    quat, velocity, acceleration = (None, None, None)
+    if tree.floating:
+        quat, velocity, acceleration = (base[BASE[k]] for k in ("quat", "velocity", "acceleration"))
     if op == "mass_matrix":
         return {"M": _column_major(crba(tree, ops, q, quat))}
     if op == "velocity_product_forces":

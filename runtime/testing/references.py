@@ -1,6 +1,7 @@
 """Reference dynamics from Pinocchio and dynibo 0.5.2, in rbdgen's conventions.
 
-rbdgen follows dynibo 0.5.2 (see shared/reference/conventions.md):
+Used by the tests and the benchmarks; needs the ``test`` extra (``pin``, ``dynibo``),
+imported when a reference is made. rbdgen follows dynibo 0.5.2 (docs/conventions.md):
 
 * joint order: breadth-first over *all* joints (fixed ones included) from the root
   link, the child joints of a link in URDF document order (:func:`dynibo_joint_order`);
@@ -27,14 +28,17 @@ otherwise, with ``G = J`` (fixed base) or ``J + 6`` (floating base).
 
 from __future__ import annotations
 
+import dataclasses
 import xml.etree.ElementTree as ET
 from collections import deque
+from typing import Optional
 
 import numpy as np
 
 GRAVITY = (0.0, 0.0, -9.80665)
 
-__all__ = ["GRAVITY", "dynibo_joint_order", "PinocchioReference", "DyniboReference"]
+__all__ = ["GRAVITY", "DyniboReference", "PinocchioReference", "PinocchioState", "dynibo_joint_order",
+           "rotation_matrix"]
 
 
 # ---------------------------------------------------------------------------
@@ -99,13 +103,17 @@ def _unpack_base(base):
     quat = quat / nq
     vel = np.zeros(6) if base[2] is None else _as_vec(base[2], 6, "base velocity")
     acc = np.zeros(6) if base[3] is None else _as_vec(base[3], 6, "base acceleration")
+    return p, quat, rotation_matrix(quat), vel[:3], vel[3:], acc[:3], acc[3:]
+
+
+def rotation_matrix(quat) -> np.ndarray:
+    """World <- base rotation of a unit quaternion ``(x, y, z, w)``."""
     x, y, z, w = quat
-    R = np.array([
+    return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
     ])
-    return p, quat, R, vel[:3], vel[3:], acc[:3], acc[3:]
 
 
 class _Common:
@@ -130,6 +138,24 @@ class _Common:
 
 # ---------------------------------------------------------------------------
 # Pinocchio
+
+
+@dataclasses.dataclass
+class PinocchioState:
+    """One state in Pinocchio's coordinates.
+
+    ``T`` maps rbdgen's generalized vectors to Pinocchio's (``v = T nu``, forces too: T
+    is orthogonal); ``bias`` is Pinocchio's spatial base acceleration of a zero
+    *classical* base acceleration (``-omega_B x v_B``; zero for a fixed base).
+    ``v``, ``a`` and ``tau`` are None where the state had no ``qd``, ``qdd`` or ``tau``.
+    """
+
+    q: np.ndarray
+    T: np.ndarray
+    bias: np.ndarray
+    v: Optional[np.ndarray] = None
+    a: Optional[np.ndarray] = None
+    tau: Optional[np.ndarray] = None
 
 
 class PinocchioReference(_Common):
@@ -178,7 +204,8 @@ class PinocchioReference(_Common):
 
     # -- conversions ------------------------------------------------------
 
-    def _q(self, base, q):
+    def pinocchio_state(self, base, q, qd=None, qdd=None, tau=None) -> PinocchioState:
+        """rbdgen's state (``base`` as in the module docstring) in Pinocchio's coordinates."""
         self._check_base(base)
         q = _as_vec(q, self.J, "q")
         qp = np.zeros(self.model.nq)
@@ -189,32 +216,40 @@ class PinocchioReference(_Common):
                 qp[iq], qp[iq + 1] = np.cos(q[k]), np.sin(q[k])
         T = self._Tjoint.copy()
         bias = np.zeros(self.model.nv)
+        head_v, head_a = np.zeros(0), np.zeros(0)
         if self.floating:
-            p, quat, R, w, v, _, _ = _unpack_base(base)
+            p, quat, R, w, v, wd, vd = _unpack_base(base)
             qp[0:3] = p
             qp[3:7] = quat
             T[0:3, 3:6] = R.T
             T[3:6, 0:3] = R.T
-            wB, vB = R.T @ w, R.T @ v
-            bias[0:3] = -np.cross(wB, vB)
-        return qp, T, bias
+            bias[0:3] = -np.cross(R.T @ w, R.T @ v)
+            head_v, head_a = np.concatenate([w, v]), np.concatenate([wd, vd])
+        state = PinocchioState(qp, T, bias)
+        if qd is not None:
+            state.v = T @ np.concatenate([head_v, _as_vec(qd, self.J, "qd")])
+        if qdd is not None:
+            state.a = T @ np.concatenate([head_a, _as_vec(qdd, self.J, "qdd")]) + bias
+        if tau is not None:
+            state.tau = T @ _as_vec(tau, self.G, "tau")
+        return state
 
-    def _nu(self, base, T, qd):
-        qd = _as_vec(qd, self.J, "qd")
-        if self.floating:
-            _, _, _, w, v, _, _ = _unpack_base(base)
-            return T @ np.concatenate([w, v, qd])
-        return T @ qd
+    def forces(self, raw, state: PinocchioState) -> np.ndarray:
+        """Pinocchio's generalized forces (rnea, gravity...) as rbdgen's."""
+        return state.T.T @ np.asarray(raw, dtype=float)
 
-    def _nudot(self, base, T, bias, qdd):
-        qdd = _as_vec(qdd, self.J, "qdd")
-        if self.floating:
-            _, _, _, _, _, wd, vd = _unpack_base(base)
-            return T @ np.concatenate([wd, vd, qdd]) + bias
-        return T @ qdd
+    def mass(self, raw, state: PinocchioState) -> np.ndarray:
+        """Pinocchio's crba result (possibly its upper triangle only) as rbdgen's mass matrix."""
+        M = np.asarray(raw, dtype=float)
+        M = np.triu(M) + np.triu(M, 1).T
+        return state.T.T @ M @ state.T
 
-    def _fext(self, qp, loads):
-        """Pinocchio fext (per joint, joint frame, force first) for our loads."""
+    def accelerations(self, raw, state: PinocchioState) -> np.ndarray:
+        """Pinocchio's aba result (spatial base acceleration) as rbdgen's (classical)."""
+        return state.T.T @ (np.asarray(raw, dtype=float) - state.bias)
+
+    def external_forces(self, loads):
+        """Pinocchio's ``fext`` (per joint, joint frame, force first) for rbdgen's loads; None without."""
         pin = self._pin
         if not loads:
             return None
@@ -244,43 +279,35 @@ class PinocchioReference(_Common):
     # -- API --------------------------------------------------------------
 
     def mass_matrix(self, base, q):
-        qp, T, _ = self._q(base, q)
-        M = np.array(self._pin.crba(self.model, self.data, qp), dtype=float)
-        M = np.triu(M) + np.triu(M, 1).T
-        return T.T @ M @ T
+        s = self.pinocchio_state(base, q)
+        return self.mass(self._pin.crba(self.model, self.data, s.q), s)
 
     def velocity_product_forces(self, base, q, qd):
-        qp, T, bias = self._q(base, q)
-        v = self._nu(base, T, qd)
-        return T.T @ self._rnea(qp, v, bias, None, gravity=False)
+        s = self.pinocchio_state(base, q, qd)
+        return self.forces(self._rnea(s.q, s.v, s.bias, None, gravity=False), s)
 
     def gravity(self, base, q, loads=()):
-        qp, T, _ = self._q(base, q)
+        s = self.pinocchio_state(base, q)
         z = np.zeros(self.model.nv)
-        return T.T @ self._rnea(qp, z, z, self._fext(qp, loads))
+        return self.forces(self._rnea(s.q, z, z, self.external_forces(loads)), s)
 
     def inverse_dynamics(self, base, q, qd, qdd, loads=()):
-        qp, T, bias = self._q(base, q)
-        v = self._nu(base, T, qd)
-        a = self._nudot(base, T, bias, qdd)
-        return T.T @ self._rnea(qp, v, a, self._fext(qp, loads))
+        s = self.pinocchio_state(base, q, qd, qdd)
+        return self.forces(self._rnea(s.q, s.v, s.a, self.external_forces(loads)), s)
 
     def forward_dynamics(self, base, q, qd, tau, loads=()):
         pin = self._pin
-        qp, T, bias = self._q(base, q)
-        v = self._nu(base, T, qd)
-        tau_pin = T @ _as_vec(tau, self.G, "tau")
-        fext = self._fext(qp, loads)
+        s = self.pinocchio_state(base, q, qd, tau=tau)
+        fext = self.external_forces(loads)
         if fext is None:
-            a = pin.aba(self.model, self.data, qp, v, tau_pin)
+            a = pin.aba(self.model, self.data, s.q, s.v, s.tau)
         else:
-            a = pin.aba(self.model, self.data, qp, v, tau_pin, fext)
-        return T.T @ (np.asarray(a, dtype=float) - bias)
+            a = pin.aba(self.model, self.data, s.q, s.v, s.tau, fext)
+        return self.accelerations(a, s)
 
     def kinetic_energy(self, base, q, qd):
-        qp, T, _ = self._q(base, q)
-        v = self._nu(base, T, qd)
-        return float(self._pin.computeKineticEnergy(self.model, self.data, qp, v))
+        s = self.pinocchio_state(base, q, qd)
+        return float(self._pin.computeKineticEnergy(self.model, self.data, s.q, s.v))
 
 
 # ---------------------------------------------------------------------------
@@ -309,59 +336,54 @@ class DyniboReference(_Common):
         off = 6 if self.floating else 0
         self._perm = np.concatenate([np.arange(off),
                                      off + np.array([pos[n] for n in self.joint_names], dtype=int)])
-        self._jperm = np.array([pos[n] for n in self.joint_names], dtype=int)
-        self._jinv = np.argsort(self._jperm)  # dynibo[k] = ours[_jinv[k]]
+        self._jinv = np.argsort([pos[n] for n in self.joint_names])  # dynibo[k] = ours[_jinv[k]]
 
-    def _to_dy(self, x, n, what):  # joint vector in our order -> dynibo's
-        return _as_vec(x, n, what)[self._jinv]
-
-    def _gen_to_dy(self, x):
-        x = _as_vec(x, self.G, "tau")
-        off = 6 if self.floating else 0
-        return np.concatenate([x[:off], x[off:][self._jinv]])
-
-    def _out(self, y):
-        return np.asarray(y, dtype=float)[self._perm]
-
-    def _bs(self, base):
+    def arguments(self, op, base, q, qd=None, qdd=None, tau=None, loads=None) -> tuple:
+        """dynibo's positional arguments of ``op`` for rbdgen's state: the base state (floating),
+        the given vectors in dynibo's joint order, then the loads where given (``loads=None``:
+        none passed, dynibo's default)."""
         self._check_base(base)
-        if not self.floating:
-            return None
-        p, quat, _, w, v, wd, vd = _unpack_base(base)
-        dy = self._dy
-        return dy.BaseState(dy.Pose(p, quat), dy.Twist(w, v), dy.Twist(wd, vd))
+        args = []
+        if self.floating:
+            p, quat, _, w, v, wd, vd = _unpack_base(base)
+            dy = self._dy
+            args.append(dy.BaseState(dy.Pose(p, quat), dy.Twist(w, v), dy.Twist(wd, vd)))
+        for name, x in (("q", q), ("qd", qd), ("qdd", qdd)):
+            if x is not None:
+                args.append(_as_vec(x, self.J, name)[self._jinv])
+        if tau is not None:
+            x = _as_vec(tau, self.G, "tau")
+            off = self.G - self.J
+            args.append(np.concatenate([x[:off], x[off:][self._jinv]]))
+        if loads is not None:
+            args.append([self._dy.Load(self.robot.link_id(link), _as_vec(t, 3, "load torque"),
+                                       _as_vec(f, 3, "load force")) for link, t, f in loads])
+        return tuple(args)
 
-    def _loads(self, loads):
-        dy = self._dy
-        return [dy.Load(self.robot.link_id(link), _as_vec(t, 3, "load torque"),
-                        _as_vec(f, 3, "load force")) for link, t, f in loads]
+    def result(self, op, raw) -> np.ndarray:
+        """dynibo's result of ``op`` in rbdgen's joint order (the mass matrix as a (G, G) array)."""
+        y = np.asarray(raw, dtype=float)
+        if op == "mass_matrix":
+            return y.reshape(self.G, self.G, order="F")[np.ix_(self._perm, self._perm)]
+        return y[self._perm]
 
-    def _call(self, fn, base, *args):
-        bs = self._bs(base)
-        return fn(*args) if bs is None else fn(bs, *args)
+    def _call(self, op, base, *vectors, **named):
+        return self.result(op, getattr(self.robot, op)(*self.arguments(op, base, *vectors, **named)))
 
     def mass_matrix(self, base, q):
-        flat = self._call(self.robot.mass_matrix, base, self._to_dy(q, self.J, "q"))
-        M = np.asarray(flat, dtype=float).reshape(self.G, self.G, order="F")
-        return M[np.ix_(self._perm, self._perm)]
+        return self._call("mass_matrix", base, q)
 
     def velocity_product_forces(self, base, q, qd):
-        return self._out(self._call(self.robot.velocity_product_forces, base,
-                                    self._to_dy(q, self.J, "q"), self._to_dy(qd, self.J, "qd")))
+        return self._call("velocity_product_forces", base, q, qd)
 
     def gravity(self, base, q, loads=()):
-        return self._out(self._call(self.robot.gravity, base, self._to_dy(q, self.J, "q"),
-                                    self._loads(loads)))
+        return self._call("gravity", base, q, loads=loads)
 
     def inverse_dynamics(self, base, q, qd, qdd, loads=()):
-        return self._out(self._call(self.robot.inverse_dynamics, base,
-                                    self._to_dy(q, self.J, "q"), self._to_dy(qd, self.J, "qd"),
-                                    self._to_dy(qdd, self.J, "qdd"), self._loads(loads)))
+        return self._call("inverse_dynamics", base, q, qd, qdd, loads=loads)
 
     def forward_dynamics(self, base, q, qd, tau, loads=()):
-        return self._out(self._call(self.robot.forward_dynamics, base,
-                                    self._to_dy(q, self.J, "q"), self._to_dy(qd, self.J, "qd"),
-                                    self._gen_to_dy(tau), self._loads(loads)))
+        return self._call("forward_dynamics", base, q, qd, tau=tau, loads=loads)
 
     def kinetic_energy(self, base, q, qd):
         """0.5 nu^T M(q) nu from dynibo's mass matrix."""

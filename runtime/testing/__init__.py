@@ -1,0 +1,12 @@
+"""What rbdgen's tests and benchmarks share: random states and the reference dynamics.
+
+`states` needs NumPy only (`CompiledSolver.validate` draws its states there);
+`references` wraps Pinocchio and dynibo 0.5.2 (the ``test`` extra) in rbdgen's
+conventions.
+"""
+
+from .references import GRAVITY, DyniboReference, PinocchioReference, PinocchioState, dynibo_joint_order, rotation_matrix
+from .states import ARGUMENTS, States, random_states
+
+__all__ = ["ARGUMENTS", "GRAVITY", "DyniboReference", "PinocchioReference", "PinocchioState", "States",
+           "dynibo_joint_order", "random_states", "rotation_matrix"]
