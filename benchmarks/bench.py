@@ -1,12 +1,12 @@
 """Benchmark rbdgen's generated dynamics against Pinocchio, dynibo, MuJoCo and adam (CasADi).
 
-    python benchmarks/bench.py                      # Panda, UR5, Solo12, G1, Talos (about 10 minutes)
-    python benchmarks/bench.py --robots panda solo12
-    python benchmarks/bench.py --urdf my_robot.urdf --floating
-    python benchmarks/bench.py --quick              # Panda, few rounds: checks the harness, not speed
+    python -m benchmarks.bench                      # Panda, UR5, Solo12, G1, Talos (about 10 minutes)
+    python -m benchmarks.bench --robots panda solo12
+    python -m benchmarks.bench --urdf my_robot.urdf --floating
+    python -m benchmarks.bench --quick              # Panda, few rounds: checks the harness, not speed
 
 For each robot and each operation (inverse dynamics, mass matrix, forward dynamics,
-gravity, velocity-product forces) every tool (`peers.py`) is timed on the same
+gravity, velocity-product forces) every tool (`peers`) is timed on the same
 random states: the generated C in a C loop, rbdgen from Python (one state per call
 and batched), the NumPy engine (batched), Pinocchio from Python and in a C++ loop,
 dynibo, MuJoCo and adam (CasADi from Python and CasADi's generated C in a C loop).
@@ -14,8 +14,9 @@ dynibo, MuJoCo and adam (CasADi from Python and CasADi's generated C in a C loop
 Times are medians over interleaved rounds: each round runs every tool once, in an
 order that rotates from round to round, so machine noise hits all of them alike.
 Before any time counts, every tool's results at the check states are converted to
-rbdgen's conventions and compared with rbdgen's; a tool that disagrees is marked
-WRONG and gets no ratio.
+rbdgen's conventions and compared with two independent results, rbdgen's NumPy
+engine and Pinocchio (`case.REFERENCES`; a tool is not compared with itself); a tool
+that disagrees with either is marked WRONG and gets no ratio.
 
 Writes ``results.md``, ``results.json`` and ``results.png`` (ratios to Pinocchio
 C++) under ``--out`` (default ``benchmarks/results``; ``--quick`` writes to
@@ -42,19 +43,19 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
+import rbdgen
+from rbdgen.testing import random_states
+from tests.robots import ROBOTS
 
-import rbdgen  # noqa: E402
-import peers as P  # noqa: E402
-from peers import OPS, Case, States, Unavailable, random_states  # noqa: E402
-from robots import ROBOTS  # noqa: E402
+from . import peers as P
+from .case import OPS, REFERENCES, Case, Unavailable, rel_errors
+
+HERE = Path(__file__).resolve().parent
 
 DEFAULT_ROBOTS = ("panda", "ur5", "solo12", "g1", "talos")
 LABELS = {"inverse_dynamics": "ID", "mass_matrix": "M", "forward_dynamics": "FD", "gravity": "g",
           "velocity_product_forces": "C qd"}
-#: Worst normwise relative error (per state) a peer may have against rbdgen before it is WRONG.
+#: Worst normwise relative error (per state) a peer may have against a reference before it is WRONG.
 TOLERANCE = {op: 1e-8 for op in OPS} | {"forward_dynamics": 1e-6}
 BASELINE = "pinocchio_cpp"
 ALL_KEYS = [c.key for c in P.ALL_PEERS]
@@ -75,15 +76,8 @@ def log(*args):
 # setting a robot up
 
 
-def rel_errors(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """Per state ``||got - ref|| / max(||ref||, 1e-9)`` (Frobenius for matrices)."""
-    got = np.asarray(got, dtype=float).reshape(ref.shape[0], -1)
-    ref = ref.reshape(ref.shape[0], -1)
-    return np.linalg.norm(got - ref, axis=1) / np.maximum(np.linalg.norm(ref, axis=1), 1e-9)
-
-
 def make_case(name, urdf, floating, opts, classes=P.ALL_PEERS) -> tuple:
-    """Generate and compile rbdgen for one robot; its states and reference results."""
+    """Generate and compile rbdgen for one robot; its states and the reference results."""
     build = {}
     start = time.perf_counter()
     generated = rbdgen.generate(urdf, floating=floating)
@@ -91,20 +85,16 @@ def make_case(name, urdf, floating, opts, classes=P.ALL_PEERS) -> tuple:
     build["trace_s"] = generated.timings.get("trace")
     build["emit_s"] = generated.timings.get("emit")
     build["c_source_kib"] = len(generated.files[f"{generated.prefix}.c"].encode()) / 1024
-    model = generated.model
-    J, G = model.joint_count, model.generalized_count
-    S, N = opts.states, max(opts.batch, opts.states)
-    check = random_states(S, J, G, floating, seed=1)
-    rest = random_states(N - S, J, G, floating, seed=2)
-    batch = States(**{k: (None if v is None else np.concatenate([v, getattr(rest, k)]))
-                      for k, v in check.__dict__.items()})
+    # no wrench on a floating base in the forward-dynamics forces: adam's ABA takes joint forces only
+    batch = random_states(generated.model, max(opts.batch, opts.states), seed=1, base_wrench=False)
+    check = batch.rows(slice(0, opts.states))
     work = opts.work / name
     work.mkdir(parents=True, exist_ok=True)
     # the C loop program compiles (the generated C once more) while cffi compiles the extension
     pool = concurrent.futures.ThreadPoolExecutor(1)
     c_bench = None
     if any(c is P.RbdgenC for c in classes):
-        c_bench = pool.submit(P.RbdgenC.build, generated, opts.flags, work / "rbdgen_c", check, opts.cache)
+        c_bench = pool.submit(P.RbdgenC.build, generated, opts.flags, check, opts.cache)
     pool.shutdown(wait=False)
     installed = set((opts.cache / "rbdgen").glob("*/module"))
     start = time.perf_counter()
@@ -113,9 +103,24 @@ def make_case(name, urdf, floating, opts, classes=P.ALL_PEERS) -> tuple:
     build["compile_cached"] = set((opts.cache / "rbdgen").glob("*/module")) == installed
     case = Case(name, str(urdf), floating, generated, solver, check, batch, tuple(opts.flags), opts.cache, work,
                 c_bench=c_bench)
-    for op in OPS:
-        case.reference[op] = np.asarray(getattr(solver, op)(*check.args(op)))
+    case.compute_references()
     return case, build
+
+
+def check(peer, op, case: Case) -> dict:
+    """``{"check": "ok" | "WRONG" | "failed", "errors": {reference: worst}, "error": worst of all}`` of
+    one peer's results of ``op`` against every reference that is not the peer itself."""
+    references = {k: v for k, v in case.references.items() if k != peer.implementation}
+    if not references:
+        return {"check": "failed", "reason": "no independent reference to check against"}
+    try:
+        got = peer.results(op)
+        errors = {k: float(rel_errors(got, ref[op]).max()) for k, ref in references.items()}
+    except Exception as exc:  # noqa: BLE001 - a peer's failure must not stop the others
+        return {"check": "failed", "reason": f"results failed: {type(exc).__name__}: {exc}"}
+    worst = max(errors.values())
+    ok = bool(np.isfinite(worst) and worst <= TOLERANCE[op])
+    return {"check": "ok" if ok else "WRONG", "errors": errors, "error": worst, "rounds": []}
 
 
 # ---------------------------------------------------------------------------
@@ -145,7 +150,8 @@ def bench_robot(case: Case, peer_classes, opts) -> dict:
     peers, record = [], {}
     for cls in peer_classes:
         peer = cls()
-        entry = {"label": peer.label, "kind": peer.kind, "describe": peer.describe, "ops": {}}
+        entry = {"label": peer.label, "kind": peer.kind, "implementation": peer.implementation,
+                 "describe": peer.describe, "ops": {}}
         record[peer.key] = entry
         start = time.perf_counter()
         try:
@@ -165,21 +171,16 @@ def bench_robot(case: Case, peer_classes, opts) -> dict:
             if getattr(peer, attr, None) is not None:
                 entry[attr.replace("seconds", "s")] = getattr(peer, attr)
         entry.update(status="ok", notes=list(peer.notes))
-        # consistency: every supported operation at the check states
+        # consistency: every supported operation at the check states, against each independent reference
         for op in OPS:
             if op in peer.unsupported:
                 entry["ops"][op] = {"check": "unsupported", "reason": peer.unsupported[op]}
                 continue
-            try:
-                err = float(rel_errors(peer.results(op), case.reference[op]).max())
-            except Exception as exc:  # noqa: BLE001
-                entry["ops"][op] = {"check": "failed", "reason": f"{type(exc).__name__}: {exc}"}
-                log(f"  {peer.label} {op}: results failed: {exc}")
-                continue
-            ok = bool(np.isfinite(err) and err <= TOLERANCE[op])
-            entry["ops"][op] = {"check": "ok" if ok else "WRONG", "error": err, "rounds": []}
-            if not ok:
-                log(f"  {peer.label} {op}: WRONG, worst relative error {err:.3g} > {TOLERANCE[op]:g}")
+            entry["ops"][op] = item = check(peer, op, case)
+            if item["check"] == "failed":
+                log(f"  {peer.label} {op}: {item['reason']}")
+            elif item["check"] == "WRONG":
+                log(f"  {peer.label} {op}: WRONG, worst relative error {item['error']:.3g} > {TOLERANCE[op]:g}")
         peers.append(peer)
 
     # calibrate the Python peers' repeat counts (also their warm-up)
@@ -345,6 +346,19 @@ def label_of(results, key):
     return key
 
 
+def consistency_cell(entry, op, ref) -> str:
+    """One peer's worst error of ``op`` against reference ``ref`` for the consistency tables."""
+    if not entry or entry["status"] != "ok":
+        return "n/a"
+    item = entry["ops"].get(op, {})
+    if item.get("check") not in ("ok", "WRONG"):
+        return "—" if item.get("check") == "unsupported" else item.get("check", "n/a")
+    if ref not in item.get("errors", {}):
+        return "self" if entry.get("implementation") == ref else "n/a"
+    err = item["errors"][ref]
+    return ("WRONG " if not err <= TOLERANCE[op] else "") + f"{err:.1e}"
+
+
 def markdown(results) -> str:
     meta, robots = results["meta"], results["robots"]
     keys = peer_columns(results)
@@ -356,7 +370,7 @@ def markdown(results) -> str:
            f"NumPy {meta['versions']['numpy']}.\n",
            f"C flags (rbdgen, adam's CasADi C): `{' '.join(meta['flags'])}`; Pinocchio C++: "
            f"`{' '.join(meta['cxx_flags']) if meta['cxx_flags'] else 'not built'}`. Medians of {meta['rounds']} "
-           f"interleaved rounds; {meta['states']} states per loop (checked against rbdgen), batches of "
+           f"interleaved rounds; {meta['states']} states per loop (the check states), batches of "
            f"{meta['batch']} states. Command: `{meta['command']}`.\n",
            "\nVersions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items() if v) + ".\n"]
 
@@ -391,24 +405,16 @@ def markdown(results) -> str:
                                  ("WRONG" if text.startswith("WRONG") else "n/a" if text[0].isdigit() else text))
                 out.append(f"| {rec['title']} | {LABELS[op]} | " + " | ".join(cells) + " |\n")
 
-    out.append("\n## Consistency: worst relative error against rbdgen at the check states\n\n"
-               f"`||peer - rbdgen|| / ||rbdgen||` per state (Frobenius for M), after converting the peer's "
-               f"conventions; WRONG above {TOLERANCE['inverse_dynamics']:g} ({TOLERANCE['forward_dynamics']:g} "
-               "for FD).\n\n" + head)
-    for name, rec in robots.items():
-        for op in OPS:
-            cells = []
-            for k in keys:
-                entry = rec["peers"].get(k)
-                if not entry or entry["status"] != "ok":
-                    cells.append("n/a")
-                    continue
-                item = entry["ops"].get(op, {})
-                if item.get("check") in ("ok", "WRONG"):
-                    cells.append(("" if item["check"] == "ok" else "WRONG ") + f"{item['error']:.1e}")
-                else:
-                    cells.append("—" if item.get("check") == "unsupported" else item.get("check", "n/a"))
-            out.append(f"| {rec['title']} | {LABELS[op]} | " + " | ".join(cells) + " |\n")
+    out.append("\n## Consistency: worst relative error against independent results at the check states\n\n"
+               "`||peer - reference|| / ||reference||` per state (Frobenius for M), after converting the peer's "
+               "conventions, against each reference that is not the peer itself (*self*); WRONG above "
+               f"{TOLERANCE['inverse_dynamics']:g} ({TOLERANCE['forward_dynamics']:g} for FD) against either.\n")
+    for ref, ref_label in REFERENCES.items():
+        out.append(f"\n### Against {ref_label}\n\n" + head)
+        for name, rec in robots.items():
+            for op in OPS:
+                cells = [consistency_cell(rec["peers"].get(k), op, ref) for k in keys]
+                out.append(f"| {rec['title']} | {LABELS[op]} | " + " | ".join(cells) + " |\n")
     out.append(f"\nAll checks passed: **{'yes' if results['consistent'] else 'NO'}**.\n")
     nz = results.get("noise")
     if nz:
@@ -490,6 +496,7 @@ def markdown(results) -> str:
                     notes.append(f"- {rec['title']}, {entry['label']}, {LABELS[op]}: {item['check']}: {item['reason']}")
             for note in entry.get("notes", []):
                 notes.append(f"- {rec['title']}, {entry['label']}: {note}")
+        notes += [f"- {rec['title']}: {note}" for note in rec.get("notes", [])]
     out.append("\n".join(dict.fromkeys(notes)) + "\n" if notes else "None.\n")
     out.append("\n" + CONVENTIONS_NOTE)
     return "".join(out)
@@ -498,7 +505,7 @@ def markdown(results) -> str:
 CONVENTIONS_NOTE = """How results are compared: all in rbdgen's (dynibo 0.5.2's) conventions, gravity
 9.80665 m/s^2, no loads. Floating-base states carry a random base pose, velocity and
 acceleration; their forward-dynamics forces put no wrench on the base (adam's ABA takes
-joint forces only). Pinocchio and dynibo through tests/reference.py's conversions (for
+joint forces only). Pinocchio and dynibo through rbdgen.testing.references' conversions (for
 Pinocchio's nonLinearEffects, which is rnea at zero *spatial* base acceleration, the
 converted check adds M times the spatial bias of a zero classical acceleration). MuJoCo:
 free joint `[pdot_W, omega_B]`, its generalized forces and accelerations mapped by the same
@@ -682,6 +689,7 @@ def main(argv=None) -> int:
                 "title": ROBOT_TITLES.get(name, name), "urdf": _shown_path(urdf), "floating": floating,
                 "J": case.J, "G": case.G,
                 "build": build, "operation_counts": case.generated.operation_counts, "peers": peers,
+                "notes": case.notes,
             }
             shutil.rmtree(case.work, ignore_errors=True)
             log(f"{name}: done ({time.perf_counter() - started:.0f} s so far)")

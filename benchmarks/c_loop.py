@@ -1,6 +1,6 @@
 """Time the generated C per call in a C loop (no Python), and the Python runtime per call.
 
-Usage: python benchmarks/c_loop.py [--robots panda talos] [--flags "-O2 -g0 -std=c99"]
+Usage: python -m benchmarks.c_loop [--robots panda talos] [--flags "-O2 -g0 -std=c99"]
 
 For each robot: generation time (trace, emit), compile time, C source size, then
 per operation the generated C's time per call (median over rounds of a loop over
@@ -14,23 +14,19 @@ what benchmarks/bench.py times C loops with: rbdgen's and adam's CasADi C.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import os
 import shlex
-import shutil
 import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import rbdgen
+from rbdgen.algorithms.operations import SIGNATURES, input_names
+from rbdgen.testing import random_states
+from tests.robots import ROBOTS
 
-import rbdgen  # noqa: E402
-from rbdgen.algorithms.operations import SIGNATURES, input_names  # noqa: E402
-from robots import ROBOTS  # noqa: E402
+from .builds import compile_program
 
 OPS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "gravity", "velocity_product_forces",
        "forward_dynamics_crba")
@@ -102,37 +98,21 @@ def c_array(name, values):
     return f"static const double {name}[{np.size(values)}] = {{{flat}}};"
 
 
-def random_c_states(model, states: int = STATES, seed: int = 0) -> dict:
-    """Random states as the flat C inputs: ``{"base", "q", "qd", "qdd", "tau", "loads"}``, each ``(states, size)``."""
-    rng = np.random.default_rng(seed)
-    J, G, L = model.joint_count, model.generalized_count, len(model.links)
-    quat = rng.normal(size=(states, 4))
-    quat /= np.linalg.norm(quat, axis=1, keepdims=True)
-    data = {"base": np.hstack([rng.normal(size=(states, 3)), quat, rng.normal(size=(states, 12))]),
-            "q": rng.uniform(-np.pi, np.pi, (states, J)), "qd": rng.normal(size=(states, J)),
-            "qdd": rng.normal(size=(states, J)), "tau": rng.normal(size=(states, G)),
-            "loads": np.zeros((states, 6 * L))}
-    data["tau"] = rbdgen.NumpySolver(model).inverse_dynamics(
-        *([rbdgen.BaseState(data["base"][:, :3], quat, data["base"][:, 7:13], data["base"][:, 13:])]
-          if model.floating else []), data["q"], data["qd"], data["qdd"])
-    return data
-
-
 def bench_operations(generated, ops=OPS) -> list:
     """The operations of ``ops`` that ``generated`` has, in that order (the order of a dump)."""
     return [op for op in ops if op in generated.manifest["operations"]]
 
 
-def build_c_bench(generated, flags, folder, data=None, reps=200, rounds=15, ops=OPS, cache=None) -> Path:
-    """Write the generated sources and a timing ``main`` into ``folder``, compile, return the executable.
+def build_c_bench(generated, flags, cache, data=None, reps=200, rounds=15, ops=OPS) -> tuple:
+    """``(executable, compile seconds, 0.0 on a cache hit)`` of a C loop over the generated functions.
 
-    ``data``: the states (`random_c_states`'s layout; default: `random_c_states`), embedded in the
-    program. The program prints one line per operation, ``<op> <us per call of each round>``;
-    see BENCH_C for its arguments. With a ``cache`` folder, the executable is kept there under
-    a hash of the program, the sources and the flags, and reused.
+    ``data``: the states as the C's flat inputs (`rbdgen.testing.States.flat`; default: `STATES`
+    random states), embedded in the program. The program prints one line per operation,
+    ``<op> <us per call of each round>``; see BENCH_C for its arguments. It is built in the
+    ``cache`` folder (`builds.compile_program`).
     """
     model, prefix = generated.model, generated.prefix
-    data = random_c_states(model) if data is None else data
+    data = random_states(model, STATES, seed=0).flat() if data is None else data
     states = data["q"].shape[0]
     arrays = "\n".join(c_array(f"in_{k}", v) for k, v in data.items() if k != "loads")
     sizes = generated.manifest["sizes"]
@@ -142,27 +122,11 @@ def build_c_bench(generated, flags, folder, data=None, reps=200, rounds=15, ops=
                        for n in input_names(op, model.floating))
         (out,) = SIGNATURES[op][1]
         bodies.append(BODY.format(STATES=states, out_size=sizes[out], op=op, call=f"{prefix}_{op}({args}out[i])"))
-    folder = Path(folder)
-    generated.write(folder, overwrite=True)
     program = BENCH_C.format(includes=f'#include "{prefix}.h"', arrays=arrays, bodies="".join(bodies),
                              rounds=rounds, reps=reps)
-    (folder / "bench.c").write_text(program)
-    exe = folder / "bench"
-    cached = None
-    if cache is not None:
-        digest = hashlib.sha256("\0".join([program, *flags, *(generated.files[n] for n in sorted(generated.files)
-                                                               if n.endswith((".c", ".h")))]).encode())
-        cached = Path(cache) / f"c-bench-{prefix}-{digest.hexdigest()[:20]}" / "bench"
-        if cached.is_file():
-            return cached
-    subprocess.run(["gcc", *flags, "-o", str(exe), str(folder / "bench.c"), str(folder / f"{prefix}.c"),
-                    "-I", str(folder), "-lm"], check=True)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_name(f"bench.{os.getpid()}.tmp")
-        shutil.copy2(exe, tmp)
-        os.replace(tmp, cached)
-    return exe
+    files = {name: text for name, text in generated.files.items() if name.endswith((".c", ".h"))}
+    return compile_program(cache, f"c-bench-{prefix}", {**files, "bench.c": program},
+                           ["gcc", *flags, "-o", f"c-bench-{prefix}", "bench.c", f"{prefix}.c", "-I.", "-lm"])
 
 
 def run_c_bench(exe, rounds=None, target_ms=None, dump=None) -> dict:
@@ -177,34 +141,25 @@ def run_c_bench(exe, rounds=None, target_ms=None, dump=None) -> dict:
 def c_loop_times(generated, flags, reps) -> dict:
     """Median time per call (us) of each operation in a C loop over `STATES` random states."""
     with tempfile.TemporaryDirectory() as tmp:
-        exe = build_c_bench(generated, flags, tmp, reps=reps)
+        exe, _ = build_c_bench(generated, flags, tmp, reps=reps)
         times = run_c_bench(exe)
     return {op: float(np.median(t)) for op, t in times.items()}
 
 
 def python_times(solver, model) -> tuple[dict, dict]:
-    rng = np.random.default_rng(1)
-    J, G = model.joint_count, model.generalized_count
+    """Time per state (us) of the solver's methods from Python: one state per call, and 10,000-state batches."""
     single, batch = {}, {}
     for N, table in ((1, single), (10_000, batch)):
-        q = rng.uniform(-1, 1, (N, J))
-        base = ()
-        if model.floating:
-            base = (rbdgen.BaseState(np.zeros((N, 3)), np.tile([0, 0, 0, 1.0], (N, 1)), np.zeros((N, 6))),)
-        args = {"q": q, "qd": q, "qdd": q, "tau": np.zeros((N, G))}
+        st = random_states(model, N, seed=1)
         for op in OPS:
-            names = [n for n in SIGNATURES[op][0] if n != "loads"]
-            call_args = base + tuple(args[n][0] if N == 1 else args[n] for n in names)
-            if N == 1 and base:
-                call_args = (rbdgen.BaseState(np.zeros(3), [0, 0, 0, 1.0]),) + call_args[1:]
-            fn = getattr(solver, op)
+            fn, args = getattr(solver, op), st.args(op, 0 if N == 1 else None)
             reps = 2000 if N == 1 else 3
-            fn(*call_args)
+            fn(*args)
             times = []
             for _ in range(5):
                 t0 = time.perf_counter()
                 for _ in range(reps):
-                    fn(*call_args)
+                    fn(*args)
                 times.append((time.perf_counter() - t0) / (reps * N))
             table[op] = 1e6 * sorted(times)[2]
     return single, batch

@@ -4,14 +4,13 @@ Each operation runs on one batch of random states (random base poses for a float
 robot); the reported figure is the median over ``--repeat`` runs of the batch time
 divided by the batch size, in microseconds per state.
 
-    python benchmarks/numpy_engine.py --batch 10000 --robots panda talos
+    python -m benchmarks.numpy_engine --batch 10000 --robots panda talos
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import pathlib
 import platform
 import statistics
 import sys
@@ -19,18 +18,16 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
-
-import rbdgen  # noqa: E402
-from helpers import LOAD_LINKS, call, random_states  # noqa: E402
-from robots import ROBOTS  # noqa: E402
+import rbdgen
+from rbdgen.testing import random_states
+from tests.robots import LOAD_LINKS, ROBOTS
 
 
 def time_operation(s, op, st, loads, repeat):
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        call(s, op, st, loads=loads)
+        st.call(s, op, loads=loads)
         times.append(time.perf_counter() - start)
     return statistics.median(times) / st.n
 

@@ -18,7 +18,7 @@ problem (set-up cached: IPOPT's iterations only), IPOPT's iterations and time pe
 iteration of the second solve, the SX instruction counts of the dynamics and of the RK4
 step, and the final objective (they must agree).
 
-    python benchmarks/ocp.py --intervals 30
+    python -m benchmarks.ocp --intervals 30
 """
 
 from __future__ import annotations
@@ -26,18 +26,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import sys
 import time
-from pathlib import Path
 
 import casadi as ca
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "examples"))
-
-import rbdgen  # noqa: E402
-from panda_min_effort import build_problem, default_urdf, rbdgen_dynamics, rk4_step  # noqa: E402
+import rbdgen
+from examples.panda_min_effort import build_problem, default_urdf, rbdgen_dynamics, rk4_step
 
 
 def adam_dynamics(urdf, model: rbdgen.RobotModel) -> ca.Function:

@@ -1,9 +1,11 @@
-"""`benchmarks/bench.py --quick`: the benchmark harness runs and every tool's results agree.
+"""`python -m benchmarks.bench --quick`: the benchmark harness runs and every tool's results
+agree with independent results (the NumPy engine and Pinocchio).
 
 One quick run (Panda, two rounds, small batches, no Pinocchio C++ build) in a
 subprocess, with its own output and build-cache folders; the tests read what it
 wrote. It checks the harness, never speed. Optional peers (MuJoCo, adam, matplotlib,
-from the ``bench`` extra) are checked only where installed.
+from the ``bench`` extra) are checked only where installed. The consistency check
+itself is tested on made-up peers.
 """
 
 from __future__ import annotations
@@ -13,20 +15,24 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
+from benchmarks.bench import check
+from benchmarks.case import OPS
+
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "benchmarks" / "bench.py"
-OPS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "gravity", "velocity_product_forces")
 LABELS = ("ID", "M", "FD", "g", "C qd")
+RBDGEN_COLUMNS = ("rbdgen_c", "rbdgen_py", "rbdgen_batch", "rbdgen_batch_c")
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench-out")
     cache = tmp_path_factory.mktemp("bench-cache")
-    proc = subprocess.run([sys.executable, str(BENCH), "--quick", "--out", str(out), "--cache", str(cache)],
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.bench", "--quick", "--out", str(out), "--cache", str(cache)],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, f"bench.py --quick failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return out, json.loads((out / "results.json").read_text()), proc.stdout
@@ -53,7 +59,7 @@ def test_every_operation_reported(quick):
         assert f"| Panda | {label} |" in text
     rec = results["robots"]["panda"]
     assert set(rec["operation_counts"]) >= set(OPS)
-    for key in ("rbdgen_c", "rbdgen_py", "rbdgen_batch", "rbdgen_batch_c", "numpy_batch"):
+    for key in RBDGEN_COLUMNS + ("numpy_batch",):
         entry = _peer(results, key)
         assert entry["status"] == "ok", entry
         for op in OPS:
@@ -78,6 +84,54 @@ def test_consistency_checks_passed(quick):
                 assert item["error"] <= 1e-8, (key, op, item)
                 checked += 1
     assert checked >= 4 * len(OPS)
+
+
+def test_rbdgen_columns_checked_against_independent_results(quick):
+    """Every rbdgen column against the NumPy engine and Pinocchio; the NumPy engine against Pinocchio only."""
+    _, results, _ = quick
+    pinocchio = importlib.util.find_spec("pinocchio") is not None
+    for key in RBDGEN_COLUMNS + ("numpy_batch",):
+        expected = ({"numpy"} if key != "numpy_batch" else set()) | ({"pinocchio"} if pinocchio else set())
+        for op in OPS:
+            item = _peer(results, key)["ops"][op]
+            assert set(item["errors"]) == expected, (key, op, item)
+            assert item["error"] == max(item["errors"].values()) <= 1e-8, (key, op, item)
+    if pinocchio:  # Pinocchio's columns are checked against the NumPy engine, not against Pinocchio
+        assert set(_peer(results, "pinocchio_py")["ops"]["mass_matrix"]["errors"]) == {"numpy"}
+
+
+class _Peer:
+    """A made-up peer: ``results`` are the NumPy engine's times ``1 + scale``."""
+
+    def __init__(self, implementation, scale):
+        self.implementation, self.scale = implementation, scale
+
+    def results(self, op):
+        return self.case.references["numpy"][op] * (1 + self.scale)
+
+
+def _case():
+    rng = np.random.default_rng(0)
+    numpy = {op: rng.normal(size=(4, 3, 3) if op == "mass_matrix" else (4, 3)) for op in OPS}
+    return SimpleNamespace(references={"numpy": numpy, "pinocchio": {op: v.copy() for op, v in numpy.items()}})
+
+
+@pytest.mark.parametrize("scale, verdict", [(0.0, "ok"), (1e-9, "ok"), (1e-6, "WRONG"), (np.nan, "WRONG")])
+def test_check_marks_a_wrong_peer(scale, verdict):
+    peer = _Peer("rbdgen", scale)
+    peer.case = _case()
+    item = check(peer, "inverse_dynamics", peer.case)
+    assert item["check"] == verdict and set(item["errors"]) == {"numpy", "pinocchio"}
+
+
+def test_check_never_compares_a_peer_with_itself():
+    peer = _Peer("numpy", 0.0)
+    peer.case = _case()
+    peer.case.references["pinocchio"]["gravity"] = peer.case.references["pinocchio"]["gravity"] * 2  # disagrees
+    item = check(peer, "gravity", peer.case)
+    assert item["check"] == "WRONG" and set(item["errors"]) == {"pinocchio"}
+    del peer.case.references["pinocchio"]
+    assert check(peer, "gravity", peer.case)["check"] == "failed"  # nothing independent left
 
 
 def test_quick_mode_skips_pinocchio_cpp(quick):
