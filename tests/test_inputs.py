@@ -15,12 +15,9 @@ import pytest
 import rbdgen
 from helpers import assert_close, random_states
 from models import body
-from reference import PinocchioReference
+from rbdgen.testing import ARGUMENTS, PinocchioReference
 
 FIXED, FLOATING = "panda", "solo12"
-ARGS = {"mass_matrix": ("q",), "velocity_product_forces": ("q", "qd"), "gravity": ("q",),
-        "inverse_dynamics": ("q", "qd", "qdd"), "forward_dynamics": ("q", "qd", "tau"),
-        "forward_dynamics_crba": ("q", "qd", "tau")}
 
 
 @pytest.fixture(params=["numpy", "compiled"])
@@ -36,13 +33,12 @@ def _state(s, n=None, seed=3):
     """``(head, {name: array})``: one state (n None) or a batch of n."""
     st = random_states(s, n or 1, seed)
     pick = (lambda x: x[0]) if n is None else (lambda x: x)
-    head = (rbdgen.BaseState(*(pick(getattr(st, f)) for f in ("translation", "quat", "velocity", "acceleration"))),
-            ) if s.floating else ()
+    head = st.head(0 if n is None else None)
     return head, {k: pick(getattr(st, k)) for k in ("q", "qd", "qdd", "tau")}
 
 
 def _call(s, op, head, arrays, convert=lambda x: x, **kwargs):
-    return getattr(s, op)(*head, *(convert(arrays[n]) for n in ARGS[op]), **kwargs)
+    return getattr(s, op)(*head, *(convert(arrays[n]) for n in ARGUMENTS[op]), **kwargs)
 
 
 # -- odd buffers ------------------------------------------------------------------------------
@@ -207,8 +203,8 @@ def test_non_real_arrays_are_type_errors(engine, kind):
     p = engine(FIXED)
     _, arrays = _state(p)
     message = r"expected real numbers \(float or integer\), got an array of"
-    for k, name in enumerate(ARGS["inverse_dynamics"]):
-        args = [arrays[n] for n in ARGS["inverse_dynamics"]]
+    for k, name in enumerate(ARGUMENTS["inverse_dynamics"]):
+        args = [arrays[n] for n in ARGUMENTS["inverse_dynamics"]]
         args[k] = convert(args[k])
         with pytest.raises(TypeError, match=rf"^{name}: {message}"):
             p.inverse_dynamics(*args)
@@ -307,12 +303,12 @@ def test_models_without_moving_joints(tmp_path, build_model):
         for s in engines:
             for op, value in expected.items():
                 kwargs = {"loads": loads} if op in ("gravity", "inverse_dynamics") else {}
-                got = getattr(s, op)(*head, *([empty] * len(ARGS[op])), **kwargs)
+                got = getattr(s, op)(*head, *([empty] * len(ARGUMENTS[op])), **kwargs)
                 assert got.shape == value.shape == (((G, G) if op == "mass_matrix" else (G,)))
                 if floating:
                     assert_close(got, value, 1e-12, op)
                 batch_head = (rbdgen.BaseState(*(np.tile(b, (2, 1)) for b in base)),) if floating else ()
-                batch = getattr(s, op)(*batch_head, *([np.zeros((2, 0))] * len(ARGS[op])), **kwargs)
+                batch = getattr(s, op)(*batch_head, *([np.zeros((2, 0))] * len(ARGUMENTS[op])), **kwargs)
                 assert batch.shape == (2,) + value.shape and np.array_equal(batch[1], got)
             for op in ("forward_dynamics", "forward_dynamics_crba"):
                 acc = getattr(s, op)(*head, empty, empty, tau, loads=loads)
