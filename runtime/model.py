@@ -140,8 +140,19 @@ class Inertia:
         if any(abs(rotational[i][j] - rotational[j][i]) > 1e-9 * scale for i in range(3) for j in range(i)):
             raise ModelError(f"inertia tensor is not symmetric: {rotational}")
         rotational = tuple(tuple(0.5 * (rotational[i][j] + rotational[j][i]) for j in range(3)) for i in range(3))
-        if _min_eigenvalue_sym3(rotational) < -1e-9 * scale:
+        # Tolerances: 1e-9 of the largest entry (or absolute, below 1) for round-off, and 1e-6 of
+        # the trace for moments written to a few significant digits (real URDFs hold point masses
+        # with eigenvalues like -2e-22 and thin rods with I3 = I1 + I2 rounded).
+        low, _, high = _eigenvalues_sym3(rotational)
+        if low < -1e-9 * scale:
             raise ModelError(f"inertia tensor is not positive semi-definite: {rotational}")
+        trace = sum(rotational[i][i] for i in range(3))
+        excess = high - (trace - high)
+        if excess > 1e-9 * scale + 1e-6 * trace:
+            raise ModelError(
+                f"inertia tensor violates the triangle inequality: its largest principal moment {high:.6g} "
+                f"exceeds the sum of the other two by {excess:.3g}; no rigid body has it (MuJoCo refuses it "
+                f"too): correct the inertia values")
         object.__setattr__(self, "rotational", rotational)
 
     def transformed(self, pose: Transform) -> "Inertia":
@@ -171,12 +182,12 @@ def _add3(a: Mat3, b: Mat3) -> Mat3:
     return tuple(tuple(x + y for x, y in zip(ra, rb)) for ra, rb in zip(a, b))
 
 
-def _min_eigenvalue_sym3(a: Mat3) -> float:
-    """Smallest eigenvalue of a symmetric 3x3 matrix (closed form, Smith 1961)."""
+def _eigenvalues_sym3(a: Mat3) -> tuple[float, float, float]:
+    """Eigenvalues of a symmetric 3x3 matrix in ascending order (closed form, Smith 1961)."""
     p1 = a[0][1] ** 2 + a[0][2] ** 2 + a[1][2] ** 2
     q = (a[0][0] + a[1][1] + a[2][2]) / 3.0
     if p1 == 0.0:
-        return min(a[0][0], a[1][1], a[2][2])
+        return tuple(sorted((a[0][0], a[1][1], a[2][2])))
     p2 = sum((a[i][i] - q) ** 2 for i in range(3)) + 2.0 * p1
     p = math.sqrt(p2 / 6.0)
     b = tuple(tuple((a[i][j] - (q if i == j else 0.0)) / p for j in range(3)) for i in range(3))
@@ -186,7 +197,9 @@ def _min_eigenvalue_sym3(a: Mat3) -> float:
         + b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])
     )
     phi = math.acos(max(-1.0, min(1.0, det_b / 2.0))) / 3.0
-    return q + 2.0 * p * math.cos(phi + 2.0 * math.pi / 3.0)
+    high = q + 2.0 * p * math.cos(phi)
+    low = q + 2.0 * p * math.cos(phi + 2.0 * math.pi / 3.0)
+    return low, 3.0 * q - high - low, high
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,6 +210,21 @@ class Limits:
     upper: float = math.inf
     effort: float = math.inf
     velocity: float = math.inf
+
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            try:
+                value = float(getattr(self, field.name))
+            except (TypeError, ValueError):
+                raise ModelError(f"{field.name} {getattr(self, field.name)!r} is not a number") from None
+            if math.isnan(value):
+                raise ModelError(f"{field.name} is NaN")
+            object.__setattr__(self, field.name, value)
+        if self.lower > self.upper:
+            raise ModelError(f"lower {self.lower} is above upper {self.upper}")
+        for field in ("effort", "velocity"):
+            if getattr(self, field) < 0.0:
+                raise ModelError(f"{field} {getattr(self, field)} is negative (it bounds a magnitude)")
 
 
 @dataclasses.dataclass(frozen=True)

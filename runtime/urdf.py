@@ -13,7 +13,9 @@ Conventions (dynibo 0.5.2):
   it belong to body ``-1`` and their inertia is ignored. A floating base keeps
   their merged inertia as ``base_inertia``.
 * Visuals, collisions, meshes, transmissions, ``<dynamics>`` and gazebo tags
-  are ignored. The standard library's ``xml.etree.ElementTree`` does the parsing.
+  are ignored. ``defusedxml`` parses with DTDs forbidden: a robot file is
+  untrusted input, and a DTD is where entity expansion (billion laughs) and
+  external entities (reading local files) come from; no real URDF has one.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ import logging
 import math
 import os
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
+
+import defusedxml
+import defusedxml.ElementTree
 
 from .errors import ModelError
 from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, RobotModel, Transform
@@ -59,9 +63,13 @@ def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STA
 def load_urdf_string(text, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY) -> RobotModel:
     """Load a URDF given as text (str or bytes); options as for `load_urdf`."""
     try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
+        root = defusedxml.ElementTree.fromstring(text, forbid_dtd=True)
+    except defusedxml.ElementTree.ParseError as exc:
         raise ModelError(f"malformed URDF XML: {exc}") from exc
+    except defusedxml.DefusedXmlException as exc:
+        raise ModelError(f"URDF XML with a DTD, entity or external reference ({exc!r}): not allowed in a "
+                         f"robot file (it can expand without bound or read other files); remove the "
+                         f"<!DOCTYPE ...> declaration") from None
     if root.tag != "robot":
         raise ModelError(f"the root element is <{root.tag}>, expected <robot>")
     name = _robot_name(root.get("name"))
@@ -221,7 +229,7 @@ def _parse_inertial(link, name: str) -> Inertia:
     try:
         local = Inertia(mass, (0.0, 0.0, 0.0), ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz)))
     except ModelError as exc:
-        raise ModelError(f"{where}: {exc}") from exc
+        raise ModelError(f"{where}: {exc}") from None
     return local.transformed(frame)
 
 
@@ -262,9 +270,10 @@ def _parse_joint(element, links) -> dict:
     )
     if kind == "continuous":
         lower, upper = -math.inf, math.inf
-    elif lower > upper:
-        raise ModelError(f"{where}: <limit> lower {lower} is above upper {upper}")
-    joint["limits"] = Limits(lower, upper, effort, velocity)
+    try:
+        joint["limits"] = Limits(lower, upper, effort, velocity)
+    except ModelError as exc:
+        raise ModelError(f"{where}: <limit> {exc}") from None
     return joint
 
 

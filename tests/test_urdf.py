@@ -521,3 +521,83 @@ def test_floating_massless_tree_rejected():
     assert load_urdf_string(text).total_mass == 0.0  # a massless fixed-base arm is allowed
     with pytest.raises(ModelError, match="robot 'ghost'.*massless"):
         load_urdf_string(text, floating=True)
+
+
+# -- physically invalid values, hostile XML, deep trees (issue 9) ---------------------
+@pytest.mark.parametrize("inertia,excess", [("1 0 0 1 0 2.1", "0.1"), ("0 0 0 0 0 3e-6", "3e-06"),
+                                            ("0.001 0 0 0.001 0 0.01", "0.008")])
+def test_triangle_inequality_rejected(inertia, excess):
+    """Principal moments with I1 + I2 < I3 (no mass distribution has them) name the link."""
+    text = _urdf(_link("base") + _link("arm", 1.0, inertia=inertia) + _joint("j", "base", "arm"))
+    with pytest.raises(ModelError, match=f"link 'arm': inertia tensor violates the triangle inequality.*by {excess}"):
+        load_urdf_string(text)
+
+
+def test_triangle_inequality_rotated_tensor_rejected():
+    # diag(1, 1, 2.1) seen in axes rotated 45 deg about x: off-diagonal entries, same moments
+    c = math.sqrt(0.5)
+    r = np.array([[1, 0, 0], [0, c, -c], [0, c, c]])
+    i = r @ np.diag([1.0, 1.0, 2.1]) @ r.T
+    values = f"{i[0, 0]} {i[0, 1]} {i[0, 2]} {i[1, 1]} {i[1, 2]} {i[2, 2]}"
+    with pytest.raises(ModelError, match="link 'arm': inertia tensor violates the triangle inequality"):
+        load_urdf_string(_urdf(_link("base") + _link("arm", 1.0, inertia=values) + _joint("j", "base", "arm")))
+
+
+@pytest.mark.parametrize("inertia", [
+    "-2e-22 0 0 1e-22 0 1e-22",          # a point mass written with round-off
+    "0.001 0 0 0.001 0 0.0020000001",    # a thin disc (I3 = I1 + I2) rounded up in the last digit
+    "1 0 0 1 0 2",                        # exactly a thin disc
+])
+def test_rounding_level_inertia_accepted(inertia):
+    model = load_urdf_string(_urdf(_link("base") + _link("arm", 1.0, inertia=inertia) + _joint("j", "base", "arm")))
+    assert model.joints[0].inertia.mass == 1.0
+
+
+@pytest.mark.parametrize("limit,message", [
+    ('effort="-1"', "joint 'j': <limit> effort -1.0 is negative"),
+    ('velocity="-0.5"', "joint 'j': <limit> velocity -0.5 is negative"),
+])
+def test_negative_limits_rejected(limit, message):
+    with pytest.raises(ModelError, match=message):
+        load_urdf_string(_urdf(TWO + _joint("j", "base", "a", extra=f"<limit {limit}/>")))
+
+
+def test_limits_validated_when_built_directly():
+    from rbdgen import Limits
+
+    with pytest.raises(ModelError, match="effort -2.0 is negative"):
+        Limits(effort=-2.0)
+    with pytest.raises(ModelError, match="lower 1.0 is above upper 0.0"):
+        Limits(lower=1.0, upper=0.0)
+    with pytest.raises(ModelError, match="velocity is NaN"):
+        Limits(velocity=float("nan"))
+
+
+_BODY = '<link name="base"/><link name="a"><inertial><mass value="&m;"/></inertial></link>'
+
+
+@pytest.mark.parametrize("prologue", [
+    '<!DOCTYPE robot [<!ENTITY m "1">]>',                                       # internal entity
+    '<!DOCTYPE robot [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+    '<!ENTITY m "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>',                            # an expansion bomb
+    '<!DOCTYPE robot [<!ENTITY m SYSTEM "file:///etc/passwd">]>',               # an external entity
+    '<!DOCTYPE robot SYSTEM "http://example.invalid/robot.dtd">',               # an external DTD
+])
+def test_dtd_and_entities_rejected(prologue):
+    text = f'<?xml version="1.0"?>{prologue}<robot name="r">{_BODY}</robot>'
+    with pytest.raises(ModelError, match="DTD, entity or external reference.*remove the <!DOCTYPE"):
+        load_urdf_string(text)
+
+
+def _long_chain(n: int) -> str:
+    links = "".join(_link(f"l{i}", 1.0, com="0 0 -0.05", inertia="0.01 0 0 0.01 0 0.001") for i in range(n + 1))
+    joints = "".join(_joint(f"j{i}", f"l{i}", f"l{i + 1}", xyz="0 0 -0.1", axis="0 1 0") for i in range(n))
+    return _urdf(links + joints, name="chain")
+
+
+def test_deep_chain_loads_without_recursion():
+    """A 5,000-joint chain (far deeper than Python's recursion limit) loads."""
+    model = load_urdf_string(_long_chain(5000), floating=True)
+    assert model.joint_count == 5000 and len(model.links) == 5001
+    assert [j.parent for j in model.joints] == list(range(-1, 4999))
+    assert model.total_mass == pytest.approx(5001.0)
