@@ -8,6 +8,12 @@ Conventions (dynibo 0.5.2):
 * ``Joint.parent`` is the index of the parent body, or ``-1`` for the root
   (the world for a fixed base, the floating base body otherwise). Parents come
   before children (``parent < index``).
+* A *mimic* joint (`Mimic`) moves a body but takes no coordinate: its position is
+  ``multiplier * q_m + offset`` for an independent joint ``m`` (chains of mimics
+  are resolved to the first independent joint when loading). ``joint_names`` and
+  ``joint_count`` count the independent joints only, in body order: with
+  ``q_full = P q + offset`` the algorithms run on the bodies and reduce their
+  results by ``P^T`` (see `rbdgen.algorithms.coordinates`).
 * Every URDF link has a ``Link``: the body it is welded to (``-1``: the
   root/base) and the pose of the link frame in that body's frame.
 * A ``Transform`` is the pose of a child frame in its parent frame: ``rotation``
@@ -140,19 +146,14 @@ class Inertia:
         if any(abs(rotational[i][j] - rotational[j][i]) > 1e-9 * scale for i in range(3) for j in range(i)):
             raise ModelError(f"inertia tensor is not symmetric: {rotational}")
         rotational = tuple(tuple(0.5 * (rotational[i][j] + rotational[j][i]) for j in range(3)) for i in range(3))
-        # Tolerances: 1e-9 of the largest entry (or absolute, below 1) for round-off, and 1e-6 of
-        # the trace for moments written to a few significant digits (real URDFs hold point masses
-        # with eigenvalues like -2e-22 and thin rods with I3 = I1 + I2 rounded).
-        low, _, high = _eigenvalues_sym3(rotational)
-        if low < -1e-9 * scale:
+        if _eigenvalues_sym3(rotational)[0] < -1e-9 * scale:
             raise ModelError(f"inertia tensor is not positive semi-definite: {rotational}")
-        trace = sum(rotational[i][i] for i in range(3))
-        excess = high - (trace - high)
-        if excess > 1e-9 * scale + 1e-6 * trace:
+        excess, high = _triangle_excess(rotational)
+        if excess > 0.0:
             raise ModelError(
                 f"inertia tensor violates the triangle inequality: its largest principal moment {high:.6g} "
                 f"exceeds the sum of the other two by {excess:.3g}; no rigid body has it (MuJoCo refuses it "
-                f"too): correct the inertia values")
+                f"too): correct the inertia values, or load with balance_inertia=True")
         object.__setattr__(self, "rotational", rotational)
 
     def transformed(self, pose: Transform) -> "Inertia":
@@ -180,6 +181,29 @@ class Inertia:
 
 def _add3(a: Mat3, b: Mat3) -> Mat3:
     return tuple(tuple(x + y for x, y in zip(ra, rb)) for ra, rb in zip(a, b))
+
+
+def _triangle_excess(rotational: Mat3) -> tuple[float, float]:
+    """(excess, largest principal moment): by how much the largest moment exceeds the sum of
+    the other two beyond rounding (<= 0: a physical tensor).
+
+    The allowance is 1e-9 of the largest entry (absolute below 1) for round-off and 1e-6 of
+    the trace for moments written to a few significant digits: real URDFs hold point masses
+    with eigenvalues like -2e-22 and thin discs (I3 = I1 + I2) rounded in the last digit.
+    """
+    scale = max(1.0, max(abs(x) for row in rotational for x in row))
+    _, _, high = _eigenvalues_sym3(rotational)
+    trace = sum(rotational[i][i] for i in range(3))
+    return high - (trace - high) - (1e-9 * scale + 1e-6 * trace), high
+
+
+def balance_inertia(rotational: Mat3) -> Mat3:
+    """``rotational`` if it satisfies the triangle inequality (to rounding), else its mean
+    principal moment times the identity: what MuJoCo's ``balanceinertia`` does."""
+    if _triangle_excess(rotational)[0] <= 0.0:
+        return rotational
+    mean = sum(rotational[i][i] for i in range(3)) / 3.0
+    return ((mean, 0.0, 0.0), (0.0, mean, 0.0), (0.0, 0.0, mean))
 
 
 def _eigenvalues_sym3(a: Mat3) -> tuple[float, float, float]:
@@ -228,13 +252,32 @@ class Limits:
 
 
 @dataclasses.dataclass(frozen=True)
+class Mimic:
+    """The joint's position is ``multiplier * q[joint] + offset``; ``joint`` is an independent joint."""
+
+    joint: str
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+    def __post_init__(self):
+        for field in ("multiplier", "offset"):
+            try:
+                value = float(getattr(self, field))
+            except (TypeError, ValueError):
+                raise ModelError(f"mimic {field} {getattr(self, field)!r} is not a number") from None
+            if not math.isfinite(value):
+                raise ModelError(f"mimic {field} must be finite, got {value}")
+            object.__setattr__(self, field, value)
+
+
+@dataclasses.dataclass(frozen=True)
 class Joint:
     """A moving joint and the body it moves.
 
     ``origin`` is the joint frame at ``q = 0`` in the parent body's frame (fixed
     joints between the two already folded in); ``axis`` is a unit vector in the
     joint frame; ``inertia`` is the moved body's inertia in the joint frame,
-    including everything welded to it.
+    including everything welded to it; ``mimic``: None for an independent joint.
     """
 
     name: str
@@ -245,6 +288,7 @@ class Joint:
     inertia: Inertia
     armature: float = 0.0
     limits: Limits = Limits()
+    mimic: Mimic | None = None
 
     def __post_init__(self):
         if self.kind not in JOINT_KINDS:
@@ -298,23 +342,40 @@ class RobotModel:
         for link in self.links:
             if not -1 <= link.body < len(self.joints):
                 raise ModelError(f"link {link.name!r}: unknown body {link.body}")
+        by_name = {j.name: j for j in self.joints}
+        for joint in self.joints:
+            if joint.mimic is None:
+                continue
+            master = by_name.get(joint.mimic.joint)
+            if master is None or master.mimic is not None:
+                raise ModelError(f"joint {joint.name!r} mimics {joint.mimic.joint!r}, which is not an independent "
+                                 f"joint of the model (chains of mimics must be resolved to their first joint)")
         if self.floating and self.base_inertia.mass + sum(j.inertia.mass for j in self.joints) <= 0.0:
             raise ModelError("floating base: the whole tree is massless")
 
     # -- sizes and names -------------------------------------------------
     @property
     def joint_count(self) -> int:
-        """J: the number of moving joints (length of q, qd, qdd)."""
-        return len(self.joints)
+        """J: the number of independent moving joints (length of q, qd, qdd)."""
+        return len(self.joint_names)
 
     @property
     def generalized_count(self) -> int:
         """G: J for a fixed base, J + 6 for a floating base."""
-        return len(self.joints) + (6 if self.floating else 0)
+        return self.joint_count + (6 if self.floating else 0)
 
     @property
     def joint_names(self) -> tuple[str, ...]:
-        return tuple(j.name for j in self.joints)
+        """The independent joints (one coordinate each), in body order."""
+        return tuple(j.name for j in self.joints if j.mimic is None)
+
+    @property
+    def coordinates(self) -> tuple[tuple[int, float, float], ...]:
+        """Per body: ``(k, multiplier, offset)``, its position being ``multiplier * q[k] + offset``
+        (``(k, 1.0, 0.0)`` for the independent joint with coordinate k)."""
+        index = {name: k for k, name in enumerate(self.joint_names)}
+        return tuple((index[j.name], 1.0, 0.0) if j.mimic is None
+                     else (index[j.mimic.joint], j.mimic.multiplier, j.mimic.offset) for j in self.joints)
 
     @property
     def link_names(self) -> tuple[str, ...]:
@@ -336,7 +397,12 @@ class RobotModel:
 
     # -- identity --------------------------------------------------------
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """Plain data (JSON-ready); ``mimic`` appears on mimic joints only."""
+        data = dataclasses.asdict(self)
+        for joint in data["joints"]:
+            if joint["mimic"] is None:
+                del joint["mimic"]
+        return data
 
     @staticmethod
     def from_dict(data: dict) -> "RobotModel":
@@ -349,7 +415,7 @@ class RobotModel:
 
         joints = [
             Joint(j["name"], j["kind"], j["parent"], transform(j["origin"]), j["axis"], inertia(j["inertia"]),
-                  j["armature"], Limits(**j["limits"]))
+                  j["armature"], Limits(**j["limits"]), Mimic(**j["mimic"]) if j.get("mimic") else None)
             for j in data["joints"]
         ]
         links = [Link(link["name"], link["body"], transform(link["pose"])) for link in data["links"]]

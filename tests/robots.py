@@ -39,7 +39,7 @@ class Robot:
 
 
 # name -> (file in tests/data, floating, source under example-robot-data/robots,
-#          joints turned fixed, drop <mimic>)
+#          joints turned fixed, drop <mimic>); the hand's inertias are balanced (see strip_urdf)
 _SOURCES = {
     "double_pendulum": ("double_pendulum.urdf", False,
                         "double_pendulum_description/urdf/double_pendulum.urdf", (), False),
@@ -71,7 +71,8 @@ def strip_urdf(src, dst, fixed_joints=(), drop_mimic=False, note=None) -> None:
 
     Removes ``<visual>``, ``<collision>``, ``<gazebo>``, ``<transmission>`` and
     (PyBullet) ``<contact>`` elements and the top-level ``<material>``
-    definitions.  Joints named in ``fixed_joints`` become ``type="fixed"`` (their
+    definitions, and balances the inertias that violate the triangle inequality
+    (the note then names their links).  Joints named in ``fixed_joints`` become ``type="fixed"`` (their
     ``<axis>``, ``<limit>``, ``<dynamics>``, ``<mimic>``, ``<safety_controller>``
     are dropped); with ``drop_mimic`` every ``<mimic>`` is removed so the mimic
     joints become independent joints.  Links, inertials, joint origins, axes,
@@ -103,6 +104,11 @@ def strip_urdf(src, dst, fixed_joints=(), drop_mimic=False, note=None) -> None:
             if child.tag in ("axis", "limit", "dynamics", "mimic", "safety_controller"):
                 joint.remove(child)
 
+    balanced = [link.get("name") for link in root.iter("link")
+                if link.find("inertial/inertia") is not None and _balance(link.find("inertial/inertia"))]
+    if balanced:
+        root.insert(0, ET.Comment(" the inertias of links " + ", ".join(balanced) + ", which violate the triangle "
+                                  "inequality, balanced to their mean principal moment "))
     if note:
         root.insert(0, ET.Comment(f" {note} "))
     for elem in root.iter():
@@ -128,6 +134,23 @@ def strip_urdf(src, dst, fixed_joints=(), drop_mimic=False, note=None) -> None:
         for c in comments:
             f.write(c + "\n")
         f.write(body + "\n")
+
+
+def _balance(element) -> bool:
+    """An ``<inertia>`` that violates the triangle inequality (rbdgen rejects it) is written as
+    its mean principal moment times the identity, as MuJoCo's ``balanceinertia`` and
+    rbdgen's ``balance_inertia=True`` do; a valid one is left as it is."""
+    from rbdgen.model import balance_inertia
+
+    names = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+    xx, xy, xz, yy, yz, zz = (float(element.get(n)) for n in names)
+    tensor = ((xx, xy, xz), (xy, yy, yz), (xz, yz, zz))
+    balanced = balance_inertia(tensor)
+    if balanced == tensor:
+        return False
+    for n, value in zip(names, (balanced[0][0], 0.0, 0.0, balanced[1][1], 0.0, balanced[2][2])):
+        element.set(n, repr(value))
+    return True
 
 
 def _note(name: str, src_rel: str) -> str:

@@ -26,7 +26,7 @@ from .. import spatial as sp
 class Tree:
     """Per-model constants for the algorithms (built once per model)."""
 
-    names: tuple  # joint names, for error messages
+    names: tuple  # the bodies' joint names, for error messages
     parent: tuple  # parent body of each body, -1 for the root
     kind: tuple  # "revolute" or "prismatic"
     axis: tuple  # joint axis (structural ints where exact)
@@ -39,12 +39,14 @@ class Tree:
     Xlink: tuple  # X from the body frame to each link frame
     a_grav: tuple  # gravity as a spatial acceleration in world axes
     floating: bool
+    coordinates: tuple  # per body: (k, multiplier, offset), its joint position multiplier * q[k] + offset
+    nj: int  # independent coordinates (J); nb - nj bodies are moved by mimic joints
 
     @staticmethod
     def from_model(model: RobotModel) -> "Tree":
         axes = tuple(tuple(sp.const(x) for x in j.axis) for j in model.joints)
         return Tree(
-            names=model.joint_names,
+            names=tuple(j.name for j in model.joints),
             parent=tuple(j.parent for j in model.joints),
             kind=tuple(j.kind for j in model.joints),
             axis=axes,
@@ -57,10 +59,13 @@ class Tree:
             Xlink=tuple(sp.xform_from_pose(link.pose) for link in model.links),
             a_grav=(0, 0, 0) + tuple(sp.const(g) for g in model.gravity),
             floating=model.floating,
+            coordinates=tuple((k, sp.const(a), sp.const(b)) for k, a, b in model.coordinates),
+            nj=model.joint_count,
         )
 
     @property
     def nb(self) -> int:
+        """The number of bodies (moving joints, mimic joints included)."""
         return len(self.parent)
 
 

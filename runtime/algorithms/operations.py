@@ -19,11 +19,21 @@ passive_terms               q, qd                                   M, g, c
 ``base`` holds `BASE_SIZE` values laid out by `BASE`: translation (3), quaternion
 xyzw (4), velocity (6) and acceleration (6), world frame, angular first. ``loads``
 holds L*6 values, one ``[torque, force]`` wrench per link in link order.
+
+Mimic joints (`coordinates`): the joint inputs are the J independent coordinates;
+``evaluate`` expands them to every body (``q_full = P q + offset``), runs the
+algorithms on the whole tree and reduces the results (``P^T tau``,
+``P^T M P``). Forward dynamics of a model with mimic joints is computed as
+``forward_dynamics_crba`` (reduced mass matrix, one RNEA bias, one checked
+Cholesky solve): ABA's one sweep eliminates each body's own coordinate, but a
+mimic joint shares its master's coordinate, often across branches (a gripper's
+two fingers), which no single tree sweep can eliminate.
 """
 
 from __future__ import annotations
 
 from .. import spatial as sp
+from . import coordinates
 from .aba import aba
 from .crba import crba
 from .kinematics import Tree
@@ -81,7 +91,7 @@ def derivative_outputs(op: str, floating: bool) -> dict:
 
 def derivative_shapes(tree: Tree) -> dict:
     """(rows, cols) of every Jacobian output: rows = G, cols = the differentiated input's size."""
-    J = tree.nb
+    J = tree.nj
     G = J + (6 if tree.floating else 0)
     cols = {"q": J, "qd": J, "qdd": J, "tau": G, "base_velocity": 6, "base_acceleration": 6, "base_rotation": 3}
     return {f"d{of}_d{wrt}": (G, cols[wrt]) for op in DERIVATIVE_SIGNATURES
@@ -95,7 +105,7 @@ def input_names(op: str, floating: bool) -> tuple:
 
 def sizes(tree: Tree, link_count: int) -> dict:
     """Length of every named input and output."""
-    J = tree.nb
+    J = tree.nj
     G = J + (6 if tree.floating else 0)
     out = {"base": BASE_SIZE, "q": J, "qd": J, "qdd": J, "tau": G, "loads": 6 * link_count,
            "M": G * G, "c": G, "g": G, "acc": G}
@@ -113,34 +123,42 @@ def _column_major(H):
 
 def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
     """Run ``op`` on flat inputs (``loads`` may be absent or None); returns flat outputs."""
-    J = tree.nb
-    zeros, still = [0] * J, [0] * 6
-    q, qd = inputs["q"], inputs.get("qd", zeros)
+    zeros, still = [0] * tree.nb, [0] * 6
+    q = coordinates.positions(tree, inputs["q"])
+    qd = coordinates.rates(tree, inputs["qd"]) if "qd" in inputs else zeros
     loads = _links(inputs.get("loads"))
     base = inputs.get("base")
     quat, velocity, acceleration = (None, None, None)
     if tree.floating:
         quat, velocity, acceleration = (base[BASE[k]] for k in ("quat", "velocity", "acceleration"))
+
+    def mass_matrix():
+        return coordinates.matrix(tree, crba(tree, ops, q, quat))
+
+    def forces(*args, **options):
+        return coordinates.forces(tree, rnea(tree, ops, q, *args, **options))
+
     if op == "mass_matrix":
-        return {"M": _column_major(crba(tree, ops, q, quat))}
+        return {"M": _column_major(mass_matrix())}
     if op == "velocity_product_forces":
-        return {"c": rnea(tree, ops, q, qd, zeros, (quat, velocity, still), None, gravity=False)}
+        return {"c": forces(qd, zeros, (quat, velocity, still), None, gravity=False)}
     if op == "gravity":
-        return {"g": rnea(tree, ops, q, zeros, zeros, (quat, still, still), loads)}
+        return {"g": forces(zeros, zeros, (quat, still, still), loads)}
     if op == "inverse_dynamics":
-        return {"tau": rnea(tree, ops, q, qd, inputs["qdd"], (quat, velocity, acceleration), loads)}
-    if op == "forward_dynamics":
+        qdd = coordinates.rates(tree, inputs["qdd"])
+        return {"tau": forces(qd, qdd, (quat, velocity, acceleration), loads)}
+    if op == "forward_dynamics" and tree.nj == tree.nb:
         return {"acc": aba(tree, ops, q, qd, inputs["tau"], (quat, velocity), loads)}
-    if op == "forward_dynamics_crba":
+    if op in ("forward_dynamics", "forward_dynamics_crba"):
         # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, one checked Cholesky solve
-        H = crba(tree, ops, q, quat)
-        bias = rnea(tree, ops, q, qd, zeros, (quat, velocity, still), loads)
+        H = mass_matrix()
+        bias = forces(qd, zeros, (quat, velocity, still), loads)
         rhs = [sp.sub(t, b) for t, b in zip(inputs["tau"], bias)]
         return {"acc": list(ops.solve_spd(H, rhs, "mass matrix"))}
     if op == "passive_terms":
         return {
-            "M": _column_major(crba(tree, ops, q, quat)),
-            "g": rnea(tree, ops, q, zeros, zeros, (quat, still, still), None),
-            "c": rnea(tree, ops, q, qd, zeros, (quat, velocity, still), None, gravity=False),
+            "M": _column_major(mass_matrix()),
+            "g": forces(zeros, zeros, (quat, still, still), None),
+            "c": forces(qd, zeros, (quat, velocity, still), None, gravity=False),
         }
     raise ValueError(f"unknown operation {op!r}; expected one of {sorted(SIGNATURES)}")
