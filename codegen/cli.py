@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..builder import TRAVERSALS
 from ..errors import ModelError, SolverError, ValidationError
 from ..solver import load
 from ..urdf import load_urdf
@@ -46,7 +47,10 @@ def _armature(items):
 
 
 def _load_options(args) -> dict:
-    return dict(floating=args.floating, joint_order=args.joint_order, armature=_armature(args.armature))
+    order = args.joint_order
+    if order is not None and len(order) == 1 and order[0] in TRAVERSALS:
+        order = order[0]
+    return dict(floating=args.floating, joint_order=order, armature=_armature(args.armature))
 
 
 def cmd_generate(args, progress: Progress) -> int:
@@ -100,13 +104,19 @@ def cmd_check(args, progress: Progress) -> int:
 
 def cmd_info(args, progress: Progress) -> int:
     model = load_urdf(args.urdf, **_load_options(args))
-    print(f"{model.name}: {'floating' if model.floating else 'fixed'} base")
+    print(f"{model.name}: " + ("floating base" if model.floating else
+                               "fixed base (the root link is the world; --floating makes it a free-floating base)"))
     print(f"  J = {model.joint_count} moving joints, G = {model.generalized_count}, "
           f"L = {len(model.links)} links, total mass {model.total_mass:.6g} kg")
     print("  joint order (index: name, kind, parent):")
-    for i, j in enumerate(model.joints):
+    index = {name: k for k, name in enumerate(model.joint_names)}
+    for j in model.joints:
         parent = model.joints[j.parent].name if j.parent >= 0 else "root"
-        print(f"    {i:3d}: {j.name}, {j.kind}, {parent}")
+        if j.mimic is None:
+            print(f"    {index[j.name]:3d}: {j.name}, {j.kind}, {parent}")
+        else:
+            print(f"    mimic: {j.name}, {j.kind}, {parent}: {j.mimic.multiplier!r} * {j.mimic.joint} "
+                  f"+ {j.mimic.offset!r}")
     print("  tree:")
     root = model.links[0].name
 
@@ -129,7 +139,7 @@ def parser() -> argparse.ArgumentParser:
     def model_options(sp):
         sp.add_argument("urdf", type=Path, help="robot description (URDF)")
         sp.add_argument("--floating", action="store_true", help="floating base (G = J + 6)")
-        sp.add_argument("--joint-order", nargs="+", metavar="JOINT", help="moving joints in this order")
+        sp.add_argument("--joint-order", nargs="+", metavar="JOINT", help="breadth_first (default), depth_first, or the moving joints in this order")
         sp.add_argument("--armature", nargs="+", metavar="NAME=VALUE", help="rotor inertia per joint")
 
     g = sub.add_parser("generate", help="generate C, compile it and validate it")

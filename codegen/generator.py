@@ -174,7 +174,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         floating=model.floating,
         gravity=[repr(g) for g in model.gravity],
         joints=[f"{j.name}, {j.kind}, parent {model.joints[j.parent].name if j.parent >= 0 else 'root'}"
-                for j in model.joints],
+                for j in model.joints if j.mimic is None],
+        mimics=[f"{j.name}, {j.kind}, parent {model.joints[j.parent].name if j.parent >= 0 else 'root'}: "
+                f"{j.mimic.multiplier!r} * {j.mimic.joint} + {j.mimic.offset!r}" for j in model.joints if j.mimic],
         links=[f"{link.name}, body {model.joints[link.body].name if link.body >= 0 else 'root'}"
                for link in model.links],
     )

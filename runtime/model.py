@@ -297,7 +297,9 @@ class Joint:
         norm = math.sqrt(sum(x * x for x in axis))
         if norm < 1e-12:
             raise ModelError(f"joint {self.name!r}: zero axis")
-        object.__setattr__(self, "axis", tuple(x / norm for x in axis))
+        if abs(norm - 1.0) > 4e-16:  # a unit axis stays as it is: normalising is then idempotent
+            axis = tuple(x / norm for x in axis)
+        object.__setattr__(self, "axis", axis)
         armature = float(self.armature)
         if not math.isfinite(armature) or armature < 0.0:
             raise ModelError(f"joint {self.name!r}: armature must be finite and non-negative, got {self.armature!r}")

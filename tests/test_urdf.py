@@ -609,3 +609,22 @@ def test_deep_chain_loads_without_recursion():
     assert model.joint_count == 5000 and len(model.links) == 5001
     assert [j.parent for j in model.joints] == list(range(-1, 4999))
     assert model.total_mass == pytest.approx(5001.0)
+
+
+def test_depth_first_joint_order_is_pinocchios(robot_path):
+    pin = pytest.importorskip("pinocchio")
+    path = robot_path("g1")
+    order = list(pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()).names[2:])
+    model = load_urdf(path, floating=True, joint_order="depth_first")
+    assert list(model.joint_names) == order
+    assert model == load_urdf(path, floating=True, joint_order=order)
+    assert load_urdf(path, floating=True, joint_order="breadth_first") == load_urdf(path, floating=True)
+
+
+def test_balance_inertia_option(caplog):
+    text = _urdf(_link("base") + _link("arm", 1.0, inertia="1 0 0 1 0 2.6") + _joint("j", "base", "arm"))
+    with pytest.raises(ModelError, match="balance_inertia=True"):
+        load_urdf_string(text)
+    model = load_urdf_string(text, balance_inertia=True)
+    np.testing.assert_allclose(model.joints[0].inertia.rotational, 4.6 / 3 * np.eye(3), atol=1e-15)  # mean moment
+    assert "link 'arm': inertia violates the triangle inequality" in caplog.text

@@ -1,0 +1,289 @@
+"""Mimic joints against Pinocchio on the same URDF with the mimic tags removed.
+
+Without its ``<mimic>`` tags a URDF is a robot whose every joint is independent
+(the "full" model, Pinocchio's). With them, each mimic joint's position is
+``a q_m + b``: ``q_full = P q + o``, ``qd_full = P qd``; the reduced dynamics are
+``M = P^T M_full P`` and ``tau = P^T tau_full``, forward dynamics
+``M^-1 (tau - P^T ID_full(q_full, P qd, 0))``. ``P`` and ``o`` are built here
+from the ``<mimic>`` tags themselves (chains followed by hand), not from rbdgen.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import rbdgen
+from rbdgen import ModelError
+from reference import PinocchioReference
+from robots import example_robot_data_dir
+
+pytest.importorskip("pinocchio")
+
+
+def _without_mimic(src_text: str, dst) -> None:
+    root = ET.fromstring(src_text)
+    for joint in root.iter("joint"):
+        for mimic in joint.findall("mimic"):
+            joint.remove(mimic)
+    dst.write_text(ET.tostring(root, encoding="unicode"))
+
+
+def _mimic_map(text: str, independent, bodies):
+    """P (bodies x independent) and o from the <mimic> tags, chains followed."""
+    tags = {}
+    for joint in ET.fromstring(text).iter("joint"):
+        mimic = joint.find("mimic")
+        if mimic is not None:
+            tags[joint.get("name")] = (mimic.get("joint"), float(mimic.get("multiplier", 1)),
+                                       float(mimic.get("offset", 0)))
+    P, o = np.zeros((len(bodies), len(independent))), np.zeros(len(bodies))
+    for i, name in enumerate(bodies):
+        a, b = 1.0, 0.0
+        while name in tags:
+            name, a2, b2 = tags[name]
+            a, b = a * a2, a * b2 + b
+        P[i, independent.index(name)] = a
+        o[i] = b
+    return P, o
+
+
+class Reduced:
+    """Pinocchio's full-coordinate dynamics reduced by the mimic map, in rbdgen's conventions."""
+
+    def __init__(self, text: str, tmp_path, floating: bool, model: rbdgen.RobotModel):
+        path = tmp_path / "without_mimic.urdf"
+        _without_mimic(text, path)
+        bodies = [j.name for j in model.joints]
+        self.full = PinocchioReference(path, floating, joint_names=bodies)
+        P, self.o = _mimic_map(text, list(model.joint_names), bodies)
+        off = 6 if floating else 0
+        self.P = P
+        self.PG = np.zeros((off + P.shape[0], off + P.shape[1]))
+        self.PG[:off, :off] = np.eye(off)
+        self.PG[off:, off:] = P
+
+    def mass_matrix(self, base, q):
+        return self.PG.T @ self.full.mass_matrix(base, self.P @ q + self.o) @ self.PG
+
+    def inverse_dynamics(self, base, q, qd, qdd, loads=()):
+        return self.PG.T @ self.full.inverse_dynamics(base, self.P @ q + self.o, self.P @ qd, self.P @ qdd, loads)
+
+    def gravity(self, base, q, loads=()):
+        return self.PG.T @ self.full.gravity(base, self.P @ q + self.o, loads)
+
+    def velocity_product_forces(self, base, q, qd):
+        return self.PG.T @ self.full.velocity_product_forces(base, self.P @ q + self.o, self.P @ qd)
+
+    def forward_dynamics(self, base, q, qd, tau, loads=()):
+        bias = self.inverse_dynamics(base, q, qd, np.zeros_like(q), loads)
+        if base is not None:  # the bias of ID with zero base acceleration
+            base = (base[0], base[1], base[2], np.zeros(6))
+            bias = self.inverse_dynamics(base, q, qd, np.zeros_like(q), loads)
+        return np.linalg.solve(self.mass_matrix(base, q), tau - bias)
+
+
+def _check(solver, ref, model, rng, states=3, fd_tol=1e-10):
+    """Every operation of ``solver`` against ``ref`` at random states (loads on the last link)."""
+    J, G = model.joint_count, model.generalized_count
+    link = model.link_names[-1]
+    for _ in range(states):
+        q, qd, qdd = rng.uniform(-1, 1, J), rng.uniform(-1, 1, J), rng.uniform(-1, 1, J)
+        tau = rng.uniform(-5, 5, G)
+        torque, force = rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3)
+        loads = [rbdgen.Load(link, torque=torque, force=force)]
+        ref_loads = [(link, torque, force)]
+        if model.floating:
+            quat = rng.normal(size=4)
+            base = rbdgen.BaseState(rng.uniform(-1, 1, 3), quat / np.linalg.norm(quat), rng.uniform(-1, 1, 6),
+                                    rng.uniform(-1, 1, 6))
+            ref_base = (base.translation, base.rotation_xyzw, base.velocity, base.acceleration)
+            args = (base,)
+        else:
+            base = ref_base = None
+            args = ()
+        M = ref.mass_matrix(ref_base, q)
+        scale = max(1.0, np.abs(M).max())
+        np.testing.assert_allclose(solver.mass_matrix(*args, q), M, rtol=0, atol=1e-12 * scale)
+        tau_id = ref.inverse_dynamics(ref_base, q, qd, qdd, ref_loads)
+        tol = 1e-12 * max(1.0, np.abs(tau_id).max())
+        np.testing.assert_allclose(solver.inverse_dynamics(*args, q, qd, qdd, loads=loads), tau_id, rtol=0, atol=tol)
+        np.testing.assert_allclose(solver.gravity(*args, q, loads=loads), ref.gravity(ref_base, q, ref_loads),
+                                   rtol=0, atol=tol)
+        np.testing.assert_allclose(solver.velocity_product_forces(*args, q, qd),
+                                   ref.velocity_product_forces(ref_base, q, qd), rtol=0, atol=tol)
+        acc = ref.forward_dynamics(ref_base, q, qd, tau, ref_loads)
+        tol = fd_tol * max(1.0, np.abs(acc).max())
+        for op in ("forward_dynamics", "forward_dynamics_crba"):
+            np.testing.assert_allclose(getattr(solver, op)(*args, q, qd, tau, loads=loads), acc, rtol=0, atol=tol)
+
+
+# -- small mimic models ------------------------------------------------------------
+def _link(name, mass=1.0, com="0.1 0.02 -0.05", inertia=("0.02", "0.001", "0", "0.03", "0.002", "0.04")):
+    ixx, ixy, ixz, iyy, iyz, izz = inertia
+    return (f'<link name="{name}"><inertial><origin xyz="{com}" rpy="0.1 0.2 0.3"/><mass value="{mass}"/>'
+            f'<inertia ixx="{ixx}" ixy="{ixy}" ixz="{ixz}" iyy="{iyy}" iyz="{iyz}" izz="{izz}"/></inertial></link>')
+
+
+def _joint(name, parent, child, kind="revolute", axis="0 0 1", xyz="0.2 0 0", mimic=""):
+    return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="{xyz}" rpy="0.3 -0.2 0.1"/><axis xyz="{axis}"/>'
+            f'<limit lower="-3" upper="3" effort="10" velocity="2"/>{mimic}</joint>')
+
+
+def _mimic(master, multiplier=None, offset=None):
+    attributes = f' joint="{master}"'
+    attributes += "" if multiplier is None else f' multiplier="{multiplier}"'
+    attributes += "" if offset is None else f' offset="{offset}"'
+    return f"<mimic{attributes}/>"
+
+
+SMALL = {
+    # two fingers on a palm, the second mirrors the first (a gripper): mimic in another branch
+    "gripper": (
+        _link("base") + _link("palm") + _link("left") + _link("right")
+        + _joint("wrist", "base", "palm", axis="0 1 0")
+        + _joint("left_finger", "palm", "left", kind="prismatic", axis="0 1 0")
+        + _joint("right_finger", "palm", "right", kind="prismatic", axis="0 1 0",
+                 mimic=_mimic("left_finger", -1))
+    ),
+    # a chain of mimics listed before their master, with offsets and negative multipliers:
+    # c follows b follows a; a comes last in the file and is deepest in the tree
+    "chain": (
+        _link("base") + _link("l1") + _link("l2") + _link("l3") + _link("l4") + _link("l5")
+        + _joint("c", "base", "l1", axis="1 0 0", mimic=_mimic("b", "-0.5", "0.2"))
+        + _joint("b", "l1", "l2", axis="0 1 0", mimic=_mimic("a", "2", "-0.3"))
+        + _joint("free1", "l2", "l3", axis="0 0 1")
+        + _joint("free2", "l3", "l4", kind="prismatic", axis="1 1 0")
+        + _joint("a", "l4", "l5", axis="0 1 1")
+    ),
+    # a prismatic joint following a revolute one, the master after its mimic in every order,
+    # a mimic carrying an independent joint, and a fixed joint in between
+    "mixed": (
+        _link("base") + _link("s") + _link("t") + _link("u") + _link("tool") + _link("v")
+        + _joint("slide", "base", "s", kind="prismatic", axis="0 0 1", mimic=_mimic("turn", "0.1"))
+        + _joint("after_mimic", "s", "t", axis="1 0 0")
+        + _joint("weld", "t", "tool", kind="fixed")
+        + _joint("turn", "base", "u", axis="0 1 0")
+        + _joint("last", "u", "v", axis="1 0 0", mimic=_mimic("after_mimic", offset="0.4"))
+    ),
+}
+
+
+def _small(case):
+    return f'<?xml version="1.0"?><robot name="mimic_{case}">{SMALL[case]}</robot>'
+
+
+def test_mimic_model_structure():
+    model = rbdgen.load_urdf_string(_small("chain"))
+    assert [j.name for j in model.joints] == ["c", "b", "free1", "free2", "a"]
+    assert model.joint_names == ("free1", "free2", "a") and model.joint_count == 3
+    mimics = {j.name: j.mimic for j in model.joints if j.mimic}
+    assert mimics["b"] == rbdgen.model.Mimic("a", 2.0, -0.3)
+    assert mimics["c"] == rbdgen.model.Mimic("a", -1.0, 0.35)  # -0.5 (2 qa - 0.3) + 0.2
+    assert model.coordinates[:2] == ((2, -1.0, 0.35), (2, 2.0, -0.3))
+    again = rbdgen.RobotModel.from_dict(model.as_dict())
+    assert again == model and again.digest == model.digest
+    assert "mimic" not in rbdgen.load_urdf_string(_small("gripper").replace("<mimic", "<x")).as_dict()["joints"][0]
+
+
+def test_mimic_joint_order():
+    text = _small("mixed")
+    default = rbdgen.load_urdf_string(text)
+    assert [j.name for j in default.joints] == ["slide", "turn", "after_mimic", "last"]  # breadth-first
+    assert default.joint_names == ("turn", "after_mimic")
+    model = rbdgen.load_urdf_string(text, joint_order=["after_mimic", "turn"])
+    assert model.joint_names == ("after_mimic", "turn")
+    # mimic bodies are placed as soon as their parent is: slide (on the root) first, last after turn
+    assert [j.name for j in model.joints] == ["slide", "after_mimic", "turn", "last"]
+    assert all(j.parent < i for i, j in enumerate(model.joints))
+    assert rbdgen.load_urdf_string(text, joint_order="depth_first").joints == model.joints
+    with pytest.raises(ModelError, match=r"lists mimic joints \['slide'\]"):
+        rbdgen.load_urdf_string(text, joint_order=["turn", "after_mimic", "slide"])
+    chain = _small("chain")
+    with pytest.raises(ModelError, match="puts joint 'free2' before its parent joint 'free1'"):
+        rbdgen.load_urdf_string(chain, joint_order=["free2", "free1", "a"])
+    with pytest.raises(ModelError, match="joint_order must be one of"):
+        rbdgen.load_urdf_string(chain, joint_order="random")
+
+
+def test_armature_on_mimic_joints():
+    text = _small("gripper")
+    model = rbdgen.load_urdf_string(text, armature={"right_finger": 0.3, "left_finger": 0.1})
+    plain = rbdgen.load_urdf_string(text)
+    q = np.array([0.3, 0.01])
+    delta = rbdgen.NumpySolver(model).mass_matrix(q) - rbdgen.NumpySolver(plain).mass_matrix(q)
+    np.testing.assert_allclose(delta, np.diag([0.0, 0.1 + (-1) ** 2 * 0.3]), atol=1e-15)
+    with pytest.raises(ModelError, match="2 values, expected 2|expected 2"):
+        rbdgen.load_urdf_string(text, armature=[0.1, 0.2, 0.3])
+
+
+@pytest.mark.parametrize("floating", [False, True])
+@pytest.mark.parametrize("case", sorted(SMALL))
+def test_small_mimic_models_numpy(case, floating, tmp_path):
+    text = _small(case)
+    model = rbdgen.load_urdf_string(text, floating=floating)
+    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, floating, model), model, np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("case,floating", [("chain", False), ("mixed", True)])
+def test_small_mimic_models_compiled(case, floating, tmp_path, build_model):
+    text = _small(case)
+    model = rbdgen.load_urdf_string(text, floating=floating)
+    solver = build_model(model)
+    _check(solver, Reduced(text, tmp_path, floating, model), model, np.random.default_rng(2))
+
+
+def test_mimic_casadi(tmp_path):
+    casadi = pytest.importorskip("casadi")
+    text = _small("chain")
+    model = rbdgen.load_urdf_string(text)
+    ref = Reduced(text, tmp_path, False, model)
+    generated = rbdgen.generate(model, ops=["mass_matrix", "inverse_dynamics", "forward_dynamics"])
+    rng = np.random.default_rng(3)
+    q, qd, qdd, tau = (rng.uniform(-1, 1, 3) for _ in range(4))
+    loads = np.zeros(6 * len(model.links))
+    M = np.array(generated.casadi("mass_matrix")(q))
+    np.testing.assert_allclose(M, ref.mass_matrix(None, q), atol=1e-12)
+    tau_id = np.array(generated.casadi("inverse_dynamics")(q, qd, qdd, loads)).ravel()
+    np.testing.assert_allclose(tau_id, ref.inverse_dynamics(None, q, qd, qdd), atol=1e-12)
+    acc = np.array(generated.casadi("forward_dynamics")(q, qd, tau, loads)).ravel()
+    np.testing.assert_allclose(acc, ref.forward_dynamics(None, q, qd, tau), atol=1e-10)
+    assert isinstance(generated.casadi("mass_matrix"), casadi.Function)
+
+
+# -- real robots ---------------------------------------------------------------------
+def _erd(relative: str) -> str:
+    path = example_robot_data_dir() / relative
+    if not path.is_file():
+        pytest.skip(f"{path} is missing")
+    return path.read_text()
+
+
+def test_panda_with_fingers(tmp_path, build_model):
+    """The unmodified example-robot-data Panda: finger_joint2 mimics finger_joint1."""
+    text = _erd("panda_description/urdf/panda.urdf")
+    model = rbdgen.load_urdf_string(text)
+    assert model.joint_count == 8 and len(model.joints) == 9
+    assert model.joints[-1].mimic == rbdgen.model.Mimic("panda_finger_joint1", 1.0, 0.0)
+    ref = Reduced(text, tmp_path, False, model)
+    _check(rbdgen.NumpySolver(model), ref, model, np.random.default_rng(4))
+    _check(build_model(model), ref, model, np.random.default_rng(5))
+    generated = rbdgen.generate(model, ops=["mass_matrix"])
+    assert "panda_finger_joint2, prismatic, parent panda_joint7: 1.0 * panda_finger_joint1 + 0.0" \
+        in generated.files["panda.h"]
+    assert generated.manifest["model"]["joints"][-1]["mimic"] == {
+        "joint": "panda_finger_joint1", "multiplier": 1.0, "offset": 0.0}
+    assert generated.manifest["sizes"]["q"] == 8
+
+
+def test_talos_full_v2_numpy(tmp_path):
+    """Talos with its mimic grippers, floating; the masters come after their mimics depth-first."""
+    text = _erd("talos_data/robots/talos_full_v2.urdf")
+    model = rbdgen.load_urdf_string(text, floating=True)
+    mimics = [j for j in model.joints if j.mimic]
+    assert mimics and model.joint_count == len(model.joints) - len(mimics)
+    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, True, model), model, np.random.default_rng(6),
+           states=2)
