@@ -36,21 +36,29 @@ class Progress:
             print(f" {time.perf_counter() - self.start:.1f} s{'  ' + detail if detail else ''}", file=sys.stderr)
 
 
-def _armature(items):
+def _pairs(items, option: str, separator: str = "="):
+    """{name: value} of ``NAME<separator>VALUE`` items (None when there are none)."""
     out = {}
     for item in items or ():
-        name, sep, value = item.partition("=")
+        name, sep, value = item.partition(separator)
         if not sep:
-            raise ValueError(f"--armature expects NAME=VALUE, got {item!r}")
-        out[name] = float(value)
+            raise ValueError(f"{option} expects NAME{separator}VALUE, got {item!r}")
+        out[name] = value
     return out or None
+
+
+def _armature(items):
+    pairs = _pairs(items, "--armature")
+    return pairs and {name: float(value) for name, value in pairs.items()}
 
 
 def _load_options(args) -> dict:
     order = args.joint_order
     if order is not None and len(order) == 1 and order[0] in TRAVERSALS:
         order = order[0]
-    return dict(floating=args.floating, joint_order=order, armature=_armature(args.armature))
+    return dict(floating=args.floating, joint_order=order, armature=_armature(args.armature),
+                xacro_args=_pairs(args.xacro_arg, "--xacro-arg", ":="),
+                package_paths=_pairs(args.package_path, "--package-path"))
 
 
 def cmd_generate(args, progress: Progress) -> int:
@@ -137,10 +145,13 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_options(sp):
-        sp.add_argument("urdf", type=Path, help="robot description (URDF)")
+        sp.add_argument("urdf", type=Path, help="robot description (URDF, or xacro: *.xacro)")
         sp.add_argument("--floating", action="store_true", help="floating base (G = J + 6)")
         sp.add_argument("--joint-order", nargs="+", metavar="JOINT", help="breadth_first (default), depth_first, or the moving joints in this order")
         sp.add_argument("--armature", nargs="+", metavar="NAME=VALUE", help="rotor inertia per joint")
+        sp.add_argument("--xacro-arg", nargs="+", metavar="NAME:=VALUE", help="xacro arguments ($(arg NAME))")
+        sp.add_argument("--package-path", nargs="+", metavar="PACKAGE=FOLDER",
+                        help="where $(find PACKAGE) of a xacro file is")
 
     g = sub.add_parser("generate", help="generate C, compile it and validate it")
     model_options(g)

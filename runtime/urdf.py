@@ -29,6 +29,7 @@ from .errors import ModelError
 from .builder import JOINT_TYPES, JointSpec, assemble
 from .model import STANDARD_GRAVITY, Inertia, Limits, RobotModel, Transform
 from .model import balance_inertia as _balanced
+from .xacros import expand_xacro, is_xacro
 
 __all__ = ["load_urdf", "load_urdf_string"]
 
@@ -38,7 +39,7 @@ _INERTIA_ATTRIBUTES = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
-              balance_inertia=False) -> RobotModel:
+              balance_inertia=False, xacro_args=None, package_paths=None) -> RobotModel:
     """Load the URDF file at ``path`` (str or os.PathLike).
 
     ``floating``: a free-floating base (G = J + 6) instead of a fixed one.
@@ -48,14 +49,21 @@ def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STA
     too) or J values in the final joint order. ``gravity``: the gravity vector
     stored on the model. ``balance_inertia``: replace a link inertia that violates
     the triangle inequality by its mean principal moment (MuJoCo's option of that
-    name) instead of rejecting it. A missing file is a FileNotFoundError; anything
-    wrong in the description is a `ModelError` naming the element.
+    name) instead of rejecting it. A file named ``*.xacro`` (or any file when
+    ``xacro_args`` or ``package_paths`` is given) is expanded by xacro first (see
+    `rbdgen.xacros`): ``xacro_args`` {name: value} for ``$(arg name)``,
+    ``package_paths`` {package: folder} for ``$(find package)``. A missing file is
+    a FileNotFoundError; anything wrong in the description is a `ModelError`
+    naming the element.
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(2, "URDF file not found", path)
-    with open(path, "rb") as handle:
-        data = handle.read()
+    if is_xacro(path) or xacro_args is not None or package_paths is not None:
+        data = expand_xacro(path, xacro_args, package_paths)
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read()
     logger.debug("loading URDF %s", path)
     return load_urdf_string(data, floating=floating, joint_order=joint_order, armature=armature, gravity=gravity,
                             balance_inertia=balance_inertia)
