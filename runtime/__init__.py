@@ -1,6 +1,7 @@
 """rbdgen: specialised rigid-body dynamics for one robot.
 
-The runtime (this package without ``rbdgen.codegen``) needs numpy and cffi only.
+The runtime (this package without ``rbdgen.codegen``) needs numpy, cffi, platformdirs and defusedxml;
+xacro and MuJoCo are imported only to read those formats.
 """
 
 from .errors import (
@@ -14,7 +15,9 @@ from .errors import (
 )
 from .fallback import NumpySolver
 from .interface import OPERATIONS, BaseState, Load
-from .model import Inertia, Joint, Limits, Link, RobotModel, Transform
+from .builder import RobotBuilder
+from .mjcf import load_mjcf
+from .model import Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
 from .solver import CompiledSolver, load
 from .urdf import load_urdf, load_urdf_string
 
@@ -44,13 +47,16 @@ __all__ = [
     "Joint",
     "Limits",
     "Link",
+    "Mimic",
     "ModelError",
     "NonFiniteError",
+    "RobotBuilder",
     "RobotModel",
     "SingularError",
     "SolverError",
     "Transform",
     "ValidationError",
+    "load_mjcf",
     "load_urdf",
     "load_urdf_string",
 ]

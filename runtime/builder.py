@@ -29,12 +29,13 @@ import collections
 import dataclasses
 import logging
 import math
+import re
 from collections.abc import Mapping
 
 from .errors import ModelError
 from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
 
-__all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble"]
+__all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble", "symbol_name"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +58,15 @@ class JointSpec:
     axis: tuple = (1.0, 0.0, 0.0)
     limits: Limits = Limits()
     mimic: tuple | None = None
+
+
+def symbol_name(raw) -> str:
+    """A robot name as a symbol prefix valid in C and CasADi: letters, digits, single underscores."""
+    name = re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z_]", "_", (raw or "").strip())).strip("_")
+    if not name:
+        logger.warning("the robot has no usable name (%r); using 'robot'", raw)
+        return "robot"
+    return "robot_" + name if name[0].isdigit() else name
 
 
 def assemble(name: str, links: Mapping, joints, floating=False, joint_order=None, armature=None,
@@ -265,3 +275,59 @@ def _armature(armature, bodies, independent) -> dict:
             raise ModelError(f"joint {n!r}: armature must be finite and non-negative, got {value}")
         out[n] = value
     return out
+
+
+class RobotBuilder:
+    """A robot written in Python, validated like a URDF::
+
+        model = (RobotBuilder("arm")
+                 .add_link("base")
+                 .add_link("upper", mass=1.0, com=(0, 0, -0.2), rotational=((0.01, 0, 0), (0, 0.01, 0), (0, 0, 0.001)))
+                 .add_joint("shoulder", "revolute", "base", "upper", axis=(0, 1, 0), lower=-2, upper=2)
+                 .build())
+
+    Links and joints take the URDF's elements and defaults: ``com`` and
+    ``rotational`` (the inertia about the centre of mass, link axes) in the link
+    frame; a joint's ``xyz``/``rpy`` place it in the parent link's frame, ``axis``
+    is in the joint frame; ``mimic`` is ``(joint, multiplier, offset)``. The order
+    of `add_joint` calls is the document order of a URDF (it decides the
+    breadth- and depth-first joint orders).
+    """
+
+    def __init__(self, name: str = "robot"):
+        self.name = symbol_name(name)
+        self._links: dict[str, Inertia] = {}
+        self._joints: list[JointSpec] = []
+
+    def add_link(self, name: str, mass: float = 0.0, com=(0.0, 0.0, 0.0), rotational=((0.0,) * 3,) * 3):
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"link name must be a non-empty string, got {name!r}")
+        if name in self._links:
+            raise ModelError(f"duplicate link name {name!r}")
+        try:
+            self._links[name] = Inertia(mass, com, rotational)
+        except ModelError as exc:
+            raise ModelError(f"link {name!r}: {exc}") from None
+        return self
+
+    def add_joint(self, name: str, type: str, parent: str, child: str, xyz=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0),
+                  axis=(1.0, 0.0, 0.0), lower=-math.inf, upper=math.inf, effort=math.inf, velocity=math.inf,
+                  mimic=None):
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"joint name must be a non-empty string, got {name!r}")
+        try:
+            origin = Transform.from_rpy(xyz, rpy)
+            limits = Limits(lower, upper, effort, velocity)
+            if mimic is not None:
+                mimic = mimic if isinstance(mimic, Mimic) else Mimic(*mimic)
+                mimic = (mimic.joint, mimic.multiplier, mimic.offset)
+            spec = JointSpec(name, type, parent, child, origin, tuple(float(a) for a in axis), limits, mimic)
+        except (ModelError, TypeError, ValueError) as exc:
+            raise ModelError(f"joint {name!r}: {exc}") from None
+        self._joints.append(spec)
+        return self
+
+    def build(self, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY) -> RobotModel:
+        """The validated model; options as for `rbdgen.load_urdf`."""
+        return assemble(self.name, self._links, self._joints, floating=floating, joint_order=joint_order,
+                        armature=armature, gravity=gravity)

@@ -20,13 +20,12 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 
 import defusedxml
 import defusedxml.ElementTree
 
 from .errors import ModelError
-from .builder import JOINT_TYPES, JointSpec, assemble
+from .builder import JOINT_TYPES, JointSpec, assemble, symbol_name
 from .model import STANDARD_GRAVITY, Inertia, Limits, RobotModel, Transform
 from .model import balance_inertia as _balanced
 from .xacros import expand_xacro, is_xacro
@@ -82,7 +81,7 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
                          f"<!DOCTYPE ...> declaration") from None
     if root.tag != "robot":
         raise ModelError(f"the root element is <{root.tag}>, expected <robot>")
-    name = _robot_name(root.get("name"))
+    name = symbol_name(root.get("name"))
 
     inertias: dict[str, Inertia] = {}
     for element in root.findall("link"):
@@ -99,15 +98,6 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
 
 
 # -- elements ------------------------------------------------------------------
-def _robot_name(raw) -> str:
-    """The robot name as a symbol prefix valid in C and CasADi: letters, digits, single underscores."""
-    name = re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z_]", "_", (raw or "").strip())).strip("_")
-    if not name:
-        logger.warning("URDF <robot> has no usable name (%r); using 'robot'", raw)
-        return "robot"
-    return "robot_" + name if name[0].isdigit() else name
-
-
 def _required_name(element, what: str) -> str:
     name = element.get("name")
     if name is None or not name.strip():

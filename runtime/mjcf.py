@@ -1,0 +1,163 @@
+"""MJCF loader: a MuJoCo model, compiled by MuJoCo itself (``rbdgen[mjcf]``), as a `RobotModel`.
+
+MuJoCo's compiler reads the file (includes, defaults, ``angle="degree"``,
+``inertiafromgeom``, ``balanceinertia``, ...); rbdgen reads the compiled
+``MjModel``: every body's pose in its parent (``body_pos``/``body_quat``), its
+mass and inertia as compiled (``body_mass``, ``body_ipos``/``body_iquat``,
+``body_inertia``), its joints and the gravity (``opt.gravity``).
+
+* ``hinge`` and ``slide`` joints are revolute and prismatic joints with q equal
+  to MuJoCo's ``qpos``: the joint's ``ref`` (the position at which the body is
+  where the file puts it) is folded into the joint's origin. A hinge turns about
+  its ``pos`` (the anchor); several joints in one body act one after the other,
+  as in MuJoCo, through massless frames named ``<body>.<joint>``.
+  ``armature`` is kept; damping, springs, friction loss, actuators, equality
+  constraints and contacts are not dynamics of the tree and are ignored.
+* A ``free`` joint on a child of the world is the floating base; its body is
+  the root link. ``floating=None`` follows the file; ``floating=True`` makes the
+  world's only child a floating base, ``floating=False`` welds a free body at
+  its pose in the file. ``ball`` joints are a `ModelError`.
+* Joint order: MuJoCo's (depth-first over bodies, joints of a body in file
+  order), so ``q`` is MuJoCo's ``qpos`` for hinge and slide joints. Links: the
+  root (``world`` for a fixed base), then every body and joint frame in
+  breadth-first order (dynibo's convention, as for URDF).
+* A floating base's generalized velocity is ``[omega_W, pdot_W]`` (rbdgen's
+  convention), MuJoCo's free joint ``[pdot_W, omega_body]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+
+from .builder import JointSpec, assemble, symbol_name
+from .errors import ModelError
+from .model import Inertia, Limits, RobotModel, Transform
+
+__all__ = ["load_mjcf"]
+
+logger = logging.getLogger(__name__)
+
+
+def load_mjcf(path, floating=None, gravity=None) -> RobotModel:
+    """Load the MJCF file at ``path`` through MuJoCo's compiler (see the module docstring).
+
+    ``gravity``: None for the file's (``<option gravity>``), else a 3-vector.
+    """
+    try:
+        import mujoco
+    except ImportError:
+        raise ImportError("loading MJCF needs MuJoCo: install it with pip install 'rbdgen[mjcf]'") from None
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(2, "MJCF file not found", path)
+    try:
+        m = mujoco.MjModel.from_xml_path(path)
+    except ValueError as exc:  # MuJoCo's compiler errors
+        raise ModelError(f"{path}: MuJoCo cannot compile it: {exc}") from None
+    return _from_mjmodel(m, mujoco, symbol_name(os.path.basename(path).split(".")[0]), floating, gravity)
+
+
+def _name(mujoco, m, kind, index: int, default: str) -> str:
+    return mujoco.mj_id2name(m, kind, index) or default
+
+
+def _quat_rotation(w, x, y, z):
+    """Rotation matrix of a unit quaternion (w, x, y, z): columns are the rotated frame's axes."""
+    return (
+        (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
+        (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
+        (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
+    )
+
+
+def _axis_rotation(axis, angle):
+    """Rotation by ``angle`` about the unit ``axis`` (Rodrigues)."""
+    x, y, z = axis
+    c, s, t = math.cos(angle), math.sin(angle), 1 - math.cos(angle)
+    return (
+        (t * x * x + c, t * x * y - s * z, t * x * z + s * y),
+        (t * x * y + s * z, t * y * y + c, t * y * z - s * x),
+        (t * x * z - s * y, t * y * z + s * x, t * z * z + c),
+    )
+
+
+def _translation(v) -> Transform:
+    return Transform(translation=tuple(float(x) for x in v))
+
+
+def _from_mjmodel(m, mujoco, robot_name, floating, gravity) -> RobotModel:
+    BODY, JOINT = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT
+    FREE, BALL, SLIDE = int(mujoco.mjtJoint.mjJNT_FREE), int(mujoco.mjtJoint.mjJNT_BALL), int(mujoco.mjtJoint.mjJNT_SLIDE)
+    body_names = [_name(mujoco, m, BODY, b, f"body{b}") for b in range(m.nbody)]
+    joint_names = [_name(mujoco, m, JOINT, j, f"joint{j}") for j in range(m.njnt)]
+    world_children = [b for b in range(1, m.nbody) if m.body_parentid[b] == 0]
+    free = [j for j in range(m.njnt) if m.jnt_type[j] == FREE]
+    for j in range(m.njnt):
+        where = f"joint {joint_names[j]!r} (body {body_names[m.jnt_bodyid[j]]!r})"
+        if m.jnt_type[j] == BALL:
+            raise ModelError(f"{where}: ball joints are not supported; replace it by three hinge joints")
+        if m.jnt_type[j] == FREE and (m.body_parentid[m.jnt_bodyid[j]] != 0 or len(free) > 1):
+            raise ModelError(f"{where}: a free joint is supported only as the one floating base (on a child of "
+                             f"the world); {len(free)} free joints in the file")
+    if floating is None:
+        floating = bool(free)
+    if floating and len(world_children) != 1:
+        raise ModelError(f"a floating base needs exactly one body on the world, the file has "
+                         f"{[body_names[b] for b in world_children]}")
+    root = world_children[0] if floating else 0
+    hinged = [j for j in range(m.body_jntadr[root], m.body_jntadr[root] + m.body_jntnum[root]) if m.jnt_type[j] != FREE]
+    if floating and hinged:
+        raise ModelError(f"body {body_names[root]!r} is joined to the world by joint {joint_names[hinged[0]]!r}: "
+                         f"it cannot be a floating base (load with floating=False)")
+
+    links, joints, armature = {}, [], {}
+
+    def add_link(name, inertia=Inertia()):
+        if name in links:
+            raise ModelError(f"two frames are named {name!r} (a body, or a <body>.<joint> frame): rename one")
+        links[name] = inertia
+
+    for b in range(m.nbody):
+        if floating and b == 0:
+            continue  # the world of a floating base
+        rotation = _quat_rotation(*m.body_iquat[b])
+        principal = [[float(m.body_inertia[b][k]) if i == k else 0.0 for k in range(3)] for i in range(3)]
+        rotational = tuple(tuple(sum(rotation[i][k] * principal[k][k] * rotation[j][k] for k in range(3))
+                                 for j in range(3)) for i in range(3))
+        try:
+            add_link(body_names[b], Inertia(float(m.body_mass[b]), tuple(m.body_ipos[b]), rotational))
+        except ModelError as exc:
+            raise ModelError(f"body {body_names[b]!r}: {exc}") from None
+        if b == root or b == 0:
+            continue
+        # frame by frame from the parent body: the body's pose, then each joint about its anchor
+        parent = body_names[m.body_parentid[b]]
+        pose = Transform(_quat_rotation(*m.body_quat[b]), tuple(m.body_pos[b]))
+        moving = [j for j in range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b]) if m.jnt_type[j] != FREE]
+        for j in moving:
+            anchor, axis = tuple(m.jnt_pos[j]), tuple(float(a) for a in m.jnt_axis[j])
+            ref = float(m.qpos0[m.jnt_qposadr[j]])
+            if m.jnt_type[j] == SLIDE:  # q = qpos: a slide by -ref first
+                zero = Transform(translation=tuple(-ref * a for a in axis))
+            else:
+                zero = Transform(_axis_rotation(axis, -ref))
+            frame = f"{body_names[b]}.{joint_names[j]}"
+            add_link(frame)
+            lower, upper = (m.jnt_range[j] if m.jnt_limited[j] else (-math.inf, math.inf))
+            joints.append(JointSpec(
+                name=joint_names[j], type="prismatic" if m.jnt_type[j] == SLIDE else "revolute", parent=parent,
+                child=frame, origin=pose.compose(_translation(anchor)).compose(zero), axis=axis,
+                limits=Limits(float(lower), float(upper))))
+            armature[joint_names[j]] = float(m.dof_armature[m.jnt_dofadr[j]])
+            parent, pose = frame, _translation(tuple(-x for x in anchor))
+        if b in world_children and free and not floating:
+            logger.info("body %r: free joint welded at its pose in the file (floating=False)", body_names[b])
+        joints.append(JointSpec(name=f"{body_names[b]}.weld", type="fixed", parent=parent, child=body_names[b],
+                                origin=pose))
+    if m.neq:
+        logger.warning("%d equality constraints ignored (rbdgen models the kinematic tree only)", m.neq)
+    return assemble(robot_name, links, joints, floating=floating,
+                    joint_order="depth_first", armature=armature,
+                    gravity=tuple(float(g) for g in (m.opt.gravity if gravity is None else gravity)))
