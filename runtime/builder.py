@@ -11,7 +11,8 @@ URDF's joint element as data); `assemble` turns them into a validated model:
 * A joint with a ``mimic`` ``(master, multiplier, offset)`` moves its body but
   takes no coordinate (its position is ``multiplier * q_master + offset``);
   chains of mimics are resolved to the first independent joint, whatever their
-  order in the description.
+  order in the description. A mimic on a fixed joint is ignored (with a
+  warning): the joint stays fixed.
 * Joint order: ``"breadth_first"`` (the default, dynibo's: over *all* joints
   from the root, children in the order given, fixed joints traversed without a
   coordinate), ``"depth_first"`` (Pinocchio's and MuJoCo's), or the independent
@@ -178,8 +179,9 @@ def _resolve_mimics(joints: dict) -> dict:
             continue
         master, multiplier, offset = joint.mimic
         where = f"joint {name!r}: mimic"
-        if joint.type == "fixed":
-            raise ModelError(f"{where} on a fixed joint (it has no position to follow): remove the mimic")
+        if joint.type == "fixed":  # e.g. a gripper welded shut in a reduced model: it stays fixed
+            logger.warning("%s of %r on a fixed joint ignored: the joint stays fixed", where, master)
+            continue
         if master not in joints:
             raise ModelError(f"{where} of {master!r}, which is not a joint of the robot")
         if joints[master].type == "fixed":

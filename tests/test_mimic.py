@@ -1,88 +1,17 @@
-"""Mimic joints against Pinocchio on the same URDF with the mimic tags removed.
-
-Without its ``<mimic>`` tags a URDF is a robot whose every joint is independent
-(the "full" model, Pinocchio's). With them, each mimic joint's position is
-``a q_m + b``: ``q_full = P q + o``, ``qd_full = P qd``; the reduced dynamics are
-``M = P^T M_full P`` and ``tau = P^T tau_full``, forward dynamics
-``M^-1 (tau - P^T ID_full(q_full, P qd, 0))``. ``P`` and ``o`` are built here
-from the ``<mimic>`` tags themselves (chains followed by hand), not from rbdgen.
-"""
+"""Mimic joints against Pinocchio on the same URDF with the mimic tags removed
+(`rbdgen.testing.MimicReference`: Pinocchio's dynamics reduced by the mimic map)."""
 
 from __future__ import annotations
-
-import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 
 import rbdgen
 from rbdgen import ModelError
-from reference import PinocchioReference
+from rbdgen.testing import MimicReference as Reduced
 from robots import example_robot_data_dir
 
 pytest.importorskip("pinocchio")
-
-
-def _without_mimic(src_text: str, dst) -> None:
-    root = ET.fromstring(src_text)
-    for joint in root.iter("joint"):
-        for mimic in joint.findall("mimic"):
-            joint.remove(mimic)
-    dst.write_text(ET.tostring(root, encoding="unicode"))
-
-
-def _mimic_map(text: str, independent, bodies):
-    """P (bodies x independent) and o from the <mimic> tags, chains followed."""
-    tags = {}
-    for joint in ET.fromstring(text).iter("joint"):
-        mimic = joint.find("mimic")
-        if mimic is not None:
-            tags[joint.get("name")] = (mimic.get("joint"), float(mimic.get("multiplier", 1)),
-                                       float(mimic.get("offset", 0)))
-    P, o = np.zeros((len(bodies), len(independent))), np.zeros(len(bodies))
-    for i, name in enumerate(bodies):
-        a, b = 1.0, 0.0
-        while name in tags:
-            name, a2, b2 = tags[name]
-            a, b = a * a2, a * b2 + b
-        P[i, independent.index(name)] = a
-        o[i] = b
-    return P, o
-
-
-class Reduced:
-    """Pinocchio's full-coordinate dynamics reduced by the mimic map, in rbdgen's conventions."""
-
-    def __init__(self, text: str, tmp_path, floating: bool, model: rbdgen.RobotModel):
-        path = tmp_path / "without_mimic.urdf"
-        _without_mimic(text, path)
-        bodies = [j.name for j in model.joints]
-        self.full = PinocchioReference(path, floating, joint_names=bodies)
-        P, self.o = _mimic_map(text, list(model.joint_names), bodies)
-        off = 6 if floating else 0
-        self.P = P
-        self.PG = np.zeros((off + P.shape[0], off + P.shape[1]))
-        self.PG[:off, :off] = np.eye(off)
-        self.PG[off:, off:] = P
-
-    def mass_matrix(self, base, q):
-        return self.PG.T @ self.full.mass_matrix(base, self.P @ q + self.o) @ self.PG
-
-    def inverse_dynamics(self, base, q, qd, qdd, loads=()):
-        return self.PG.T @ self.full.inverse_dynamics(base, self.P @ q + self.o, self.P @ qd, self.P @ qdd, loads)
-
-    def gravity(self, base, q, loads=()):
-        return self.PG.T @ self.full.gravity(base, self.P @ q + self.o, loads)
-
-    def velocity_product_forces(self, base, q, qd):
-        return self.PG.T @ self.full.velocity_product_forces(base, self.P @ q + self.o, self.P @ qd)
-
-    def forward_dynamics(self, base, q, qd, tau, loads=()):
-        bias = self.inverse_dynamics(base, q, qd, np.zeros_like(q), loads)
-        if base is not None:  # the bias of ID with zero base acceleration
-            base = (base[0], base[1], base[2], np.zeros(6))
-            bias = self.inverse_dynamics(base, q, qd, np.zeros_like(q), loads)
-        return np.linalg.solve(self.mass_matrix(base, q), tau - bias)
 
 
 def _check(solver, ref, model, rng, states=3, fd_tol=1e-10):
@@ -287,3 +216,19 @@ def test_talos_full_v2_numpy(tmp_path):
     assert mimics and model.joint_count == len(model.joints) - len(mimics)
     _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, True, model), model, np.random.default_rng(6),
            states=2)
+
+
+@pytest.mark.parametrize("relative", ["tiago_pro_description/robots/tiago_pro.urdf",
+                                      "baxter_description/urdf/baxter.urdf"])
+def test_more_mimic_robots_numpy(relative, tmp_path):
+    """A sample of the other example-robot-data robots with mimic joints (benchmarks/robot_survey.py tries all)."""
+    text = _erd(relative)
+    model = rbdgen.load_urdf_string(text)
+    assert len(model.joints) > model.joint_count
+    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, False, model), model, np.random.default_rng(7),
+           states=1)
+
+
+def test_reduced_talos_with_welded_mimic_joints():
+    model = rbdgen.load_urdf_string(_erd("talos_data/robots/talos_reduced.urdf"), floating=True)
+    assert all(j.mimic is None for j in model.joints)

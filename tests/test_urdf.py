@@ -464,9 +464,6 @@ BAD = {
     "mimic multiplier": (_urdf(TWO + _link("b") + _joint("j1", "base", "a")
                                + _joint("j2", "a", "b", extra='<mimic joint="j1" multiplier="nan"/>')),
                          "joint 'j2': <mimic multiplier='nan'>: non-finite"),
-    "mimic on fixed": (_urdf(TWO + _link("b") + _joint("j1", "base", "a")
-                             + _joint("j", "a", "b", kind="fixed", extra='<mimic joint="j1"/>')),
-                       "joint 'j': mimic on a fixed joint"),
     "mimic of fixed": (_urdf(TWO + _link("b") + _joint("j1", "base", "a", kind="fixed")
                              + _joint("j", "a", "b", extra='<mimic joint="j1"/>')),
                        "joint 'j': mimic of the fixed joint 'j1'"),
@@ -628,3 +625,14 @@ def test_balance_inertia_option(caplog):
     model = load_urdf_string(text, balance_inertia=True)
     np.testing.assert_allclose(model.joints[0].inertia.rotational, 4.6 / 3 * np.eye(3), atol=1e-15)  # mean moment
     assert "link 'arm': inertia violates the triangle inequality" in caplog.text
+
+
+def test_mimic_on_fixed_joint_ignored(caplog):
+    """Reduced models weld mimic joints (Talos' talos_reduced.urdf keeps their <mimic> tags)."""
+    text = _urdf(TWO + _link("b", 1.0) + _joint("j1", "base", "a")
+                 + _joint("j", "a", "b", kind="fixed", xyz="0 0.5 0", extra='<mimic joint="j1" multiplier="2"/>'))
+    model = load_urdf_string(text)
+    assert model.joint_names == ("j1",) and model.joints[0].mimic is None
+    assert model.links[model.link_id("b")].body == 0
+    assert "joint 'j': mimic of 'j1' on a fixed joint ignored" in caplog.text
+

@@ -2,11 +2,12 @@
 
 `states` needs NumPy only (`CompiledSolver.validate` draws its states there);
 `references` wraps Pinocchio and dynibo 0.5.2 (the ``test`` extra) in rbdgen's
-conventions.
+conventions (Pinocchio also for URDFs with mimic joints, reduced by the mimic map).
 """
 
-from .references import GRAVITY, DyniboReference, PinocchioReference, PinocchioState, dynibo_joint_order, rotation_matrix
+from .references import (GRAVITY, DyniboReference, MimicReference, PinocchioReference, PinocchioState,
+                         dynibo_joint_order, rotation_matrix)
 from .states import ARGUMENTS, States, random_states
 
-__all__ = ["ARGUMENTS", "GRAVITY", "DyniboReference", "PinocchioReference", "PinocchioState", "States",
-           "dynibo_joint_order", "random_states", "rotation_matrix"]
+__all__ = ["ARGUMENTS", "GRAVITY", "DyniboReference", "MimicReference", "PinocchioReference", "PinocchioState",
+           "States", "dynibo_joint_order", "random_states", "rotation_matrix"]

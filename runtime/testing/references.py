@@ -37,8 +37,8 @@ import numpy as np
 
 GRAVITY = (0.0, 0.0, -9.80665)
 
-__all__ = ["GRAVITY", "DyniboReference", "PinocchioReference", "PinocchioState", "dynibo_joint_order",
-           "rotation_matrix"]
+__all__ = ["GRAVITY", "DyniboReference", "MimicReference", "PinocchioReference", "PinocchioState",
+           "dynibo_joint_order", "rotation_matrix"]
 
 
 # ---------------------------------------------------------------------------
@@ -392,3 +392,78 @@ class DyniboReference(_Common):
             _, _, _, w, v, _, _ = _unpack_base(base)
             nu = np.concatenate([w, v, nu])
         return float(0.5 * nu @ self.mass_matrix(base, q) @ nu)
+
+
+# ---------------------------------------------------------------------------
+# mimic joints
+
+
+def _without_mimic(src_text: str, dst) -> None:
+    root = ET.fromstring(src_text)
+    for joint in root.iter("joint"):
+        for mimic in joint.findall("mimic"):
+            joint.remove(mimic)
+    dst.write_text(ET.tostring(root, encoding="unicode"))
+
+
+def _mimic_map(text: str, independent, bodies):
+    """P (bodies x independent) and o from the <mimic> tags, chains followed."""
+    tags = {}
+    for joint in ET.fromstring(text).iter("joint"):
+        mimic = joint.find("mimic")
+        if mimic is not None:
+            tags[joint.get("name")] = (mimic.get("joint"), float(mimic.get("multiplier", 1)),
+                                       float(mimic.get("offset", 0)))
+    P, o = np.zeros((len(bodies), len(independent))), np.zeros(len(bodies))
+    for i, name in enumerate(bodies):
+        a, b = 1.0, 0.0
+        while name in tags:
+            name, a2, b2 = tags[name]
+            a, b = a * a2, a * b2 + b
+        P[i, independent.index(name)] = a
+        o[i] = b
+    return P, o
+
+
+class MimicReference:
+    """Pinocchio's dynamics of a URDF with mimic joints, in rbdgen's conventions.
+
+    Without its ``<mimic>`` tags the URDF is a robot whose every joint is independent
+    (Pinocchio's "full" model). With them, each mimic joint's position is ``a q_m + b``:
+    ``q_full = P q + o``, ``qd_full = P qd``; the reduced dynamics are
+    ``M = P^T M_full P`` and ``tau = P^T tau_full``, forward dynamics
+    ``M^-1 (tau - P^T ID_full(q_full, P qd, 0))``. ``P`` and ``o`` come from the
+    ``<mimic>`` tags themselves (chains followed here), not from rbdgen; ``model``
+    gives the order of the bodies and of the independent joints.
+    """
+
+    def __init__(self, text: str, tmp_path, floating: bool, model):
+        path = tmp_path / "without_mimic.urdf"
+        _without_mimic(text, path)
+        bodies = [j.name for j in model.joints]
+        self.full = PinocchioReference(path, floating, joint_names=bodies)
+        P, self.o = _mimic_map(text, list(model.joint_names), bodies)
+        off = 6 if floating else 0
+        self.P = P
+        self.PG = np.zeros((off + P.shape[0], off + P.shape[1]))
+        self.PG[:off, :off] = np.eye(off)
+        self.PG[off:, off:] = P
+
+    def mass_matrix(self, base, q):
+        return self.PG.T @ self.full.mass_matrix(base, self.P @ q + self.o) @ self.PG
+
+    def inverse_dynamics(self, base, q, qd, qdd, loads=()):
+        return self.PG.T @ self.full.inverse_dynamics(base, self.P @ q + self.o, self.P @ qd, self.P @ qdd, loads)
+
+    def gravity(self, base, q, loads=()):
+        return self.PG.T @ self.full.gravity(base, self.P @ q + self.o, loads)
+
+    def velocity_product_forces(self, base, q, qd):
+        return self.PG.T @ self.full.velocity_product_forces(base, self.P @ q + self.o, self.P @ qd)
+
+    def forward_dynamics(self, base, q, qd, tau, loads=()):
+        bias = self.inverse_dynamics(base, q, qd, np.zeros_like(q), loads)
+        if base is not None:  # the bias of ID with zero base acceleration
+            base = (base[0], base[1], base[2], np.zeros(6))
+            bias = self.inverse_dynamics(base, q, qd, np.zeros_like(q), loads)
+        return np.linalg.solve(self.mass_matrix(base, q), tau - bias)
