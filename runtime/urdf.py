@@ -79,6 +79,8 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
         raise ModelError(f"URDF XML with a DTD, entity or external reference ({exc!r}): not allowed in a "
                          f"robot file (it can expand without bound or read other files); remove the "
                          f"<!DOCTYPE ...> declaration") from None
+    if root.tag == "mujoco":
+        raise ModelError("the root element is <mujoco>: an MJCF file, load it with rbdgen.load_mjcf")
     if root.tag != "robot":
         raise ModelError(f"the root element is <{root.tag}>, expected <robot>")
     name = symbol_name(root.get("name"))

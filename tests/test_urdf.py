@@ -426,6 +426,7 @@ TWO = _link("base", 1.0) + _link("a", 1.0)
 BAD = {
     "parse": ("<robot name='x'><link name='a'></robot>", "malformed URDF XML"),
     "root element": ("<model name='x'/>", "<model>, expected <robot>"),
+    "mjcf": ("<mujoco model='x'/>", "<mujoco>: an MJCF file, load it with rbdgen.load_mjcf"),
     "link name": (_urdf('<link/>' + _link("a", 1.0)), "<link> element has no name"),
     "joint name": (_urdf(TWO + '<joint type="fixed"><parent link="base"/><child link="a"/></joint>'),
                    "<joint> element has no name"),
