@@ -180,7 +180,7 @@ PENDULUM = """<robot name="pendulum">
     <inertial>
       <origin xyz="{l} 0 0"/>
       <mass value="{m}"/>
-      <inertia ixx="0.01" ixy="0.002" ixz="0" iyy="{Iyy}" iyz="0" izz="0.03"/>
+      <inertia ixx="0.02" ixy="0.002" ixz="0" iyy="{Iyy}" iyz="0" izz="0.03"/>
     </inertial>
   </link>
   <joint name="hinge" type="revolute">
