@@ -17,6 +17,7 @@ mass and inertia as compiled (``body_mass``, ``body_ipos``/``body_iquat``,
   the root link. ``floating=None`` follows the file; ``floating=True`` makes the
   world's only child a floating base, ``floating=False`` welds a free body at
   its pose in the file. ``ball`` joints are a `ModelError`.
+* The robot's name is the file's ``<mujoco model=...>`` (else the file name).
 * Joint order: MuJoCo's (depth-first over bodies, joints of a body in file
   order), so ``q`` is MuJoCo's ``qpos`` for hinge and slide joints. Links: the
   root (``world`` for a fixed base), then every body and joint frame in
@@ -56,7 +57,10 @@ def load_mjcf(path, floating=None, gravity=None) -> RobotModel:
         m = mujoco.MjModel.from_xml_path(path)
     except ValueError as exc:  # MuJoCo's compiler errors
         raise ModelError(f"{path}: MuJoCo cannot compile it: {exc}") from None
-    return _from_mjmodel(m, mujoco, symbol_name(os.path.basename(path).split(".")[0]), floating, gravity)
+    name = bytes(m.names).split(b"\0", 1)[0].decode(errors="replace")  # <mujoco model=...>, first of the names
+    if name == "MuJoCo Model":  # MuJoCo's default: the file's name says more
+        name = os.path.basename(path).split(".")[0]
+    return _from_mjmodel(m, mujoco, symbol_name(name), floating, gravity)
 
 
 def _name(mujoco, m, kind, index: int, default: str) -> str:

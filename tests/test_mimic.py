@@ -115,6 +115,10 @@ def test_mimic_model_structure():
     assert model.coordinates[:2] == ((2, -1.0, 0.35), (2, 2.0, -0.3))
     again = rbdgen.RobotModel.from_dict(model.as_dict())
     assert again == model and again.digest == model.digest
+    data = model.as_dict()
+    data["joints"][0]["mimic"]["joint"] = "b"  # a mimic of a mimic: chains must be resolved
+    with pytest.raises(ModelError, match="joint 'c' mimics 'b', which is not an independent joint"):
+        rbdgen.RobotModel.from_dict(data)
     assert "mimic" not in rbdgen.load_urdf_string(_small("gripper").replace("<mimic", "<x")).as_dict()["joints"][0]
 
 

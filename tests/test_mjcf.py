@@ -122,8 +122,10 @@ def _compare(model, reference, rng, states=3, solver=None):
 
 
 def test_fixed_base_arm(tmp_path):
-    path = _write(tmp_path, ARM.format(open="", close=""))
+    path = _write(tmp_path, ARM.format(open="", close=""), "file-name.xml")
     model = rbdgen.load_mjcf(path)
+    assert model.name == "arm"  # <mujoco model="arm">
+    assert rbdgen.load_mjcf(_write(tmp_path, "<mujoco><worldbody/></mujoco>", "no-name.xml")).name == "no_name"
     assert not model.floating and model.gravity == (0.3, -0.2, -9.5)
     assert model.joint_names == ("shoulder", "elbow", "twist", "slide")  # MuJoCo's dof order
     assert [j.armature for j in model.joints] == [0.05, 0.0, 0.0, 0.2]
