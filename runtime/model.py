@@ -260,6 +260,8 @@ class Mimic:
     offset: float = 0.0
 
     def __post_init__(self):
+        if not isinstance(self.joint, str) or not self.joint:
+            raise ModelError(f"mimic joint must be a joint's name, got {self.joint!r}")
         for field in ("multiplier", "offset"):
             try:
                 value = float(getattr(self, field))
@@ -300,6 +302,8 @@ class Joint:
         if abs(norm - 1.0) > 4e-16:  # a unit axis stays as it is: normalising is then idempotent
             axis = tuple(x / norm for x in axis)
         object.__setattr__(self, "axis", axis)
+        if self.mimic is not None and not isinstance(self.mimic, Mimic):
+            raise ModelError(f"joint {self.name!r}: mimic must be a Mimic or None, got {self.mimic!r}")
         armature = float(self.armature)
         if not math.isfinite(armature) or armature < 0.0:
             raise ModelError(f"joint {self.name!r}: armature must be finite and non-negative, got {self.armature!r}")
