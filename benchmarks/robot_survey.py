@@ -2,8 +2,9 @@
 
 Each file either loads (fixed base; joints, mimic joints, and the largest
 difference of the mass matrix and inverse dynamics from Pinocchio's at a few
-random states, reduced by the mimic map where there are mimic joints) or is
-rejected with a `ModelError`, whose message is printed.
+random states, relative to their largest entry, reduced by the mimic map where
+there are mimic joints) or is rejected with a `ModelError`, whose message is
+printed (and whether the file loads with ``balance_inertia=True``).
 
     python benchmarks/robot_survey.py [--markdown]
 """
@@ -31,7 +32,11 @@ def survey_one(path: Path, folder: Path, rng) -> tuple[str, str]:
     try:
         model = rbdgen.load_urdf(path)
     except rbdgen.ModelError as exc:
-        return "ModelError", str(exc).splitlines()[0]
+        message = str(exc).splitlines()[0]
+        if "balance_inertia=True" in message:
+            balanced = rbdgen.load_urdf(path, balance_inertia=True)
+            message += f" [loads with balance_inertia=True: J = {balanced.joint_count}]"
+        return "ModelError", message
     mimics = len(model.joints) - model.joint_count
     if model.joint_count == 0:
         return "loads", "J = 0 (no moving joint)"
