@@ -34,8 +34,11 @@ def survey_one(path: Path, folder: Path, rng) -> tuple[str, str]:
     except rbdgen.ModelError as exc:
         message = str(exc).splitlines()[0]
         if "balance_inertia=True" in message:
-            balanced = rbdgen.load_urdf(path, balance_inertia=True)
-            message += f" [loads with balance_inertia=True: J = {balanced.joint_count}]"
+            try:
+                balanced = rbdgen.load_urdf(path, balance_inertia=True)
+                message += f" [loads with balance_inertia=True: J = {balanced.joint_count}]"
+            except rbdgen.ModelError as again:
+                message += f" [with balance_inertia=True: {again}]"
         return "ModelError", message
     mimics = len(model.joints) - model.joint_count
     if model.joint_count == 0:
