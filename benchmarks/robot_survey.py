@@ -6,7 +6,7 @@ random states, relative to their largest entry, reduced by the mimic map where
 there are mimic joints) or is rejected with a `ModelError`, whose message is
 printed (and whether the file loads with ``balance_inertia=True``).
 
-    python benchmarks/robot_survey.py [--markdown]
+    python -m benchmarks.robot_survey [--markdown]
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ import numpy as np
 import rbdgen
 
 from rbdgen.testing import MimicReference
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from robots import example_robot_data_dir  # noqa: E402
+from tests.robots import example_robot_data_dir
 
 
 def survey_one(path: Path, folder: Path, rng) -> tuple[str, str]:
