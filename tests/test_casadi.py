@@ -57,14 +57,6 @@ PASSIVE_KEYS = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_force
 
 
 # -- helpers (test_derivatives.py uses them too) ---------------------------------------------------
-def casadi_inputs(st) -> dict:
-    """A `helpers.States` batch as the CasADi inputs: ``{name: (N, size)}`` (``base`` = 19 values)."""
-    flat = {"q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads.reshape(st.n, -1)}
-    if st.floating:
-        flat["base"] = np.concatenate([st.translation, st.quat, st.velocity, st.acceleration], axis=1)
-    return flat
-
-
 def casadi_map(f, inputs: dict) -> dict:
     """Evaluate ``f`` on a batch in one call (``Function.map``): ``{output: (N, rows, cols)}``.
 
@@ -131,7 +123,7 @@ def worst_error(got: np.ndarray, ref: np.ndarray) -> float:
 def test_matches_numpy_engine(name, op):
     f = casadi_function(name, op)
     st = states(name)
-    got = casadi_map(f, casadi_inputs(st))
+    got = casadi_map(f, st.flat())
     ref = numpy_reference(name, op, st)
     assert set(got) == set(ref)
     for key in ref:
@@ -143,7 +135,7 @@ def test_matches_numpy_engine(name, op):
 def test_single_call_on_numbers(name):
     """A plain call on NumPy arrays gives DM; positional and keyword calls agree with the map."""
     st = states(name)
-    inputs = casadi_inputs(st)
+    inputs = st.flat()
     f = casadi_function(name, "inverse_dynamics")
     args = [inputs[n][0] for n in f.name_in()]
     tau = f(*args)
@@ -176,7 +168,7 @@ def test_symbolic_evaluation(name, op, kind):
     else:
         assert g.is_a("MXFunction")
     st = states(name, 3)
-    inputs = casadi_inputs(st)
+    inputs = st.flat()
     direct, composed = casadi_map(f, inputs), casadi_map(g, inputs)
     for key in direct:
         err = worst_error(composed[key], direct[key])
@@ -195,7 +187,7 @@ def test_mx_differentiation_through_the_call(name):
         blocks.insert(0, ca.jacobian(tau, syms["base"])[:, 13:19])
     jac = ca.Function("id_jacobian", list(syms.values()), [ca.horzcat(*blocks), ca.sumsqr(tau)], list(syms), ["J", "e"])
     st = states(name, 3)
-    inputs = casadi_inputs(st)
+    inputs = st.flat()
     got = casadi_map(jac, inputs)
     M = casadi_map(f_m, inputs)["M"]
     assert worst_error(got["J"], M) <= TIGHT
@@ -212,7 +204,7 @@ def test_opti_minimum_torque_acceleration(name):
     s = solver(name)
     f = casadi_function(name, "inverse_dynamics")
     st = states(name, 1)
-    inputs = {k: v[0] for k, v in casadi_inputs(st).items()}
+    inputs = {k: v[0] for k, v in st.flat().items()}
     J, G = s.joint_count, s.generalized_count
     rho = 1e-15  # solo12: sigma_min(M)^2 ~ 1e-8, so FD is within ~rho / sigma^2 of the optimum
 
@@ -291,7 +283,7 @@ def test_write_casadi_loads_without_rbdgen(name, tmp_path):
     with pytest.raises(FileExistsError):
         gen.write_casadi(tmp_path / "functions", ["mass_matrix"])
     st = states(name, 3)
-    inputs = casadi_inputs(st)
+    inputs = st.flat()
     (tmp_path / "paths.json").write_text(json.dumps([str(p) for p in written]))
     np.savez(tmp_path / "inputs.npz", **inputs)
     script = tmp_path / "load.py"

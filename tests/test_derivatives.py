@@ -33,7 +33,7 @@ from models import chain, point_mass_wrist
 from robots import ROBOTS
 
 ca = pytest.importorskip("casadi")
-from test_casadi import casadi_inputs, casadi_map  # noqa: E402
+from test_casadi import casadi_map  # noqa: E402
 
 NAMES = ["panda", "solo12"]
 OPS = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
@@ -83,7 +83,7 @@ def jacobians(builds, name: str, backend: str, op: str) -> dict:
             third = st.qdd if op == OPS[0] else st.tau
             _RESULTS[key] = getattr(compiled, op)(*st.head(), st.q, st.qd, third, loads=st.loads)
         else:
-            _RESULTS[key] = casadi_map(gen.casadi(op), casadi_inputs(st))
+            _RESULTS[key] = casadi_map(gen.casadi(op), st.flat())
     return _RESULTS[key]
 
 
