@@ -9,30 +9,18 @@ import pytest
 import rbdgen
 from rbdgen import ModelError
 from rbdgen.testing import MimicReference as Reduced
+from rbdgen.testing import random_states
 from robots import example_robot_data_dir
 
 pytest.importorskip("pinocchio")
 
 
-def _check(solver, ref, model, rng, states=3, fd_tol=1e-10):
+def _check(solver, ref, model, seed, states=3, fd_tol=1e-10):
     """Every operation of ``solver`` against ``ref`` at random states (loads on the last link)."""
-    J, G = model.joint_count, model.generalized_count
-    link = model.link_names[-1]
-    for _ in range(states):
-        q, qd, qdd = rng.uniform(-1, 1, J), rng.uniform(-1, 1, J), rng.uniform(-1, 1, J)
-        tau = rng.uniform(-5, 5, G)
-        torque, force = rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3)
-        loads = [rbdgen.Load(link, torque=torque, force=force)]
-        ref_loads = [(link, torque, force)]
-        if model.floating:
-            quat = rng.normal(size=4)
-            base = rbdgen.BaseState(rng.uniform(-1, 1, 3), quat / np.linalg.norm(quat), rng.uniform(-1, 1, 6),
-                                    rng.uniform(-1, 1, 6))
-            ref_base = (base.translation, base.rotation_xyzw, base.velocity, base.acceleration)
-            args = (base,)
-        else:
-            base = ref_base = None
-            args = ()
+    st = random_states(model, states, seed, load_links=model.link_names[-1:])
+    for i in range(states):
+        q, qd, qdd, tau = st.q[i], st.qd[i], st.qdd[i], st.tau[i]
+        loads, ref_loads, ref_base, args = st.loads[i], st.load_lists[i], st.ref_base(i), st.head(i)
         M = ref.mass_matrix(ref_base, q)
         scale = max(1.0, np.abs(M).max())
         np.testing.assert_allclose(solver.mass_matrix(*args, q), M, rtol=0, atol=1e-12 * scale)
@@ -158,7 +146,7 @@ def test_armature_on_mimic_joints():
 def test_small_mimic_models_numpy(case, floating, tmp_path):
     text = _small(case)
     model = rbdgen.load_urdf_string(text, floating=floating)
-    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, floating, model), model, np.random.default_rng(1))
+    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, floating, model), model, 1)
 
 
 @pytest.mark.parametrize("case,floating", [("chain", False), ("mixed", True)])
@@ -166,7 +154,7 @@ def test_small_mimic_models_compiled(case, floating, tmp_path, build_model):
     text = _small(case)
     model = rbdgen.load_urdf_string(text, floating=floating)
     solver = build_model(model)
-    _check(solver, Reduced(text, tmp_path, floating, model), model, np.random.default_rng(2))
+    _check(solver, Reduced(text, tmp_path, floating, model), model, 2)
 
 
 def test_mimic_casadi(tmp_path):
@@ -202,8 +190,8 @@ def test_panda_with_fingers(tmp_path, build_model):
     assert model.joint_count == 8 and len(model.joints) == 9
     assert model.joints[-1].mimic == rbdgen.model.Mimic("panda_finger_joint1", 1.0, 0.0)
     ref = Reduced(text, tmp_path, False, model)
-    _check(rbdgen.NumpySolver(model), ref, model, np.random.default_rng(4))
-    _check(build_model(model), ref, model, np.random.default_rng(5))
+    _check(rbdgen.NumpySolver(model), ref, model, 4)
+    _check(build_model(model), ref, model, 5)
     generated = rbdgen.generate(model, ops=["mass_matrix"])
     assert "panda_finger_joint2, prismatic, parent panda_joint7: 1.0 * panda_finger_joint1 + 0.0" \
         in generated.files["panda.h"]
@@ -218,7 +206,7 @@ def test_talos_full_v2_numpy(tmp_path):
     model = rbdgen.load_urdf_string(text, floating=True)
     mimics = [j for j in model.joints if j.mimic]
     assert mimics and model.joint_count == len(model.joints) - len(mimics)
-    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, True, model), model, np.random.default_rng(6),
+    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, True, model), model, 6,
            states=2)
 
 
@@ -229,7 +217,7 @@ def test_more_mimic_robots_numpy(relative, tmp_path):
     text = _erd(relative)
     model = rbdgen.load_urdf_string(text)
     assert len(model.joints) > model.joint_count
-    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, False, model), model, np.random.default_rng(7),
+    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, False, model), model, 7,
            states=1)
 
 

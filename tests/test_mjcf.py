@@ -17,6 +17,7 @@ import pytest
 
 import rbdgen
 from rbdgen import ModelError
+from rbdgen.testing import random_states
 from robots import path as robot_path
 
 mujoco = pytest.importorskip("mujoco")
@@ -98,19 +99,17 @@ class MuJoCo:
         return T.T @ M @ T, T.T @ rne + armature * nudot, bias, fd
 
 
-def _compare(model, reference, rng, states=3, solver=None):
+def _compare(model, reference, seed, states=3, solver=None):
     solver = solver or rbdgen.NumpySolver(model)
     J, G = model.joint_count, model.generalized_count
     armature = np.concatenate([np.zeros(G - J), [j.armature for j in model.joints]])
-    for _ in range(states):
-        q, qd, qdd, tau = rng.uniform(-1, 1, J), rng.uniform(-1, 1, J), rng.uniform(-1, 1, J), rng.uniform(-2, 2, G)
-        if model.floating:
-            quat = rng.normal(size=4)
-            base = rbdgen.BaseState(rng.uniform(-1, 1, 3), quat / np.linalg.norm(quat), rng.uniform(-1, 1, 6),
-                                    np.zeros(6))
-            args = (base,)
-        else:
-            base, args = None, ()
+    st = random_states(model, states, seed)
+    if model.floating:
+        st.acceleration[:] = 0.0
+    for i in range(states):
+        q, qd, qdd, tau = st.q[i], st.qd[i], st.qdd[i], st.tau[i]
+        args = st.head(i)
+        base = args[0] if args else None
         M, tau_id, bias, acc = reference.run(base, q, qd, qdd, tau, armature)
         np.testing.assert_allclose(solver.mass_matrix(*args, q), M, rtol=0, atol=1e-12 * max(1, abs(M).max()))
         tol = 1e-12 * max(1, abs(tau_id).max(), abs(bias).max())
@@ -131,14 +130,14 @@ def test_fixed_base_arm(tmp_path):
     assert [j.armature for j in model.joints] == [0.05, 0.0, 0.0, 0.2]
     assert (model.joints[1].limits.lower, model.joints[1].limits.upper) == (-1.0, 1.0)
     assert model.link_names[0] == "world" and "lower.twist" in model.link_names
-    _compare(model, MuJoCo(path, False), np.random.default_rng(0))
+    _compare(model, MuJoCo(path, False), 0)
 
 
 def test_floating_base_arm(tmp_path):
     path = _write(tmp_path, ARM.format(open=FLOATING[0], close=FLOATING[1]))
     model = rbdgen.load_mjcf(path)
     assert model.floating and model.link_names[0] == "torso" and model.joint_count == 4
-    _compare(model, MuJoCo(path, True), np.random.default_rng(1))
+    _compare(model, MuJoCo(path, True), 1)
     fixed = rbdgen.load_mjcf(path, floating=False, gravity=(0, 0, -1))
     assert not fixed.floating and fixed.gravity == (0.0, 0.0, -1.0)
     assert fixed.total_mass == pytest.approx(model.total_mass - 3.0)  # the torso is welded to the world
@@ -151,7 +150,7 @@ def test_degrees_and_inertia_from_geoms(tmp_path):
     model = rbdgen.load_mjcf(path)
     m = mujoco.MjModel.from_xml_path(str(path))
     assert model.total_mass == pytest.approx(float(m.body_mass.sum()), abs=1e-12)
-    _compare(model, MuJoCo(path, False), np.random.default_rng(2), states=1)
+    _compare(model, MuJoCo(path, False), 2, states=1)
 
 
 def test_urdf_imported_by_mujoco():
@@ -162,7 +161,7 @@ def test_urdf_imported_by_mujoco():
     model = rbdgen.load_urdf(path, joint_order="depth_first", gravity=gravity)
     names = [mujoco.mj_id2name(reference.m, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(reference.m.njnt)]
     assert list(model.joint_names) == names
-    _compare(model, reference, np.random.default_rng(3))
+    _compare(model, reference, 3)
     assert np.allclose(rbdgen.load_mjcf(path).joints[0].inertia.rotational, model.joints[0].inertia.rotational)
 
 
@@ -198,4 +197,4 @@ def test_rejected_floating_options(tmp_path):
 def test_compiled_mjcf_model(tmp_path, build_model):
     path = _write(tmp_path, ARM.format(open=FLOATING[0], close=FLOATING[1]))
     model = rbdgen.load_mjcf(path)
-    _compare(model, MuJoCo(path, True), np.random.default_rng(4), states=2, solver=build_model(model))
+    _compare(model, MuJoCo(path, True), 4, states=2, solver=build_model(model))

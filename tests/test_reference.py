@@ -13,7 +13,7 @@ import pytest
 pin = pytest.importorskip("pinocchio")
 dynibo = pytest.importorskip("dynibo")
 
-from helpers import LOAD_LINKS, NAMES  # noqa: E402
+from helpers import LOAD_LINKS, NAMES, model, random_states  # noqa: E402
 from helpers import dynibo as dynibo_reference  # noqa: E402
 from helpers import pinocchio as pinocchio_reference  # noqa: E402
 from rbdgen.testing import DyniboReference, PinocchioReference, dynibo_joint_order  # noqa: E402
@@ -37,27 +37,11 @@ def refs(name):
     return pinocchio_reference(name), dynibo_reference(name)
 
 
-def random_quaternion(rng):
-    quat = rng.normal(size=4)
-    return quat / np.linalg.norm(quat)
-
-
 def states(name, seed):
-    """Random (base, q, qd, qdd, tau, loads) samples for robot ``name``."""
-    rng = np.random.default_rng(seed)
-    p, _ = refs(name)
-    for _ in range(SAMPLES.get(name, 6)):
-        base = None
-        if p.floating:
-            base = (rng.uniform(-3.0, 3.0, 3), random_quaternion(rng),
-                    rng.normal(size=6), rng.normal(size=6))
-        q = rng.uniform(-np.pi, np.pi, p.J)
-        qd = rng.normal(size=p.J) * 2.0
-        qdd = rng.normal(size=p.J) * 5.0
-        tau = rng.normal(size=p.G) * 10.0
-        loads = [(link, rng.normal(size=3), rng.normal(size=3) * 10.0)
-                 for link in LOAD_LINKS[name]]
-        yield base, q, qd, qdd, tau, loads
+    """Random (base, q, qd, qdd, tau, loads) samples for robot ``name`` (`rbdgen.testing.random_states`)."""
+    st = random_states(model(name), SAMPLES.get(name, 6), seed, load_links=LOAD_LINKS[name])
+    for i in range(st.n):
+        yield st.ref_base(i), st.q[i], st.qd[i], st.qdd[i], st.tau[i], st.load_lists[i]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -258,7 +242,7 @@ def test_fixed_base_rejects_base_and_quaternion_is_normalised():
     p, d = refs("solo12")
     rng = np.random.default_rng(9)
     q = rng.normal(size=12)
-    quat = random_quaternion(rng)
+    quat = random_states(model("solo12"), 1, 9).quat[0]
     b1 = (np.array([1.0, 2.0, 3.0]), quat)
     b2 = (np.array([1.0, 2.0, 3.0]), 3.0 * quat)
     close(p.mass_matrix(b2, q), d.mass_matrix(b1, q), TIGHT)
