@@ -12,7 +12,7 @@ from typing import Union
 
 from .. import __version__
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import (DERIVATIVE_SIGNATURES, DOCS, SIGNATURES, derivative_outputs,
+from ..algorithms.operations import (DERIVATIVE_SIGNATURES, SIGNATURES, derivative_outputs, describe,
                                      derivative_shapes, evaluate, input_names, sizes)
 from ..build import DEFAULT_FLAGS
 from ..model import RobotModel
@@ -54,8 +54,7 @@ def trace(model: RobotModel, op: str, tree: Tree = None, prefix: str = None) -> 
         graph.guards.append(failure.guard)
         out_names = SIGNATURES[op][1] if op in SIGNATURES else tuple(derivative_outputs(op, model.floating))
         outputs = {name: [0] * size[name] for name in out_names}
-    return Kernel(op, graph, {n: size[n] for n in names}, outputs,
-                  DOCS[op])
+    return Kernel(op, graph, {n: size[n] for n in names}, outputs, describe(tree, op))
 
 
 def _cdef(prefix: str, kernels: list, real: str, size: dict) -> str:

@@ -198,6 +198,7 @@ def test_panda_with_fingers(tmp_path, build_model):
     assert generated.manifest["model"]["joints"][-1]["mimic"] == {
         "joint": "panda_finger_joint1", "multiplier": 1.0, "offset": 0.0}
     assert generated.manifest["sizes"]["q"] == 8
+    assert "with mimic joints by CRBA" in rbdgen.generate(model, ops=["forward_dynamics"]).files["panda.h"]
 
 
 def test_talos_full_v2_numpy(tmp_path):
