@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import re
+
 import jinja2
 
-from ..errors import InvalidInputError, NonFiniteError
+from ..algorithms.operations import BASE, BASE_SIZE
+from ..errors import STATUS
+from ..names import c_text, check_prefix, checked
 from .optimize import COUNT_KEYS, schedule
 from .trace import Call, Expr, Guard, Kernel
 
@@ -18,15 +22,32 @@ PRECISIONS = {
     "float": ("float", "f", "f", "1.1920928955078125e-07"),
 }
 
+#: Per precision, for the checks that read a value's bits (checks.c.j2): the unsigned type as
+#: wide as the real, the exponent mask (all ones: inf or NaN) and the sign bit.
+BITS = {
+    "double": dict(bits="uint64_t", exponent="UINT64_C(0x7ff0000000000000)", sign="UINT64_C(0x8000000000000000)"),
+    "float": dict(bits="uint32_t", exponent="UINT32_C(0x7f800000)", sign="UINT32_C(0x80000000)"),
+}
+
+#: The status codes of the generated C, named after the exceptions (`errors.STATUS`):
+#: InvalidInputError -> INVALID_INPUT.
+STATUS_NAMES = {"OK": 0, **{re.sub(r"(?<=[a-z])(?=[A-Z])", "_", error.__name__[:-len("Error")]).upper(): code
+                            for code, error in STATUS.items() if error is not None}}
+
 #: Checked solves of at most this many unknowns get a copy of the solver with the sizes fixed (`cholesky_copy`).
 #: Measured with GCC -O2: the floating base's 6x6 solve runs about 3x faster unrolled, Solo12's 18x18 mass
 #: matrix 1.4x faster (its source compiles in 4.3 s instead of 3.0 s), G1's 35x35 no faster.
 FIXED_SOLVE_MAX = 20
 
+#: The parts of the base state (`operations.BASE`), as the header describes them.
+BASE_PARTS = {"translation": "translation", "quat": "quaternion xyzw", "velocity": "velocity [omega_W, pdot_W]",
+              "acceleration": "acceleration [omegadot_W, pddot_W]"}
+
 #: What each input and output holds, for the header's documentation.
 DOCS = {
-    "base": "base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), "
-            "acceleration [omegadot_W, pddot_W] (6); world frame, angular first",
+    "base": f"base state, {BASE_SIZE} values: "
+            + ", ".join(f"{BASE_PARTS[part]} ({s.stop - s.start})" for part, s in BASE.items())
+            + "; world frame, angular first",
     "q": "joint positions (J)",
     "qd": "joint velocities (J)",
     "qdd": "joint accelerations (J)",
@@ -55,13 +76,15 @@ class CFunction:
 
     op: str
     params: list
-    body: list = field(default_factory=list)
+    body: list = field(default_factory=list)  # (statement, comment): either may be empty; a comment is `CText`
     stores: list = field(default_factory=list)
-    checks: list = field(default_factory=list)  # values whose finiteness is checked before storing
+    checked: list = field(default_factory=list)  # outputs whose finiteness is checked after storing
     fail: str = ""  # statement that zeroes the outputs on a failed check
     optional_blocks: list = field(default_factory=list)  # (input, declarations): variables zero when it is NULL
     solves: set = field(default_factory=set)  # the `cholesky_copy` of each checked solve it calls
     counts: dict = field(default_factory=dict)
+    arrays: int = 0  # reals in the arrays of the checked solves
+    stack: int = 0  # bytes, see `stack_bound`
     summary: str = ""
     doc: str = ""
 
@@ -117,6 +140,7 @@ class Printer:
 
 def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optional: set) -> CFunction:
     """Lay out one kernel as C statements."""
+    status = status_macros(prefix)
     printer = Printer(precision)
     inputs = [Param(n, sizes[n], False, n in optional, DOCS[n]) for n in kernel.inputs]
     outputs = [Param(n, sizes[n], True, kernel.name == "passive_terms",
@@ -146,24 +170,56 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optiona
         for name, terms in blocks.get(index, ()):
             lines = [printer.copy(n) if n.op == "in" else printer.define(n) for n in terms]
             if len(lines) == 1:
-                fn.body.append(f"if ({name} != NULL) {{ {lines[0]} }}")
+                fn.body.append((f"if ({name} != NULL) {{ {lines[0]} }}", ""))
             else:
-                fn.body.extend([f"if ({name} != NULL) {{", *(f"    {line}" for line in lines), "}"])
+                fn.body.extend((line, "") for line in [f"if ({name} != NULL) {{", *(f"    {x}" for x in lines), "}"])
         if isinstance(step, Expr):
-            fn.body.append(printer.define(step))
+            fn.body.append((printer.define(step), ""))
         elif isinstance(step, Guard):
-            fn.body.append(f"if (!({printer.ref(step.value)} > 0)) {{ {zero}; return {step.status}; }}"
-                           f"  /* {step.message} */")
+            fn.body.append((f"if (!{prefix}_positive({printer.ref(step.value)})) "
+                            f"{{ {zero}; return {status[_status_name(step.status)]}; }}", c_text(step.message)))
         elif isinstance(step, Call):
             fn.body.extend(_call_lines(step, printer, prefix, zero))
             fn.solves.add(cholesky_copy(step))
+            fn.arrays += call_arrays(step)
     for p in outputs:
         values = kernel.outputs[p.name]
         lines = [f"{p.name}[{k}] = {printer.ref(v)};" for k, v in enumerate(values)]
         fn.stores.append((p.name, p.optional, lines))
-        fn.checks.extend(dict.fromkeys(printer.ref(v) for v in values if isinstance(v, Expr)))
+        if any(isinstance(v, Expr) for v in values):
+            fn.checked.append(p)
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
+    fn.stack = stack_bound(fn, printer)
     return fn
+
+
+#: Stack bound: bytes allowed per call level for what a function does not name (saved registers, the
+#: return address, loop counters, pointers), and the call levels below an operation (the checked
+#: solve and its helpers, or the checks; at -O0 none of them is inlined).
+FRAME, LEVELS = 256, 3
+
+
+def stack_bound(fn: CFunction, printer: Printer) -> int:
+    """Bytes of stack ``fn`` needs at most: its named scalars (`Printer.names`) and its solves' arrays,
+    one slot each (what an unoptimised build gives them; an optimising compiler keeps most in registers),
+    plus `FRAME` bytes for each of 1 + `LEVELS` call levels. A test measures it (-fstack-usage)."""
+    size = 4 if printer.real == "float" else 8
+    return size * (len(printer.names) + fn.arrays) + FRAME * (1 + LEVELS)
+
+
+def macro_prefix(prefix: str) -> str:
+    """The prefix of a robot's macros, ``RBDGEN_<prefix>``: no C, POSIX or library header defines such names,
+    and the prefix keeps its case, so robots whose names differ in case only do not share macros."""
+    return f"RBDGEN_{prefix}"
+
+
+def status_macros(prefix: str) -> dict:
+    """Status name (`STATUS_NAMES`) -> its macro, e.g. ``"OK"`` -> ``"RBDGEN_panda_OK"``."""
+    return {name: f"{macro_prefix(prefix)}_{name}" for name in STATUS_NAMES}
+
+
+def _status_name(code: int) -> str:
+    return next(name for name, value in STATUS_NAMES.items() if value == code)
 
 
 def _linear_in(name: str, steps: list) -> list:
@@ -230,17 +286,17 @@ def _first_needed(terms: list, steps: list, kernel: Kernel) -> dict:
     ids = {n.id for n in terms}
     at = {}
 
-    def need(x, index):
-        if x.id in ids and x.id not in at:
-            at[x.id] = index
-            for a in _operands(x):
-                need(a, index)
+    def need(roots, index):  # an explicit stack: term chains are as deep as the tree
+        stack = list(roots)
+        while stack:
+            x = stack.pop()
+            if x.id in ids and x.id not in at:
+                at[x.id] = index
+                stack.extend(_operands(x))
 
     for index, step in enumerate(steps):
-        for x in _operands(step):
-            need(x, index)
-    for x in _outputs(kernel):
-        need(x, len(steps))
+        need(_operands(step), index)
+    need(_outputs(kernel), len(steps))
     return at
 
 
@@ -265,50 +321,74 @@ def _call_lines(call: Call, printer: Printer, prefix: str, zero: str) -> list:
     n, m, k, real = len(call.A), len(call.B), call.index, printer.real
     tag, fixed, _ = cholesky_copy(call)
     sizes = "" if fixed else f"{n}, {m}, "
-    lines = [f"/* {call.what}: checked Cholesky solve */",
-             f"{real} A{k}[{n * n}], b{k}[{n * m}], x{k}[{n * m}], w{k}[{n * n + 4 * n}];"]
+    lines = [f"{real} A{k}[{n * n}], b{k}[{n * m}], x{k}[{n * m}], w{k}[{n * n + 4 * n}];"]
     for c in range(n):
         for r in range(c, n):
             lines.append(f"A{k}[{c * n + r}] = {printer.ref(call.A[r][c])};")
     lines += [f"b{k}[{c * n + r}] = {printer.ref(x)};" for c, col in enumerate(call.B) for r, x in enumerate(col)]
     lines.append(f"{{ const int s = {prefix}_cholesky_solve{tag}({sizes}A{k}, b{k}, x{k}, w{k}); "
                  f"if (s) {{ {zero}; return s; }} }}")
-    return lines
+    return [("", c_text(f"{call.what}: checked Cholesky solve"))] + [(line, "") for line in lines]
+
+
+def call_arrays(call: Call) -> int:
+    """Reals in the arrays of one checked solve (`_call_lines`): A, b, x and the work space."""
+    n, m = len(call.A), len(call.B)
+    return n * n + 2 * n * m + n * n + 4 * n
 
 
 def c_param(p: Param, real: str) -> str:
     return f"{real} *{p.name}" if p.output else f"const {real} *{p.name}"
 
 
-def render(kernels: list, prefix: str, precision: str, sizes: dict, header_info: dict):
-    """The header and the source for a robot: ({filename: text}, [CFunction])."""
-    functions = [c_function(k, prefix, precision, sizes, optional={"loads"}) for k in kernels]
+def environment() -> jinja2.Environment:
+    """The C templates, which print every value through `names.checked` (no raw string from a robot file)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("rbdgen.templates", "c"),
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        finalize=lambda value: value if isinstance(value, jinja2.Undefined) else checked(value),
     )
     env.filters["c_param"] = c_param
+    return env
+
+
+def spellings(prefix: str, precision: str) -> dict:
+    """The template variables every C file of a robot uses: names, macros, the real type's spellings."""
     real, _, fsuffix, eps = PRECISIONS[precision]
-    solves = set().union(*(fn.solves for fn in functions))
-    context = dict(
-        header_info,
-        prefix=prefix,
-        PREFIX=prefix.upper(),
-        real=real,
-        eps=eps,
-        sqrt=f"sqrt{fsuffix}",
-        fabs=f"fabs{fsuffix}",
-        functions=functions,
-        uses_cholesky=bool(solves),
-        cholesky_copies=sorted(solves, key=lambda copy: (copy[1] or 0, copy[2] or 0)),  # by (n, m): deterministic
-        status_invalid=InvalidInputError.status,
-        status_nonfinite=NonFiniteError.status,
-    )
-    files = {
-        f"{prefix}.h": env.get_template("robot.h.j2").render(context),
-        f"{prefix}.c": env.get_template("robot.c.j2").render(context),
-    }
+    return dict(prefix=check_prefix(prefix), M=macro_prefix(prefix), S=status_macros(prefix), status=STATUS_NAMES,
+                real=real, eps=eps, sqrt=f"sqrt{fsuffix}", fabs=f"fabs{fsuffix}", **BITS[precision])
+
+
+def source_names(prefix: str, ops) -> list:
+    """The files of a robot's C: the header, the internal header, one source per operation."""
+    return [f"{prefix}.h", f"{prefix}_internal.h", *(f"{prefix}_{op}.c" for op in ops)]
+
+
+def render(kernels: list, prefix: str, precision: str, sizes: dict, header_info: dict):
+    """The C files of a robot (`source_names`): ({filename: text}, [CFunction])."""
+    check_prefix(prefix)
+    functions = [c_function(k, prefix, precision, sizes, optional={"loads"}) for k in kernels]
+    env = environment()
+    names = source_names(prefix, [fn.op for fn in functions])
+    context = dict(header_info, **spellings(prefix, precision), functions=functions, sources=names,
+                   base_size=sizes["base"], frame=FRAME, levels=LEVELS)
+    files = {names[0]: env.get_template("robot.h.j2").render(context),
+             names[1]: env.get_template("internal.h.j2").render(context)}
+    for name, fn in zip(names[2:], functions):
+        copies = sorted(fn.solves, key=lambda copy: (copy[1] or 0, copy[2] or 0))  # by (n, m): deterministic
+        files[name] = env.get_template("operation.c.j2").render(context, fn=fn, cholesky_copies=copies)
     return files, functions
+
+
+def cholesky_source(prefix: str, precision: str, copies=(("", None, None),)) -> str:
+    """The checked Cholesky solve alone (for its tests): the status macros, the checks and ``copies`` of the
+    solver (`cholesky_copy`), after the headers they need."""
+    env = environment()
+    context = dict(spellings(prefix, precision), cholesky_copies=list(copies))
+    headers = "".join(f"#include <{name}.h>\n" for name in ("math", "stddef", "stdint", "string"))
+    macros = "".join(f"#define {macro} {STATUS_NAMES[name]}\n" for name, macro in context["S"].items())
+    return "\n".join([headers, macros, env.get_template("checks.c.j2").render(context),
+                      env.get_template("cholesky.c.j2").render(context)])

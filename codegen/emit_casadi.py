@@ -28,6 +28,7 @@ import casadi as ca
 
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import BASE, BASE_SIZE, SIGNATURES, derivative_outputs, evaluate, input_names, sizes
+from ..names import check_prefix
 
 #: The operation each derivative function differentiates.
 DERIVATIVES = {"inverse_dynamics_derivatives": "inverse_dynamics", "forward_dynamics_derivatives": "forward_dynamics"}
@@ -75,7 +76,9 @@ def _matrix(values, rows, cols):
 
 
 def function(model, op: str, prefix: str) -> ca.Function:
-    """``op`` (an operation of `operations.SIGNATURES` or of `DERIVATIVES`) as a casadi.Function."""
+    """``op`` (an operation of `operations.SIGNATURES` or of `DERIVATIVES`) as a casadi.Function named
+    ``<prefix>_<op>`` (``prefix``: see `rbdgen.names.check_prefix`)."""
+    check_prefix(prefix)
     tree = Tree.from_model(model)
     G = model.generalized_count
     if op in DERIVATIVES:

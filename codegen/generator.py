@@ -16,6 +16,7 @@ from ..algorithms.operations import (DERIVATIVE_SIGNATURES, SIGNATURES, derivati
                                      derivative_shapes, evaluate, input_names, sizes)
 from ..build import DEFAULT_FLAGS
 from ..model import RobotModel
+from ..names import c_text, check_prefix, default_prefix
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c
@@ -154,7 +155,12 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         raise ValueError(f"unknown operations {unknown}; choose from {list(ALL_OPERATIONS + DERIVATIVE_OPERATIONS)}")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-    prefix = prefix or model.name
+    if prefix is None:
+        prefix = default_prefix(model.name)
+        if prefix != model.name:
+            log.info("robot name %r: symbol prefix %r (pass prefix= to choose another)", model.name, prefix)
+    else:
+        check_prefix(prefix)
     tree = Tree.from_model(model)
     size = sizes(tree, len(model.links))
     timings = {}
@@ -165,18 +171,18 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     info = dict(
         banner=f"{prefix}: rigid-body dynamics specialised for one robot",
         version=__version__,
-        source=source or f"a RobotModel named {model.name}",
+        source=c_text(source or f"a RobotModel named {model.name}"),
         digest=model.digest,
         J=model.joint_count,
         G=model.generalized_count,
         L=len(model.links),
         floating=model.floating,
         gravity=[repr(g) for g in model.gravity],
-        joints=[f"{j.name}, {j.kind}, parent {model.joints[j.parent].name if j.parent >= 0 else 'root'}"
+        joints=[c_text(f"{j.name}, {j.kind}, parent {model.joints[j.parent].name if j.parent >= 0 else 'root'}")
                 for j in model.joints if j.mimic is None],
-        mimics=[f"{j.name}, {j.kind}, parent {model.joints[j.parent].name if j.parent >= 0 else 'root'}: "
-                f"{j.mimic.multiplier!r} * {j.mimic.joint} + {j.mimic.offset!r}" for j in model.joints if j.mimic],
-        links=[f"{link.name}, body {model.joints[link.body].name if link.body >= 0 else 'root'}"
+        mimics=[c_text(f"{j.name}, {j.kind}, parent {model.joints[j.parent].name if j.parent >= 0 else 'root'}: "
+                       f"{j.mimic.multiplier!r} * {j.mimic.joint} + {j.mimic.offset!r}") for j in model.joints if j.mimic],
+        links=[c_text(f"{link.name}, body {model.joints[link.body].name if link.body >= 0 else 'root'}")
                for link in model.links],
     )
     files, functions = emit_c.render(kernels, prefix, precision, size, info)
@@ -192,9 +198,10 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "shapes": {name: list(shape) for name, shape in derivative_shapes(tree).items()},
+        "sources": [name for name in files],
         "operations": {fn.op: {"inputs": [p.name for p in fn.params if not p.output],
                                "outputs": [p.name for p in fn.params if p.output],
-                               "counts": fn.counts} for fn in functions},
+                               "counts": fn.counts, "stack_bytes": fn.stack} for fn in functions},
         "cdef": _cdef(prefix, kernels, real, size),
         "model": model.as_dict(),
     }

@@ -22,6 +22,7 @@ from .build import DEFAULT_FLAGS, compile_module, load_module
 from .errors import STATUS, ValidationError
 from .interface import SolverBase, flat_inputs, unflatten
 from .model import RobotModel
+from .names import check_file_name, check_prefix
 
 log = logging.getLogger(__name__)
 
@@ -211,6 +212,6 @@ def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:
     if len(manifests) != 1:
         raise FileNotFoundError(f"{folder}: expected one rbdgen manifest (*.json), found {len(manifests)}")
     manifest = json.loads(manifests[0].read_text())
-    prefix = manifest["prefix"]
-    files = {name: (folder / name).read_text() for name in (f"{prefix}.h", f"{prefix}.c")}
+    check_prefix(manifest["prefix"], f"{manifests[0]}: prefix")
+    files = {name: (folder / check_file_name(name, folder)).read_text() for name in manifest["sources"]}
     return CompiledSolver(manifest, files, flags, cache)

@@ -60,7 +60,7 @@ def test_second_compile_is_a_cache_hit(tmp_path, monkeypatch, generated):
     # other flags or other sources are another key: the (refused) compiler is called
     with pytest.raises(AssertionError, match="cache miss"):
         g.compile(flags=TEST_FLAGS + ("-DRBDGEN_TEST_OTHER_KEY",), cache=cache, validate=False)
-    c = folder / f"{NAME}.c"
+    c = folder / f"{NAME}_mass_matrix.c"
     c.write_text(c.read_text() + "/* a comment changes the key */\n")
     with pytest.raises(AssertionError, match="cache miss"):
         rbdgen.load(folder, TEST_FLAGS, cache)
@@ -193,10 +193,10 @@ def test_write_refuses_to_overwrite_a_differing_file(tmp_path, generated):
         now = (folder / name).stat()
         assert (now.st_ino, now.st_mtime_ns) == (stats[name].st_ino, stats[name].st_mtime_ns), name
     # a differing file: FileExistsError naming it, nothing written (not even the missing files)
-    c, h = folder / f"{g.prefix}.c", folder / f"{g.prefix}.h"
+    c, h = folder / f"{g.prefix}_gravity.c", folder / f"{g.prefix}.h"
     c.write_text("/* edited by hand */\n")
     h.unlink()
-    with pytest.raises(FileExistsError, match=rf"{g.prefix}\.c") as info:
+    with pytest.raises(FileExistsError, match=rf"{g.prefix}_gravity\.c") as info:
         g.write(folder)
     assert f"{g.prefix}.h" not in str(info.value) and f"{g.prefix}.json" not in str(info.value)
     assert c.read_text() == "/* edited by hand */\n"

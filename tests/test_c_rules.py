@@ -22,7 +22,7 @@ from rbdgen.algorithms.operations import SIGNATURES
 from rbdgen.testing import random_states
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
-SOURCES = sorted(GENERATED.glob("*/*.c"))
+FOLDERS = sorted(p.parent for p in GENERATED.glob("*/*.json"))
 
 #: Functions an object may call: libm's (and nothing that allocates).
 LIBM = {f"{fn}{suffix}" for fn in ("sin", "cos", "sqrt", "fabs", "exp", "log", "atan2", "pow", "fmax", "fmin")
@@ -63,23 +63,40 @@ def _check_object(obj: Path):
     assert not mutable, f"{obj.name}: mutable static data {mutable}"
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.parent.name)
-def test_strict_c99(tmp_path, source):
-    obj = tmp_path / (source.stem + ".o")
-    _run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-c", source, "-o", obj])
-    _check_object(obj)
+def _sources(folder: Path) -> list:
+    """The C sources the manifest lists (one per operation)."""
+    manifest = json.loads(next(folder.glob("*.json")).read_text())
+    return [folder / name for name in manifest["sources"] if name.endswith(".c")]
+
+
+def _exported(folder: Path) -> set:
+    """The functions a robot's header declares: each operation and its batch form."""
+    manifest = json.loads(next(folder.glob("*.json")).read_text())
+    return {f"{manifest['prefix']}_{op}{batch}" for op in manifest["operations"] for batch in ("", "_batch")}
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_strict_c99(tmp_path, folder):
+    defined = set()
+    for source in _sources(folder):
+        obj = tmp_path / (source.stem + ".o")
+        _run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-c", source, "-o", obj])
+        _check_object(obj)
+        defined |= {name for kind, name in _symbols(obj) if kind == "T"}
+    assert defined == _exported(folder)  # one source per operation; every helper is static
 
 
 @pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.parent.name)
-def test_compiles_as_cplusplus(tmp_path, source):
-    obj = tmp_path / (source.stem + ".o")
-    _run(["g++", "-x", "c++", "-Wall", "-Wextra", "-Werror", "-c", source, "-o", obj])
-    _check_object(obj)
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_compiles_as_cplusplus(tmp_path, folder):
+    defined = set()
+    for source in _sources(folder):
+        obj = tmp_path / (source.stem + ".o")
+        _run(["g++", "-x", "c++", "-Wall", "-Wextra", "-Werror", "-c", source, "-o", obj])
+        _check_object(obj)
+        defined |= {name for kind, name in _symbols(obj) if kind == "T"}
     # the header gives the functions C linkage: the names are not mangled
-    prefix = source.stem
-    defined = {name for kind, name in _symbols(obj) if kind == "T"}
-    assert f"{prefix}_mass_matrix" in defined and f"{prefix}_mass_matrix_batch" in defined
+    assert defined == _exported(folder)
 
 
 # -- a C program using two robots ---------------------------------------------------------------
@@ -118,7 +135,7 @@ def _robot_source(folder: Path, seed: int):
     """C declarations and statements that exercise every function of one robot."""
     manifest, s = _robot(folder)
     prefix, sizes = manifest["prefix"], manifest["sizes"]
-    P = prefix.upper()
+    P = f"RBDGEN_{prefix}"
     state, st = _state(s, seed)
     decls = [f"/* {prefix} */"]
     for name, value in state.items():
@@ -261,7 +278,7 @@ def test_c_program_with_two_robots(tmp_path):
     main.write_text(PROGRAM.format(tol=repr(TOL), decls="\n".join(decls), body="\n".join(body)))
     exe = tmp_path / "two_robots"
     _run(["gcc", "-O1", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", f"-I{panda}", f"-I{solo}",
-          main, panda / "panda.c", solo / "solo.c", "-o", exe, "-lm"])
+          main, *_sources(panda), *_sources(solo), "-o", exe, "-lm"])
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().splitlines()[-1] == "PASS", result.stdout

@@ -1,6 +1,6 @@
 """The checked Cholesky solver: NumPy reference vs the generated C.
 
-The C fragment ``templates/c/cholesky.c.j2`` is rendered, wrapped in a
+The C fragment ``templates/c/cholesky.c.j2`` is rendered (`emit_c.cholesky_source`), wrapped in a
 non-static shim and compiled once per session with cffi (API mode, ``-O1``,
 ``-ffp-contract=off``), for ``double`` and for ``float``.
 """
@@ -30,19 +30,15 @@ cffi = pytest.importorskip("cffi")
 
 log = logging.getLogger(__name__)
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[1] / "templates" / "c"
-DOUBLE = dict(prefix="t", real="double", eps="2.220446049250313e-16", sqrt="sqrt", fabs="fabs")
-FLOAT = dict(prefix="t", real="float", eps="1.1920928955078125e-07", sqrt="sqrtf", fabs="fabsf")
+DOUBLE = dict(real="double")
+FLOAT = dict(real="float")
 CFLAGS = ["-O1", "-std=c99", "-ffp-contract=off"]
 
 
-def render(**params) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
-    return env.get_template("cholesky.c.j2").render(**params)
+def render(real: str, cholesky_copies=(("", None, None),)) -> str:
+    from rbdgen.codegen.emit_c import cholesky_source
+
+    return cholesky_source("t", real, cholesky_copies)
 
 
 def _shim(real: str) -> str:
@@ -51,7 +47,7 @@ def _shim(real: str) -> str:
         " { return t_cholesky_solve(n, 1, A, b, x, work); }\n"
         f"int t_solve_many(int n, int m, const {real} *A, const {real} *b, {real} *x, {real} *work)"
         " { return t_cholesky_solve(n, m, A, b, x, work); }\n"
-        "int t_work(int n) { return T_CHOLESKY_WORK_SIZE(n); }\n"
+        "int t_work(int n) { return RBDGEN_t_CHOLESKY_WORK_SIZE(n); }\n"
     )
 
 
@@ -79,10 +75,10 @@ def _build(tmp: Path, name: str, params: dict, fixed: bool = False):
     )
     if fixed:
         copies = [("", None, None)] + [(f"_{n}x{m}", n, m) for n, m in FIXED_SIZES]
-        source = "#include <math.h>\n" + render(**params, cholesky_copies=copies) + "\n" + _shim(real)
+        source = render(**params, cholesky_copies=copies) + "\n" + _shim(real)
         source += _fixed_shim(real)
     else:
-        source = "#include <math.h>\n" + render(**params) + "\n" + _shim(real)
+        source = render(**params) + "\n" + _shim(real)
     # the fixed copies are meant to be unrolled: build them at -O2 (still without contraction)
     ffi.set_source(name, source, extra_compile_args=CFLAGS + (["-O2"] if fixed else []))
     path = ffi.compile(tmpdir=str(tmp))
@@ -186,10 +182,9 @@ def exact_rcond(A):
 def test_template_compiles_warning_free(tmp_path, real):
     params = DOUBLE if real == "double" else FLOAT
     src = tmp_path / "tu.c"
-    # The TU uses the solver but not T_CHOLESKY_WORK_SIZE (a macro: no warning).
+    # The TU uses the solver but not RBDGEN_t_CHOLESKY_WORK_SIZE (a macro: no warning).
     src.write_text(
-        "#include <math.h>\n"
-        + render(**params)
+        render(**params)
         + f"\nint use(int n, const {real} *A, const {real} *b, {real} *x, {real} *w)"
         " { return t_cholesky_solve(n, 1, A, b, x, w); }\n"
     )

@@ -98,7 +98,8 @@ def test_generate_no_compile_options(capsys, tmp_path, cache):
     code, out, err = run(capsys, "-q", "generate", ROBOTS["solo12"].path, "--floating", "-o", out_dir,
                          "--no-compile", "--ops", "mass_matrix", "gravity", "--prefix", "quad", "--float")
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["quad.c", "quad.h", "quad.json"]
+    assert sorted(p.name for p in out_dir.iterdir()) == ["quad.h", "quad.json", "quad_gravity.c", "quad_internal.h",
+                                                         "quad_mass_matrix.c"]
     expected = rbdgen.generate(ROBOTS["solo12"].path, ops=["mass_matrix", "gravity"], prefix="quad",
                                precision="float", floating=True)
     for name, text in expected.files.items():
@@ -114,16 +115,16 @@ def test_generate_refuses_to_overwrite_a_differing_file(capsys, tmp_path):
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     prefix = rbdgen.load_urdf(PENDULUM).name
-    mine = out_dir / f"{prefix}.c"
+    mine = out_dir / f"{prefix}_gravity.c"
     mine.write_text("/* mine */\n")
     code, out, err = run(capsys, "generate", PENDULUM, "-o", out_dir, "--no-compile")
     assert code == 2
-    assert f"{prefix}.c" in err and "--force" in err
+    assert f"{prefix}_gravity.c" in err and "--force" in err
     assert mine.read_text() == "/* mine */\n"
-    assert sorted(p.name for p in out_dir.iterdir()) == [f"{prefix}.c"]  # nothing else written
+    assert sorted(p.name for p in out_dir.iterdir()) == [f"{prefix}_gravity.c"]  # nothing else written
     code, out, err = run(capsys, "generate", PENDULUM, "-o", out_dir, "--no-compile", "--force")
     assert code == 0, err
-    assert mine.read_text() == rbdgen.generate(PENDULUM).files[f"{prefix}.c"]
+    assert mine.read_text() == rbdgen.generate(PENDULUM).files[f"{prefix}_gravity.c"]
 
 
 @pytest.mark.parametrize("command", ["info", "generate"])
@@ -165,7 +166,7 @@ def test_malformed_urdf(capsys, tmp_path, command, case):
 
 def _tamper(folder, prefix, op="mass_matrix"):
     """Scale the first numeric constant (not 0 or 1) of ``op``'s C function by 1.01."""
-    path = folder / f"{prefix}.c"
+    path = folder / f"{prefix}_{op}.c"
     text = path.read_text()
     start = text.index(f"int {prefix}_{op}(")
     end = text.index("\n}\n", start)

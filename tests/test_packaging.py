@@ -28,8 +28,9 @@ def test_wheel_installs_only_rbdgen(wheel):
     assert tops == {"rbdgen", next(t for t in tops if t.endswith(".dist-info"))}
     names = set(wheel.namelist())
     for required in ("rbdgen/__init__.py", "rbdgen/algorithms/rnea.py", "rbdgen/codegen/generator.py",
-                     "rbdgen/templates/c/robot.c.j2", "rbdgen/templates/c/cholesky.c.j2", "rbdgen/testing/states.py",
-                     "rbdgen/generated/panda/panda.c", "rbdgen/generated/solo/solo.h"):
+                     "rbdgen/templates/c/operation.c.j2", "rbdgen/templates/c/cholesky.c.j2",
+                     "rbdgen/templates/c/checks.c.j2", "rbdgen/testing/states.py",
+                     "rbdgen/generated/panda/panda_gravity.c", "rbdgen/generated/solo/solo.h"):
         assert required in names, required
     assert not any(n.startswith(("codegen/", "runtime/", "tests/", "templates/")) for n in names)
 

@@ -4,6 +4,7 @@
  * Model digest: 1696bd8b059d059b37f77d7f44041b6455b0a5c8d0ae92a9217af98b8c8e0bbf
  * Operations:   mass_matrix, velocity_product_forces, gravity, inverse_dynamics, forward_dynamics, forward_dynamics_crba, passive_terms
  * Precision:    double
+ * Sources:      panda.h, panda_internal.h, panda_mass_matrix.c, panda_velocity_product_forces.c, panda_gravity.c, panda_inverse_dynamics.c, panda_forward_dynamics.c, panda_forward_dynamics_crba.c, panda_passive_terms.c (compile them all, in any order)
  *
  * Conventions (dynibo 0.5.2):
  *   J = 7 moving joints, G = 7 generalized coordinates (fixed base: G = J),
@@ -13,9 +14,15 @@
  *   Matrices are column-major: M[col * G + row].
  *   Gravity: (0.0, 0.0, -9.80665) m/s^2 in the world frame.
  *
- * Every function returns a status: PANDA_OK (0) or an error; on an error
+ * Every function returns a status: RBDGEN_panda_OK (0) or an error; on an error
  * every output is zero. No allocation, no global or static mutable state:
  * the functions are reentrant. Outputs must not alias inputs.
+ *
+ * Compiler flags: any optimisation level, with or without -ffast-math / -Ofast:
+ * the checks of finiteness and positivity read the values' bits as integers, so
+ * fast-math cannot remove them. Needs IEEE 754 double (checked at compile time).
+ * Stack: each function's bound below counts its arrays and one slot per scalar
+ * it names, plus 256 bytes for it and for each of 3 levels of calls below it.
  *
  * Joints (index: name, type, parent):
  *     0: panda_joint1, revolute, parent root
@@ -40,34 +47,38 @@
  *    11: panda_leftfinger, body panda_joint7
  *    12: panda_rightfinger, body panda_joint7
  */
-#ifndef PANDA_RBDGEN_H
-#define PANDA_RBDGEN_H
+#ifndef RBDGEN_panda_H
+#define RBDGEN_panda_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define PANDA_J 7
-#define PANDA_G 7
-#define PANDA_L 13
+#define RBDGEN_panda_J 7
+#define RBDGEN_panda_G 7
+#define RBDGEN_panda_L 13
 
-#define PANDA_OK 0
-#define PANDA_INVALID_INPUT 1
-#define PANDA_SINGULAR 2
-#define PANDA_ILL_CONDITIONED 3
-#define PANDA_NON_FINITE 4
+/* Status codes */
+#define RBDGEN_panda_OK 0
+#define RBDGEN_panda_INVALID_INPUT 1
+#define RBDGEN_panda_SINGULAR 2
+#define RBDGEN_panda_ILL_CONDITIONED 3
+#define RBDGEN_panda_NON_FINITE 4
 
 /* panda_mass_matrix: M(q), the joint-space inertia matrix (CRBA).
  *   q      in  [7] joint positions (J)
  *   M      out [49] mass matrix (G x G, column-major)
  * Cost: 252 mul, 231 add, 6 sin, 6 cos.
+ * Stack: at most 4984 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
  */
+#define RBDGEN_panda_STACK_MASS_MATRIX 4984
 int panda_mass_matrix(const double *q, double *M);
 
 /* panda_mass_matrix_batch: panda_mass_matrix on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as panda_mass_matrix, plus 256 bytes.
  */
 int panda_mass_matrix_batch(int n, const double *q, double *M, const unsigned char *mask, int *status);
 
@@ -76,13 +87,16 @@ int panda_mass_matrix_batch(int n, const double *q, double *M, const unsigned ch
  *   qd     in  [7] joint velocities (J)
  *   c      out [7] velocity-product forces C(q, qd) qd (G)
  * Cost: 510 mul, 448 add, 6 sin, 6 cos.
+ * Stack: at most 8784 bytes (RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES).
  */
+#define RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES 8784
 int panda_velocity_product_forces(const double *q, const double *qd, double *c);
 
 /* panda_velocity_product_forces_batch: panda_velocity_product_forces on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as panda_velocity_product_forces, plus 256 bytes.
  */
 int panda_velocity_product_forces_batch(int n, const double *q, const double *qd, double *c, const unsigned char *mask, int *status);
 
@@ -91,13 +105,16 @@ int panda_velocity_product_forces_batch(int n, const double *q, const double *qd
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [7] gravity and load forces g(q) + J^T loads (G)
  * Cost: 162 mul, 180 add, 6 sin, 6 cos.
+ * Stack: at most 4072 bytes (RBDGEN_panda_STACK_GRAVITY).
  */
+#define RBDGEN_panda_STACK_GRAVITY 4072
 int panda_gravity(const double *q, const double *loads, double *g);
 
 /* panda_gravity_batch: panda_gravity on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as panda_gravity, plus 256 bytes.
  */
 int panda_gravity_batch(int n, const double *q, const double *loads, double *g, const unsigned char *mask, int *status);
 
@@ -108,13 +125,16 @@ int panda_gravity_batch(int n, const double *q, const double *loads, double *g, 
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [7] generalized forces (G)
  * Cost: 571 mul, 555 add, 6 sin, 6 cos.
+ * Stack: at most 10344 bytes (RBDGEN_panda_STACK_INVERSE_DYNAMICS).
  */
+#define RBDGEN_panda_STACK_INVERSE_DYNAMICS 10344
 int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* panda_inverse_dynamics_batch: panda_inverse_dynamics on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as panda_inverse_dynamics, plus 256 bytes.
  */
 int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const double *qdd, const double *loads, double *tau, const unsigned char *mask, int *status);
 
@@ -125,13 +145,16 @@ int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1154 mul, 989 add, 6 div, 6 sin, 6 cos.
+ * Stack: at most 18528 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
  */
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 18528
 int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_batch: panda_forward_dynamics on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as panda_forward_dynamics, plus 256 bytes.
  */
 int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const double *tau, const double *loads, double *acc, const unsigned char *mask, int *status);
 
@@ -142,13 +165,16 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 814 mul, 783 add, 6 sin, 6 cos, 1 calls.
+ * Stack: at most 15232 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 15232
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as panda_forward_dynamics_crba, plus 256 bytes.
  */
 int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, const double *tau, const double *loads, double *acc, const unsigned char *mask, int *status);
 
@@ -159,13 +185,16 @@ int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, 
  *   g      out [7] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [7] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 882 mul, 771 add, 6 sin, 6 cos.
+ * Stack: at most 14344 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
  */
+#define RBDGEN_panda_STACK_PASSIVE_TERMS 14344
 int panda_passive_terms(const double *q, const double *qd, double *M, double *g, double *c);
 
 /* panda_passive_terms_batch: panda_passive_terms on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as panda_passive_terms, plus 256 bytes.
  */
 int panda_passive_terms_batch(int n, const double *q, const double *qd, double *M, double *g, double *c, const unsigned char *mask, int *status);
 
@@ -173,4 +202,4 @@ int panda_passive_terms_batch(int n, const double *q, const double *qd, double *
 }
 #endif
 
-#endif /* PANDA_RBDGEN_H */
+#endif /* RBDGEN_panda_H */

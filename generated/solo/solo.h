@@ -4,6 +4,7 @@
  * Model digest: b48ea4d4e071b3e8ed4f8a01d7f94ab2523eee180e860cfda43dc3a1dbd71004
  * Operations:   mass_matrix, velocity_product_forces, gravity, inverse_dynamics, forward_dynamics, forward_dynamics_crba, passive_terms
  * Precision:    double
+ * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
  *
  * Conventions (dynibo 0.5.2):
  *   J = 12 moving joints, G = 18 generalized coordinates (floating base: G = J + 6),
@@ -16,9 +17,15 @@
  *   Matrices are column-major: M[col * G + row].
  *   Gravity: (0.0, 0.0, -9.80665) m/s^2 in the world frame.
  *
- * Every function returns a status: SOLO_OK (0) or an error; on an error
+ * Every function returns a status: RBDGEN_solo_OK (0) or an error; on an error
  * every output is zero. No allocation, no global or static mutable state:
  * the functions are reentrant. Outputs must not alias inputs.
+ *
+ * Compiler flags: any optimisation level, with or without -ffast-math / -Ofast:
+ * the checks of finiteness and positivity read the values' bits as integers, so
+ * fast-math cannot remove them. Needs IEEE 754 double (checked at compile time).
+ * Stack: each function's bound below counts its arrays and one slot per scalar
+ * it names, plus 256 bytes for it and for each of 3 levels of calls below it.
  *
  * Joints (index: name, type, parent):
  *     0: FL_HAA, revolute, parent root
@@ -52,36 +59,40 @@
  *    15: HL_FOOT, body HL_KFE
  *    16: HR_FOOT, body HR_KFE
  */
-#ifndef SOLO_RBDGEN_H
-#define SOLO_RBDGEN_H
+#ifndef RBDGEN_solo_H
+#define RBDGEN_solo_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SOLO_J 12
-#define SOLO_G 18
-#define SOLO_L 17
-#define SOLO_BASE_SIZE 19
+#define RBDGEN_solo_J 12
+#define RBDGEN_solo_G 18
+#define RBDGEN_solo_L 17
+#define RBDGEN_solo_BASE_SIZE 19
 
-#define SOLO_OK 0
-#define SOLO_INVALID_INPUT 1
-#define SOLO_SINGULAR 2
-#define SOLO_ILL_CONDITIONED 3
-#define SOLO_NON_FINITE 4
+/* Status codes */
+#define RBDGEN_solo_OK 0
+#define RBDGEN_solo_INVALID_INPUT 1
+#define RBDGEN_solo_SINGULAR 2
+#define RBDGEN_solo_ILL_CONDITIONED 3
+#define RBDGEN_solo_NON_FINITE 4
 
 /* solo_mass_matrix: M(q), the joint-space inertia matrix (CRBA).
  *   base   in  [19] base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), acceleration [omegadot_W, pddot_W] (6); world frame, angular first
  *   q      in  [12] joint positions (J)
  *   M      out [324] mass matrix (G x G, column-major)
  * Cost: 705 mul, 615 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 11784 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
+#define RBDGEN_solo_STACK_MASS_MATRIX 11784
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
 /* solo_mass_matrix_batch: solo_mass_matrix on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as solo_mass_matrix, plus 256 bytes.
  */
 int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M, const unsigned char *mask, int *status);
 
@@ -91,13 +102,16 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   qd     in  [12] joint velocities (J)
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
  * Cost: 1130 mul, 921 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 17632 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
+#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17632
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
 /* solo_velocity_product_forces_batch: solo_velocity_product_forces on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as solo_velocity_product_forces, plus 256 bytes.
  */
 int solo_velocity_product_forces_batch(int n, const double *base, const double *q, const double *qd, double *c, const unsigned char *mask, int *status);
 
@@ -107,13 +121,16 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
  * Cost: 324 mul, 345 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 7008 bytes (RBDGEN_solo_STACK_GRAVITY).
  */
+#define RBDGEN_solo_STACK_GRAVITY 7008
 int solo_gravity(const double *base, const double *q, const double *loads, double *g);
 
 /* solo_gravity_batch: solo_gravity on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as solo_gravity, plus 256 bytes.
  */
 int solo_gravity_batch(int n, const double *base, const double *q, const double *loads, double *g, const unsigned char *mask, int *status);
 
@@ -125,13 +142,16 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [18] generalized forces (G)
  * Cost: 1209 mul, 1113 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 20232 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
+#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20232
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* solo_inverse_dynamics_batch: solo_inverse_dynamics on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as solo_inverse_dynamics, plus 256 bytes.
  */
 int solo_inverse_dynamics_batch(int n, const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau, const unsigned char *mask, int *status);
 
@@ -143,13 +163,16 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2429 mul, 2030 add, 9 div, 12 sin, 12 cos, 1 calls.
+ * Stack: at most 38256 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 38256
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as solo_forward_dynamics, plus 256 bytes.
  */
 int solo_forward_dynamics_batch(int n, const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc, const unsigned char *mask, int *status);
 
@@ -161,13 +184,16 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1832 mul, 1660 add, 1 div, 12 sin, 12 cos, 1 calls.
+ * Stack: at most 35640 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 35640
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as solo_forward_dynamics_crba, plus 256 bytes.
  */
 int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc, const unsigned char *mask, int *status);
 
@@ -179,13 +205,16 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   g      out [18] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 2105 mul, 1739 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 31976 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 31976
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after
  * another (state i at offset i * size of each array). mask (may be NULL) selects
  * the states to evaluate; the others get zero outputs and status 0. status
  * (may be NULL) receives each state's status. Returns the first non-zero status.
+ * Stack: the same as solo_passive_terms, plus 256 bytes.
  */
 int solo_passive_terms_batch(int n, const double *base, const double *q, const double *qd, double *M, double *g, double *c, const unsigned char *mask, int *status);
 
@@ -193,4 +222,4 @@ int solo_passive_terms_batch(int n, const double *base, const double *q, const d
 }
 #endif
 
-#endif /* SOLO_RBDGEN_H */
+#endif /* RBDGEN_solo_H */

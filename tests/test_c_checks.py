@@ -1,0 +1,298 @@
+"""The generated C's checks as users compile it, from a plain C program (no Python in the loop).
+
+A harness written here calls every exported function of small robots (single
+state and batch, NULL loads, NULL optional outputs, mask and status NULL or
+given) on random and extreme states: NaN, inf, 1e300, denormals, -0, a zero
+quaternion, a singular and an ill-conditioned configuration. The harness itself
+checks the contract (a status from the list; outputs zero on an error, finite
+otherwise; the batch agrees with single calls) and prints every status.
+
+* ``-O2`` and ``-O3 -ffast-math`` give the same statuses (but where fast-math flushes denormals), and the expected ones
+  (NaN/inf in q: invalid input; singular; ill-conditioned);
+* AddressSanitizer + UndefinedBehaviorSanitizer find nothing;
+* ``-fstack-usage`` at -O0 and -O2 stays within the bound in the header and manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rbdgen
+from models import body, point_mass_wrist
+from robots import path
+
+pytestmark = pytest.mark.skipif(not shutil.which("gcc"), reason="needs gcc")
+
+OK, INVALID, SINGULAR, ILL, NONFINITE = 0, 1, 2, 3, 4
+GENERATED = Path(__file__).resolve().parents[1] / "generated"
+
+
+def _run(args, **kw):
+    result = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=300, **kw)
+    assert result.returncode == 0, f"{' '.join(map(str, args))}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result.stdout
+
+
+def _states(model, rng, extra: dict) -> dict:
+    """Named states: {case: {input: flat values}} for every input a function of ``model`` takes; ``extra``
+    gives more cases as changes to a random state."""
+    J, G, L = model.joint_count, model.generalized_count, len(model.links)
+
+    def state(quat=(0.0, 0.0, 0.0, 1.0), fill=None):
+        if fill is not None:
+            values = {n: np.full(k, fill) for n, k in (("q", J), ("qd", J), ("qdd", J), ("tau", G), ("loads", 6 * L))}
+            values["base"] = np.r_[np.full(3, fill), quat, np.full(12, fill)]
+            return values
+        quat = rng.normal(size=4)
+        return {"q": rng.uniform(-3, 3, J), "qd": rng.normal(size=J), "qdd": rng.normal(size=J),
+                "tau": rng.normal(size=G), "loads": rng.normal(size=6 * L),
+                "base": np.r_[rng.normal(size=3), quat / np.linalg.norm(quat), rng.normal(size=12)]}
+
+    cases = {f"random{k}": state() for k in range(3)}
+    cases["huge"] = state(fill=1e300)
+    cases["denormal"] = state(fill=5e-324)
+    cases["negative zero"] = state(fill=-0.0)
+    for name, value in (("nan", np.nan), ("inf", np.inf), ("-inf", -np.inf)):
+        bad = state()
+        bad["q" if J else "base"][0] = value
+        cases[f"{name} in q"] = bad
+    overflow = state()
+    overflow["qd" if J else "tau"][:] = 1e200
+    cases["overflow"] = overflow
+    if model.floating:
+        zero = state()
+        zero["base"][3:7] = 0.0
+        cases["zero quaternion"] = zero
+        tiny = state()
+        tiny["base"][3:7] = 5e-324
+        cases["denormal quaternion"] = tiny
+    for case, changes in extra.items():
+        cases[case] = {**state(), **{n: np.asarray(v, float) for n, v in changes.items()}}
+    return cases
+
+
+def _hex(values) -> str:
+    """IEEE bit patterns: NaN and inf survive any compiler flag."""
+    return ", ".join(f"0x{struct.unpack('<Q', struct.pack('<d', float(v)))[0]:016x}u" for v in values) or "0u"
+
+
+HARNESS = """\
+/* Written by tests/test_c_checks.py. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "{prefix}.h"
+
+#define CASES {cases}
+static int failures;
+
+static double bits(uint64_t u) {{ double x; memcpy(&x, &u, sizeof x); return x; }}
+
+static int is_finite(double x)
+{{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u & 0x7ff0000000000000u) != 0x7ff0000000000000u;
+}}
+
+/* the contract: outputs zero on an error, finite otherwise */
+static void contract(const char *what, int c, int s, const double *x, int n)
+{{
+    int i;
+    if (s < 0 || s > 4) {{ printf("BAD %s case %d: status %d\\n", what, c, s); ++failures; }}
+    for (i = 0; i < n; ++i) {{
+        if (s != 0 ? x[i] != 0 : !is_finite(x[i])) {{ printf("BAD %s case %d output %d (status %d)\\n", what, c, i, s); ++failures; return; }}
+    }}
+}}
+
+{arrays}
+
+int main(void)
+{{
+    int c, i, s, st[CASES];
+    unsigned char mask[CASES];
+    for (i = 0; i < CASES; ++i) mask[i] = (unsigned char)(i % 2);
+{fill}
+{body}
+    printf("failures %d\\n", failures);
+    return failures != 0;
+}}
+"""
+
+
+def _harness(g, extra: dict) -> str:
+    manifest = g.manifest
+    prefix, sizes = manifest["prefix"], manifest["sizes"]
+    states = _states(g.model, np.random.default_rng(7), extra)
+    names = list(states)
+    inputs = sorted({n for info in manifest["operations"].values() for n in info["inputs"]})
+    outputs = sorted({n for info in manifest["operations"].values() for n in info["outputs"]})
+    arrays = [f"/* cases: {', '.join(names)} */"]
+    fill = []
+    for n in inputs:
+        flat = np.concatenate([states[c][n] for c in names])
+        arrays.append(f"static const uint64_t bits_{n}[] = {{{_hex(flat)}}};")
+        arrays.append(f"static double in_{n}[CASES * {sizes[n]} + 1];")
+        fill.append(f"    for (i = 0; i < CASES * {sizes[n]}; ++i) in_{n}[i] = bits(bits_{n}[i]);")
+    for n in outputs:
+        arrays.append(f"static double out_{n}[CASES * {sizes[n]} + 1], one_{n}[{sizes[n]} + 1];")
+    body = []
+    for op, info in manifest["operations"].items():
+        ins, outs = info["inputs"], info["outputs"]
+        nulls = [()] + ([(o,) for o in outs] if op == "passive_terms" else [])
+        for null in nulls:
+            for loads in ((True, False) if "loads" in ins else (True,)):
+                tag = op + "".join(f" {o}=NULL" for o in null) + ("" if loads else " loads=NULL")
+                args = [f"in_{n} + c * {sizes[n]}" if (n != "loads" or loads) else "NULL" for n in ins]
+                one = [f"one_{o}" if o not in null else "NULL" for o in outs]
+                check = "".join(f" contract(\"{tag}\", c, s, one_{o}, {sizes[o]});" for o in outs if o not in null)
+                body.append(f"    for (c = 0; c < CASES; ++c) {{ s = {prefix}_{op}({', '.join(args + one)});"
+                            f"{check} printf(\"{tag}|%d|%d\\n\", c, s); }}")
+                bargs = [f"in_{n}" if (n != "loads" or loads) else "NULL" for n in ins]
+                bouts = [f"out_{o}" if o not in null else "NULL" for o in outs]
+                for masked in (False, True):
+                    m = "mask" if masked else "NULL"
+                    body.append(f"    s = {prefix}_{op}_batch(CASES, {', '.join(bargs + bouts)}, {m}, st);")
+                    body.append(f"    for (c = 0; c < CASES; ++c) {{ printf(\"{tag} batch{' masked' if masked else ''}"
+                                f"|%d|%d\\n\", c, st[c]);"
+                                + "".join(f" contract(\"{tag} batch\", c, st[c], out_{o} + c * {sizes[o]}, {sizes[o]});"
+                                          for o in outs if o not in null) + " }")
+                body.append(f"    (void){prefix}_{op}_batch(CASES, {', '.join(bargs + bouts)}, NULL, NULL);")
+    return HARNESS.format(prefix=prefix, cases=len(names), arrays="\n".join(arrays), fill="\n".join(fill),
+                          body="\n".join(body)), names
+
+
+def _statuses(output: str, names: list) -> dict:
+    """``{(function variant, case name): status}`` from the harness's lines."""
+    table = {}
+    for line in output.splitlines():
+        if "|" in line:
+            what, case, status = line.split("|")
+            table[(what, names[int(case)])] = int(status)
+    return table
+
+
+def _build_and_run(g, folder: Path, extra: dict, flags: list, tag: str) -> dict:
+    text, names = _harness(g, extra)
+    main = folder / "harness.c"
+    main.write_text(text)
+    sources = [folder / n for n in g.manifest["sources"] if n.endswith(".c")]
+    exe = folder / f"harness_{tag}"
+    _run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, f"-I{folder}", main, *sources,
+          "-o", exe, "-lm"])
+    out = _run([exe])
+    assert "BAD" not in out and out.strip().endswith("failures 0"), out[-2000:]
+    table = _statuses(out, names)
+    for (what, case), status in table.items():  # the batch agrees with single calls (masked: 0)
+        if " batch" in what:
+            single = table[(what.split(" batch")[0], case)]
+            masked = what.endswith("masked") and names.index(case) % 2 == 0
+            assert status == (OK if masked else single), (what, case)
+    return table
+
+
+FD = ("forward_dynamics", "forward_dynamics_crba")
+#: name -> (model, extra cases {case: inputs}, expected statuses {case: {operation or None (any): status}}).
+ROBOTS = {
+    # q_wrist = 0: the point mass sits on the elbow's axis, M is singular
+    "wrist": (lambda: rbdgen.load_urdf_string(point_mass_wrist("wrist")), {"singular": {"q": [0.3, 0.0]}},
+              {"singular": dict.fromkeys(FD, SINGULAR)}),
+    "floater": (lambda: rbdgen.load_urdf(path("double_pendulum"), floating=True), {},
+                {"zero quaternion": {None: INVALID}, "denormal quaternion": {None: INVALID}}),
+    # positive definite but ill-conditioned at any state (see test_codegen.test_ill_conditioned_floating_base)
+    "needle": (lambda: rbdgen.load_urdf_string(body(1, (1e-12,) * 3, "0.1 0 0", name="needle"), floating=True),
+               {"ill": {"base": [1, 2, 3, 0, 0, 0, 1, 0.1, 0.2, 0.3, 1, 2, 3, 0, 0, 0, 0, 0, 0],
+                        "tau": [1e-20, 2e-20, 0, 1, 0, 0]}},
+               {case: dict.fromkeys(FD, ILL) for case in ("ill", "random0", "random1", "random2")}),
+}
+
+
+@pytest.fixture(scope="module")
+def robots(tmp_path_factory):
+    """Each robot's sources, written once: (Generated, folder, extra cases, expected statuses)."""
+    out = {}
+    for name, (make, extra, expected) in ROBOTS.items():
+        g = rbdgen.generate(make(), prefix=name)
+        out[name] = (g, g.write(tmp_path_factory.mktemp(name)), extra, expected)
+    return out
+
+
+def _expect(table, expected):
+    """Non-finite inputs: invalid input everywhere; the robot's expected statuses; random states fine."""
+    for case in ("nan in q", "inf in q", "-inf in q"):
+        assert {s for (what, c), s in table.items() if c == case and "masked" not in what} == {INVALID}, case
+    for (what, case), s in table.items():
+        op = what.split(" ")[0]
+        if "masked" in what:
+            continue
+        if case in expected and (op in expected[case] or None in expected[case]):
+            assert s == expected[case].get(op, expected[case].get(None)), (what, case, s)
+        elif case.startswith("random"):
+            assert s == OK, (what, case, s)
+
+
+@pytest.mark.parametrize("name", list(ROBOTS))
+def test_fast_math_keeps_the_checks(robots, name):
+    g, folder, extra, expected = robots[name]
+    plain = _build_and_run(g, folder, extra, ["-O2"], "O2")
+    fast = _build_and_run(g, folder, extra, ["-O3", "-ffast-math"], "fast")
+    _expect(plain, expected)
+    # fast-math flushes denormals to zero (a state of denormals is a state of zeros there): only its status may differ
+    assert {k: v for k, v in fast.items() if k[1] != "denormal"} == {k: v for k, v in plain.items() if k[1] != "denormal"}
+
+
+@pytest.mark.parametrize("name", list(ROBOTS))
+def test_sanitizers(robots, name):
+    g, folder, extra, expected = robots[name]
+    flags = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+    _expect(_build_and_run(g, folder, extra, flags, "san"), expected)
+
+
+# -- stack -----------------------------------------------------------------------------------------------
+def _stack_usage(folder: Path, sources: list, flags: list) -> dict:
+    """``{function: bytes}`` from -fstack-usage (static frames only: the generated code has no VLA or alloca)."""
+    usage = {}
+    for source in sources:
+        obj = folder / (source.stem + ".o")
+        _run(["gcc", "-std=c99", *flags, "-fstack-usage", "-c", source, "-o", obj], cwd=folder)
+        for line in obj.with_suffix(".su").read_text().splitlines():
+            where, size, kind = line.split("\t")
+            assert kind == "static", line
+            usage[(source.name, where.rsplit(":", 1)[-1].split(".")[0])] = int(size)
+    return usage
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+@pytest.mark.parametrize("robot", ["panda", "wrist", "floater"])
+def test_stack_within_the_stated_bound(robots, tmp_path, robot, level):
+    """An operation's frame plus every helper's frame in its source (a bound on any call chain) is within the
+    bytes the header and the manifest state."""
+    if robot == "panda":
+        manifest = json.loads((GENERATED / "panda" / "panda.json").read_text())
+        folder = GENERATED / "panda"
+    else:
+        manifest, folder = robots[robot][0].manifest, robots[robot][1]
+    work = tmp_path / "build"
+    work.mkdir()
+    for name in manifest["sources"]:
+        shutil.copy(folder / name, work / name)
+    header = (work / f"{manifest['prefix']}.h").read_text()
+    prefix = manifest["prefix"]
+    for op, info in manifest["operations"].items():
+        source = work / f"{prefix}_{op}.c"
+        usage = _stack_usage(work, [source], [level])
+        exported, batch = f"{prefix}_{op}", f"{prefix}_{op}_batch"
+        chain = usage[(source.name, exported)] + sum(v for (_, f), v in usage.items() if f not in (exported, batch))
+        bound = info["stack_bytes"]
+        assert chain <= bound and usage[(source.name, batch)] <= chain + 256, (op, level, chain, bound)
+        assert re.search(rf"Stack: at most {bound} bytes \(RBDGEN_{prefix}_STACK_{op.upper()}\)", header)
+        assert f"#define RBDGEN_{prefix}_STACK_{op.upper()} {bound}\n" in header
