@@ -84,7 +84,7 @@ def make_case(name, urdf, floating, opts, classes=P.ALL_PEERS) -> tuple:
     build["generate_s"] = time.perf_counter() - start
     build["trace_s"] = generated.timings.get("trace")
     build["emit_s"] = generated.timings.get("emit")
-    build["c_source_kib"] = len(generated.files[f"{generated.prefix}.c"].encode()) / 1024
+    build["c_source_kib"] = sum(len(generated.files[n].encode()) for n in generated.c_sources) / 1024
     # no wrench on a floating base in the forward-dynamics forces: adam's ABA takes joint forces only
     batch = random_states(generated.model, max(opts.batch, opts.states), seed=1, base_wrench=False)
     check = batch.rows(slice(0, opts.states))

@@ -126,7 +126,7 @@ def build_c_bench(generated, flags, cache, data=None, reps=200, rounds=15, ops=O
                              rounds=rounds, reps=reps)
     files = {name: text for name, text in generated.files.items() if name.endswith((".c", ".h"))}
     return compile_program(cache, f"c-bench-{prefix}", {**files, "bench.c": program},
-                           ["gcc", *flags, "-o", f"c-bench-{prefix}", "bench.c", f"{prefix}.c", "-I.", "-lm"])
+                           ["gcc", *flags, "-o", f"c-bench-{prefix}", "bench.c", *generated.c_sources, "-I.", "-lm"])
 
 
 def run_c_bench(exe, rounds=None, target_ms=None, dump=None) -> dict:
@@ -189,7 +189,7 @@ def main():
             single, batch = python_times(solver, generated.model)
         for op in OPS:
             print(f"| {name} | {op} | {c_times[op]:.3f} | {single[op]:.2f} | {batch[op]:.3f} |")
-        size = len(generated.files[f"{generated.prefix}.c"].encode()) / 1024
+        size = sum(len(generated.files[n].encode()) for n in generated.c_sources) / 1024
         build_rows.append(f"| {name} | {generated.timings['trace']:.2f} | {generated.timings['emit']:.2f} | "
                           f"{total_gen:.2f} | {compile_s:.1f} | {size:.0f} |")
     print("\n| robot | trace (s) | emit (s) | generate total (s) | compile (s) | C source (KiB) |")

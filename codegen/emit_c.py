@@ -162,10 +162,14 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optiona
             terms = direct + hoisted
             at = _first_needed(terms, steps, kernel)
             # variables: the terms the rest reads, and those read by a term of a later block
-            shared = {a.id for n in hoisted for a in _operands(n) if a.id in at and at[a.id] != at[n.id]}
-            fn.optional_blocks.append((p.name, [printer.declare(n) for n in terms if n.id in used | shared]))
-            for index in sorted(set(at.values())):
-                blocks.setdefault(index, []).append((p.name, [n for n in terms if at[n.id] == index]))
+            variables = used | {a.id for n in hoisted for a in _operands(n) if a.id in at and at[a.id] != at[n.id]}
+            fn.optional_blocks.append((p.name, [printer.declare(n) for n in terms if n.id in variables]))
+            grouped = {}  # first-needed step index -> the terms computed there, in order
+            for n in terms:
+                if n.id in at:
+                    grouped.setdefault(at[n.id], []).append(n)
+            for index in sorted(grouped):
+                blocks.setdefault(index, []).append((p.name, grouped[index]))
     for index, step in enumerate(steps + [None]):  # None: the stores
         for name, terms in blocks.get(index, ()):
             lines = [printer.copy(n) if n.op == "in" else printer.define(n) for n in terms]

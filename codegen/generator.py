@@ -79,6 +79,11 @@ class Generated:
     timings: dict = field(default_factory=dict)
 
     @property
+    def c_sources(self) -> list:
+        """The names of the C sources (one per operation) that a build compiles."""
+        return [name for name in self.manifest["sources"] if name.endswith(".c")]
+
+    @property
     def operation_counts(self) -> dict:
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
