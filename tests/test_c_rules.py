@@ -75,28 +75,28 @@ def _exported(folder: Path) -> set:
     return {f"{manifest['prefix']}_{op}{batch}" for op in manifest["operations"] for batch in ("", "_batch")}
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
-def test_strict_c99(tmp_path, folder):
+def _compile_each(tmp_path: Path, folder: Path, command: list) -> set:
+    """Compile every source of ``folder`` on its own with ``command``; the functions the objects define."""
     defined = set()
     for source in _sources(folder):
         obj = tmp_path / (source.stem + ".o")
-        _run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-c", source, "-o", obj])
+        _run([*command, "-c", source, "-o", obj])
         _check_object(obj)
         defined |= {name for kind, name in _symbols(obj) if kind == "T"}
+    return defined
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_strict_c99(tmp_path, folder):
+    defined = _compile_each(tmp_path, folder, ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"])
     assert defined == _exported(folder)  # one source per operation; every helper is static
 
 
 @pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
 def test_compiles_as_cplusplus(tmp_path, folder):
-    defined = set()
-    for source in _sources(folder):
-        obj = tmp_path / (source.stem + ".o")
-        _run(["g++", "-x", "c++", "-Wall", "-Wextra", "-Werror", "-c", source, "-o", obj])
-        _check_object(obj)
-        defined |= {name for kind, name in _symbols(obj) if kind == "T"}
-    # the header gives the functions C linkage: the names are not mangled
-    assert defined == _exported(folder)
+    defined = _compile_each(tmp_path, folder, ["g++", "-x", "c++", "-Wall", "-Wextra", "-Werror"])
+    assert defined == _exported(folder)  # the header gives the functions C linkage: the names are not mangled
 
 
 # -- a C program using two robots ---------------------------------------------------------------
