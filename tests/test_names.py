@@ -120,14 +120,11 @@ def test_hostile_names_change_only_comments(tmp_path_factory, names):
     reference = _preprocessed(folder, _generate(plain, folder))
     g = _generate(hostile, folder)
     _check_compiles(folder, g)
-    assert _preprocessed(folder, g) == reference  # the names changed nothing but comments
-    for name in g.manifest["sources"]:
-        text = g.files[name]
-        assert all(32 <= ord(ch) < 127 or ch == "\n" for ch in text), name
-        for raw in names:
-            if c_text(raw) != raw:
-                assert c_text(raw) in g.files["hostile.h"]
-                assert raw not in re.sub(r"/\*.*?\*/", "", text, flags=re.S), (name, raw)
+    # the names changed nothing but comments: no byte of a name reaches the code
+    assert _preprocessed(folder, g) == reference
+    for name in g.manifest["sources"]:  # and in the comments, only as c_text writes them
+        assert all(32 <= ord(ch) < 127 or ch == "\n" for ch in g.files[name]), name
+    assert all(f": {c_text(raw)}, revolute, parent " in g.files["hostile.h"] for raw in names[:2])
     assert rbdgen.RobotModel.from_dict(g.manifest["model"]).joint_names == tuple(names[:2])  # kept raw in JSON
 
 
