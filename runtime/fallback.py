@@ -15,10 +15,19 @@ from .backends import NumpyOps
 from .errors import NonFiniteError
 from .interface import SolverBase, flat_inputs, unflatten
 from .model import RobotModel
+from .signatures import FixedBaseSolver, FloatingBaseSolver
 
 
 class NumpySolver(SolverBase):
-    """Generic dynamics for any `RobotModel`, single states or batches (see `SolverBase`)."""
+    """Generic dynamics for any `RobotModel`, single states or batches (see `rbdgen.signatures`).
+
+    ``NumpySolver(model)`` is a `FixedNumpySolver` or a `FloatingNumpySolver`, as the model's base.
+    """
+
+    def __new__(cls, model: RobotModel):
+        if cls is NumpySolver:
+            cls = FloatingNumpySolver if model.floating else FixedNumpySolver
+        return super().__new__(cls)
 
     def __init__(self, model: RobotModel):
         super().__init__(model)
@@ -58,3 +67,11 @@ class NumpySolver(SolverBase):
                 raise NonFiniteError(f"{op}: numerical failure, non-finite result (state {bad})")
             results[name] = unflatten(rows.T, self._output_shape(name) if name == "M" else None, name == "M")
         return results
+
+
+class FixedNumpySolver(FixedBaseSolver, NumpySolver):
+    """`NumpySolver` of a fixed-base robot."""
+
+
+class FloatingNumpySolver(FloatingBaseSolver, NumpySolver):
+    """`NumpySolver` of a floating-base robot."""

@@ -3,9 +3,10 @@
 `entry_files` writes the per-robot C that `build.compile_module` compiles into the
 same extension as the generated code: one `rbdgen_kernel` adapter and one
 `rbdgen_entry` per single-output operation, and an exported
-``<prefix>_python_function(index, fallback, base_type)``. `install` binds them
+``<prefix>_python_function(index, fallback, context)``. `install` binds them
 (through ctypes, which holds the GIL) as attributes of a `CompiledSolver` that
-shadow its Python methods, which remain the fallback for every other call.
+shadow its Python methods, which remain the fallback for every call an entry
+point declines (and raise the errors).
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ import ctypes
 import inspect
 from pathlib import Path
 
-from .interface import BaseState, SolverBase
+from .interface import BaseState, Load
+from .signatures import FixedBaseSolver, FloatingBaseSolver
 
 #: The header every entry source includes (shipped with the package).
 HEADER = Path(__file__).with_name("pyentry.h")
 
 _BIND = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_int, ctypes.py_object, ctypes.py_object)
+
+#: `BaseState`'s fields in the order of the generated code's base vector (``RBDGEN_CTX_FIELDS``).
+BASE_FIELDS = ("translation", "rotation_xyzw", "velocity", "acceleration")
 
 
 def operations(manifest: dict) -> list:
@@ -36,7 +41,7 @@ def function_name(prefix: str) -> str:
 
 def cdef(prefix: str) -> str:
     """The cffi declaration of the exported binder (only its address is used)."""
-    return f"void *{function_name(prefix)}(int index, void *fallback, void *base_type);\n"
+    return f"void *{function_name(prefix)}(int index, void *fallback, void *context);\n"
 
 
 def _c_string(text: str) -> str:
@@ -45,17 +50,27 @@ def _c_string(text: str) -> str:
                          for b in text.encode()) + '"'
 
 
-def _doc(op: str) -> str:
+def _method(op: str, floating: bool):
+    return getattr(FloatingBaseSolver if floating else FixedBaseSolver, op)
+
+
+def _parameters(op: str, floating: bool) -> list:
+    """The method's parameters without ``self``: positional ones, then ``loads`` (where taken), ``out``, ``mask``."""
+    return list(inspect.signature(_method(op, floating)).parameters.values())[1:]
+
+
+def _doc(op: str, floating: bool) -> str:
     """The Python method's doc string, with its signature for `inspect`."""
-    method = getattr(SolverBase, op)
-    params = list(inspect.signature(method).parameters.values())[1:]  # without self
-    return f"{op}{inspect.Signature(params)}\n--\n\n{inspect.getdoc(method)}"
+    signature = inspect.Signature(_parameters(op, floating)).replace(return_annotation=inspect.Signature.empty)
+    plain = signature.replace(parameters=[p.replace(annotation=inspect.Parameter.empty)
+                                          for p in signature.parameters.values()])
+    return f"{op}{plain}\n--\n\n{inspect.getdoc(_method(op, floating))}"
 
 
 def entry_files(manifest: dict) -> dict:
     """``{file name: text}`` of the entry source and the header it includes."""
-    prefix, sizes = manifest["prefix"], manifest["sizes"]
-    G = sizes["q"] + (6 if manifest["model"]["floating"] else 0)
+    prefix, sizes, floating = manifest["prefix"], manifest["sizes"], manifest["model"]["floating"]
+    G = sizes["q"] + (6 if floating else 0)
     lines = [f"/* CPython entry points of {prefix} (rbdgen.fastpath). */",
              f'#include "{prefix}.h"', '#include "pyentry.h"', ""]
     entries = []
@@ -69,11 +84,11 @@ def entry_files(manifest: dict) -> dict:
                   f"{{\n    return {prefix}_{op}({args}, out);\n}}", ""]
         size = ", ".join(str(sizes[n]) for n in arrays)
         shape = f"2, {{{G}, {G}}}" if output == "M" else f"1, {{{sizes[output]}, 0}}"
-        entries.append(f"    {{RBDGEN_METHOD(\"{op}\", {_c_string(_doc(op))}), {prefix}_{op}_entry, "
+        entries.append(f"    {{RBDGEN_METHOD(\"{op}\", {_c_string(_doc(op, floating))}), {prefix}_{op}_entry, "
                        f"{int('base' in inputs)}, {len(arrays)}, {{{size}}}, {links}, {shape}}},")
     lines += ["static rbdgen_entry entries[] = {", *entries, "};", "",
-              f"void *{function_name(prefix)}(int index, void *fallback, void *base_type)",
-              "{", "    return rbdgen_bind(&entries[index], (PyObject *)fallback, (PyObject *)base_type);", "}", ""]
+              f"void *{function_name(prefix)}(int index, void *fallback, void *context)",
+              "{", "    return rbdgen_bind(&entries[index], (PyObject *)fallback, (PyObject *)context);", "}", ""]
     return {f"{prefix}_python.c": "\n".join(lines), HEADER.name: HEADER.read_text()}
 
 
@@ -81,6 +96,10 @@ def install(solver, ffi, lib) -> None:
     """Shadow the solver's single-output methods with the entry points, falling back to the methods."""
     address = int(ffi.cast("uintptr_t", ffi.addressof(lib, function_name(solver.prefix))))
     bind = _BIND(address)
+    link_ids = {name: k for k, name in enumerate(solver.link_names)}
     for index, op in enumerate(operations(solver.manifest)):
+        names = tuple(p.name for p in _parameters(op, solver.floating))
+        assert names[-2:] == ("out", "mask"), names  # the order pyentry.h reads them in
         fallback = getattr(type(solver), op).__get__(solver)
-        setattr(solver, op, bind(index, fallback, BaseState))
+        context = (BaseState, Load, names, link_ids, BASE_FIELDS)
+        setattr(solver, op, bind(index, fallback, context))

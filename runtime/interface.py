@@ -4,7 +4,8 @@ Shapes (J joints, G = J or J + 6 generalized coordinates, L links, N states):
 
 * ``q, qd, qdd``: ``(J,)`` or ``(N, J)``; ``tau`` for forward dynamics: ``(G,)`` or ``(N, G)``;
 * results: ``mass_matrix`` ``(G, G)``, every other operation ``(G,)``; batches add a leading ``N``;
-* floating base: every method takes a `BaseState` first (its arrays may be batched too);
+* floating base: every method takes a `BaseState` first (its arrays may be batched too):
+  `rbdgen.signatures` has the public methods of each kind of base;
 * ``mask``: an optional boolean ``(N,)`` array: only the selected states of a batch
   are evaluated, the others' results are zero;
 * ``loads``: `Load` objects, or a dense ``(L, 6)`` / ``(N, L, 6)`` array of link wrenches
@@ -18,14 +19,15 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from typing import Optional, Sequence, Union
+from typing import Dict, Optional, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .algorithms.operations import BASE, SIGNATURES
+from .algorithms.operations import BASE, SIGNATURES, input_names
 from .model import RobotModel
 
-#: The single-result operations (dynibo's); `SolverBase.passive_terms` adds the combined one.
+#: The single-result operations (dynibo's); ``passive_terms`` adds the combined one.
 OPERATIONS = tuple(op for op, (_, outputs) in SIGNATURES.items() if len(outputs) == 1)
 
 
@@ -189,47 +191,20 @@ class SolverBase(abc.ABC):
     def link_id(self, name: str) -> int:
         return self.model.link_id(name)
 
-    # -- operations ------------------------------------------------------------
-    def mass_matrix(self, *args, out=None, mask=None):
-        """M(q): ``(G, G)``, symmetric positive definite (armature on the joint diagonal)."""
-        return self._run("mass_matrix", args, ("q",), None, out, mask)
-
-    def velocity_product_forces(self, *args, out=None, mask=None):
-        """C(q, qd) qd: Coriolis and centrifugal forces (no gravity, base acceleration or loads)."""
-        return self._run("velocity_product_forces", args, ("q", "qd"), None, out, mask)
-
-    def gravity(self, *args, loads=(), out=None, mask=None):
-        """g(q) + tau_load = ID(q, 0, 0, loads) with a motionless base."""
-        return self._run("gravity", args, ("q",), loads, out, mask)
-
-    def inverse_dynamics(self, *args, loads=(), out=None, mask=None):
-        """tau = M qdd + C qd + g + tau_load, including the base state's motion."""
-        return self._run("inverse_dynamics", args, ("q", "qd", "qdd"), loads, out, mask)
-
-    def forward_dynamics(self, *args, loads=(), out=None, mask=None):
-        """qdd from tau by the articulated-body algorithm (linear time)."""
-        return self._run("forward_dynamics", args, ("q", "qd", "tau"), loads, out, mask)
-
-    def forward_dynamics_crba(self, *args, loads=(), out=None, mask=None):
-        """qdd from tau: M by CRBA, the bias by one ID call, one checked Cholesky solve."""
-        return self._run("forward_dynamics_crba", args, ("q", "qd", "tau"), loads, out, mask)
-
-    def passive_terms(self, *args, mass_matrix=True, gravity=True, coriolis=True, mask=None) -> dict:
-        """Any of M(q), g(q) and C(q, qd) qd from one pass (Newton's ``eval_inverse_dynamics_passive``).
-
-        Returns a dict with the requested keys among ``"mass_matrix"``, ``"gravity"``
-        and ``"velocity_product_forces"``; shapes as for those operations.
-        """
+    # -- operations (their public signatures: `rbdgen.signatures`) ----------------
+    def _passive_terms(self, args: tuple, mass_matrix: bool, gravity: bool, coriolis: bool,
+                       mask: Optional[ArrayLike]) -> Dict[str, np.ndarray]:
+        """Any of M, g and C qd from one pass, as ``{"mass_matrix", "gravity", "velocity_product_forces"}``."""
         wanted = {"M": mass_matrix, "g": gravity, "c": coriolis}
         if not any(wanted.values()):
             raise ValueError("passive_terms: request at least one of mass_matrix, gravity, coriolis")
-        inputs, batch = self._inputs("passive_terms", args, ("q", "qd"), None)
-        mask = self._mask(mask, inputs, batch)
+        inputs, batch = self._inputs("passive_terms", args, None)
+        checked = self._mask(mask, inputs, batch)
         names = tuple(n for n, w in wanted.items() if w)
         if inputs["q"].shape[0] == 0:
             results = {n: np.zeros((0,) + self._output_shape(n)) for n in names}
         else:
-            results = self._evaluate("passive_terms", inputs, mask, names)
+            results = self._evaluate("passive_terms", inputs, checked, names)
         keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
         return {keys[n]: (r if batch else r[0]) for n, r in results.items()}
 
@@ -249,8 +224,9 @@ class SolverBase(abc.ABC):
             raise ValueError(f"mask: expected a boolean array of shape ({N},) for a batch of {N} states")
         return np.ascontiguousarray(mask)
 
-    def _run(self, op: str, args: tuple, names: Sequence[str], loads, out: Optional[np.ndarray], mask=None):
-        inputs, batch = self._inputs(op, args, names, loads)
+    def _run(self, op: str, args: tuple, loads, out: Optional[np.ndarray], mask: Optional[ArrayLike]) -> np.ndarray:
+        """Validate the arguments of ``op`` (positional ones in ``args``), evaluate, return or fill ``out``."""
+        inputs, batch = self._inputs(op, args, loads)
         mask = self._mask(mask, inputs, batch)
         (name,) = SIGNATURES[op][1]
         N = inputs["q"].shape[0]
@@ -273,16 +249,15 @@ class SolverBase(abc.ABC):
             out[...] = result
         return out
 
-    def _inputs(self, op, args, names, loads):
+    def _inputs(self, op: str, args: tuple, loads) -> Tuple[Dict[str, np.ndarray], bool]:
         """Validate and broadcast the arguments to one batch size N; returns (dict, batched)."""
-        expected = (1 if self.floating else 0) + len(names)
-        if len(args) != expected:
-            head = "base, " if self.floating else ""
-            raise TypeError(f"{op}({head}{', '.join(names)}) takes {expected} positional arguments, got {len(args)}")
+        names = [n for n in input_names(op, self.floating) if n != "loads"]
+        if len(args) != len(names):
+            raise TypeError(f"{op}({', '.join(names)}) takes {len(names)} positional arguments, got {len(args)}")
         arrays = {}
         if self.floating:
             arrays.update(self._base_arrays(args[0], op))
-            args = args[1:]
+            names, args = names[1:], args[1:]
         sizes = {"tau": self.generalized_count}
         for name, value in zip(names, args):
             arrays[name] = _array(value, name, sizes.get(name, self.joint_count))

@@ -23,6 +23,7 @@ from .errors import STATUS, ValidationError
 from .interface import SolverBase, flat_inputs, unflatten
 from .model import RobotModel
 from .names import check_file_name, check_prefix
+from .signatures import FixedBaseSolver, FloatingBaseSolver
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,16 @@ TOLERANCES = {"double": (1e-12, 1e-10), "float": (1e-4, 1e-3)}
 
 
 class CompiledSolver(SolverBase):
-    """Generated, compiled dynamics for one robot (see `SolverBase` for the API)."""
+    """Generated, compiled dynamics for one robot (see `rbdgen.signatures` for the API).
+
+    ``CompiledSolver(manifest, files)`` is a `FixedCompiledSolver` or a
+    `FloatingCompiledSolver`, as the manifest's model.
+    """
+
+    def __new__(cls, manifest: dict, *args, **kwargs):
+        if cls is CompiledSolver:
+            cls = FloatingCompiledSolver if manifest["model"]["floating"] else FixedCompiledSolver
+        return super().__new__(cls)
 
     def __init__(self, manifest: dict, files: dict, flags=DEFAULT_FLAGS, cache=None):
         super().__init__(RobotModel.from_dict(manifest["model"]))
@@ -94,7 +104,7 @@ class CompiledSolver(SolverBase):
         G = self.generalized_count
         return (G, G) if name == "M" else self.manifest["shapes"].get(name)
 
-    def inverse_dynamics_derivatives(self, *args, loads=(), mask=None) -> dict:
+    def inverse_dynamics_derivatives(self, *args, loads=None, mask=None) -> dict:
         """Jacobians of `inverse_dynamics` at one state or a batch (build with this operation).
 
         Returns ``{"dtau_dq": (G, J), "dtau_dqd": (G, J), "dtau_dqdd": (G, J)}`` and, for a
@@ -102,17 +112,17 @@ class CompiledSolver(SolverBase):
         ``"dtau_dbase_rotation"`` (G, 3): the derivative along a world-frame rotation
         vector, ``R -> exp(dtheta x) R``. Batches add a leading axis.
         """
-        return self._jacobians("inverse_dynamics_derivatives", args, ("q", "qd", "qdd"), loads, mask)
+        return self._jacobians("inverse_dynamics_derivatives", args, loads, mask)
 
-    def forward_dynamics_derivatives(self, *args, loads=(), mask=None) -> dict:
+    def forward_dynamics_derivatives(self, *args, loads=None, mask=None) -> dict:
         """Jacobians of `forward_dynamics`: ``dacc_dq``, ``dacc_dqd`` (G, J), ``dacc_dtau`` (G, G),
         and for a floating base ``dacc_dbase_velocity`` (G, 6) and ``dacc_dbase_rotation`` (G, 3)."""
-        return self._jacobians("forward_dynamics_derivatives", args, ("q", "qd", "tau"), loads, mask)
+        return self._jacobians("forward_dynamics_derivatives", args, loads, mask)
 
-    def _jacobians(self, op, args, names, loads, mask):
+    def _jacobians(self, op, args, loads, mask):
         if op not in self.operations:
             raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}")
-        inputs, batch = self._inputs(op, args, names, loads)
+        inputs, batch = self._inputs(op, args, loads)
         mask = self._mask(mask, inputs, batch)
         results = self._evaluate(op, inputs, mask, tuple(self.manifest["operations"][op]["outputs"]))
         return {name: (value if batch else value[0]) for name, value in results.items()}
@@ -200,6 +210,14 @@ def _perturbed(args: dict, wrt: str, k: int, h: float) -> dict:
     x = np.array(getattr(base, field), dtype=float)
     x[..., k] += h
     return {"base": dataclasses.replace(base, **{field: x})}
+
+
+class FixedCompiledSolver(FixedBaseSolver, CompiledSolver):
+    """`CompiledSolver` of a fixed-base robot."""
+
+
+class FloatingCompiledSolver(FloatingBaseSolver, CompiledSolver):
+    """`CompiledSolver` of a floating-base robot."""
 
 
 def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:

@@ -50,7 +50,9 @@ def test_entry_points_replace_the_single_output_methods(compiled, name):
         assert isinstance(entry, types.BuiltinFunctionType), op
         method = getattr(type(c), op)
         assert entry.__doc__ == inspect.getdoc(method)
-        assert str(inspect.signature(entry)) == str(inspect.signature(method.__get__(c)))
+        ours, theirs = inspect.signature(entry).parameters, inspect.signature(method.__get__(c)).parameters
+        assert [(p.name, p.kind, p.default) for p in ours.values()] == \
+               [(p.name, p.kind, p.default) for p in theirs.values()]
     assert isinstance(c.passive_terms, types.MethodType)  # several outputs: the Python method
 
 
@@ -139,8 +141,10 @@ def test_errors_are_the_general_paths(compiled, name):
         c.inverse_dynamics(*head, bad, qd, qdd)
     with pytest.raises(ValueError, match="qd: expected shape"):
         c.inverse_dynamics(*head, q, qd[:-1], qdd)
-    with pytest.raises(TypeError, match="positional arguments"):
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'qdd'"):
         c.inverse_dynamics(*head, q, qd)
+    with pytest.raises(TypeError, match="got multiple values for argument 'q'"):
+        c.inverse_dynamics(*head, q, qd, qdd, q=q)
     with pytest.raises(TypeError, match="unexpected keyword argument 'speed'"):
         c.mass_matrix(*head, q, speed=1)
     with pytest.raises(ValueError, match="loads: expected shape"):
@@ -208,3 +212,82 @@ def test_solver_is_collected(generated, build_cache):
     del c
     gc.collect()
     assert ref() is None
+
+
+# -- every usual call takes the entry point ------------------------------------------------------
+def _usual_calls(c, base, arrays, loads):
+    """``{label: (function of the solver, expected result from the general path)}`` of call kinds the entry point takes."""
+    head = (base,) if c.floating else ()
+    q, qd, qdd = arrays["q"], arrays["qd"], arrays["qdd"]
+    N = 5
+    rng = np.random.default_rng(11)
+    Q, QD, QDD = (x + 0.1 * rng.normal(size=(N, x.size)) for x in (q, qd, qdd))
+    batch_head = head
+    if c.floating:
+        batch_head = (dataclasses.replace(base, translation=np.tile(base.translation, (N, 1)) + rng.normal(size=(N, 3))),)
+    objects = [rbdgen.Load(c.link_names[-1], loads[-1, :3], loads[-1, 3:]), rbdgen.Load(1, [1, 2, 3], (4, 5, 6.5))]
+    dense = np.zeros_like(loads)
+    dense[-1] += loads[-1]
+    dense[1] += [1, 2, 3, 4, 5, 6.5]
+    mask = np.array([True, False, True, True, False])
+    f32 = [x.astype(np.float32) for x in (q, qd, qdd)]
+    keywords = dict(zip(("q", "qd", "qdd"), (q, qd, qdd)))
+    if c.floating:
+        keywords["base"] = base
+    general = _general(c, "inverse_dynamics")
+    return {
+        "keywords": (lambda s: s.inverse_dynamics(**keywords), general(*head, q, qd, qdd)),
+        "keyword loads=None": (lambda s: s.inverse_dynamics(*head, q, qd, qdd, loads=None), general(*head, q, qd, qdd)),
+        "float32": (lambda s: s.inverse_dynamics(*head, *f32), general(*head, *f32)),
+        "lists": (lambda s: s.inverse_dynamics(*head, q.tolist(), qd.tolist(), qdd.tolist()), general(*head, q, qd, qdd)),
+        "integers": (lambda s: s.mass_matrix(*head, np.arange(q.size) % 3 - 1),
+                     _general(c, "mass_matrix")(*head, (np.arange(q.size) % 3 - 1).astype(float))),
+        "Load objects": (lambda s: s.inverse_dynamics(*head, q, qd, qdd, loads=objects),
+                         general(*head, q, qd, qdd, loads=dense)),
+        "batch of one": (lambda s: s.inverse_dynamics(*batch_head, Q[:1], QD[:1], QDD[:1]) if not c.floating else
+                         s.inverse_dynamics(base, Q[:1], QD[:1], QDD[:1]), general(*head, Q[:1], QD[:1], QDD[:1])),
+        "batch": (lambda s: s.inverse_dynamics(*batch_head, Q, QD, QDD), general(*batch_head, Q, QD, QDD)),
+        "batch, shared qd": (lambda s: s.inverse_dynamics(*batch_head, Q, qd, QDD), general(*batch_head, Q, qd, QDD)),
+        "batch, loads": (lambda s: s.gravity(*batch_head, Q, loads=loads), _general(c, "gravity")(*batch_head, Q, loads=loads)),
+        "batch, mask": (lambda s: s.inverse_dynamics(*batch_head, Q, QD, QDD, mask=mask),
+                        general(*batch_head, Q, QD, QDD, mask=mask)),
+        "batch, mass matrix": (lambda s: s.mass_matrix(*batch_head, Q), _general(c, "mass_matrix")(*batch_head, Q)),
+    }
+
+
+@pytest.mark.parametrize("name", [FIXED, FLOATING])
+def test_usual_calls_take_the_entry_point(compiled, name, monkeypatch):
+    """With the general path broken, every usual call still works: the entry point took it, bit-identically."""
+    c = compiled(name)
+    base, arrays, loads = _state(c)
+    calls = _usual_calls(c, base, arrays, loads)
+
+    def broken(*args, **kwargs):
+        raise AssertionError("the general path was taken")
+
+    monkeypatch.setattr(type(c), "_run", broken)
+    for label, (call, expected) in calls.items():
+        got = call(c)
+        assert got.shape == expected.shape and got.dtype == np.float64, label
+        assert np.array_equal(got, expected), label
+    # out=: contiguous (written in place) and strided (copied in), single and batched
+    head = (base,) if c.floating else ()
+    for args, expected in (((arrays["q"], arrays["qd"], arrays["qdd"]), calls["keywords"][1]),
+                           ((np.tile(arrays["q"], (3, 1)), arrays["qd"], arrays["qdd"]),
+                            np.tile(calls["keywords"][1], (3, 1)))):
+        for out in (np.empty_like(expected), np.zeros(expected.shape + (2,))[..., 1]):
+            assert c.inverse_dynamics(*head, *args, out=out) is out
+            assert np.array_equal(out, expected)
+
+
+@pytest.mark.parametrize("name", [FIXED, FLOATING])
+def test_out_overlapping_an_input_through_the_entry_point(compiled, name, monkeypatch):
+    c = compiled(name)
+    base, arrays, _ = _state(c)
+    head = (base,) if c.floating else ()
+    G = c.generalized_count
+    expected = c.forward_dynamics(*head, arrays["q"], arrays["qd"], arrays["tau"])
+    monkeypatch.setattr(type(c), "_run", lambda *a, **k: pytest.fail("the general path was taken"))
+    tau = arrays["tau"].copy()
+    assert c.forward_dynamics(*head, arrays["q"], arrays["qd"], tau, out=tau) is tau
+    assert np.array_equal(tau, expected) and tau.shape == (G,)

@@ -114,7 +114,8 @@ def test_memmapped_inputs(engine, tmp_path):
 
 
 def test_misaligned_and_swapped_inputs_are_copied_before_the_c(compiled, monkeypatch):
-    """The compiled solver hands the C aligned, native float64 arrays only."""
+    """The compiled solver's general path hands the C aligned, native float64 arrays only
+    (the entry points copy every array that is not one, see ``pyentry.h``)."""
     c = compiled(FLOATING)
     head, arrays = _state(c, 2)
     seen = []
@@ -127,8 +128,8 @@ def test_misaligned_and_swapped_inputs_are_copied_before_the_c(compiled, monkeyp
     monkeypatch.setattr(type(c), "_evaluate", spy)
     base = rbdgen.BaseState(misaligned(head[0].translation), head[0].rotation_xyzw.astype(">f8"),
                             misaligned(head[0].velocity), head[0].acceleration)
-    c.inverse_dynamics(base, misaligned(arrays["q"]), arrays["qd"].astype(">f8"), arrays["qdd"],
-                       loads=misaligned(np.ones((c.link_count, 6))))
+    type(c).inverse_dynamics(c, base, misaligned(arrays["q"]), arrays["qd"].astype(">f8"), arrays["qdd"],
+                             loads=misaligned(np.ones((c.link_count, 6))))
     assert seen and all(a.flags.aligned and a.dtype == np.float64 and a.dtype.isnative for a in seen)
 
 
