@@ -5,7 +5,7 @@ Usage: python benchmarks/call_paths.py [--json FILE] [--before FILE] [--flags "-
 Times one `CompiledSolver.inverse_dynamics` call per call kind (plain arrays, keywords,
 ``out=``, float32, integers, lists, batches of 1 and 64 states, ``mask=``, `Load`
 objects, dense loads) and the generated C in a C loop, and prints a Markdown table of
-microseconds per call (per state for the 64-state batches). ``--json`` saves the
+microseconds per call (per state for the 64-state batches; the fastest of 15 rounds). ``--json`` saves the
 numbers; ``--before`` adds a column from a file saved by another version (run it with
 that version of rbdgen importable, e.g. ``PYTHONPATH=old/checkout``).
 """
@@ -31,8 +31,9 @@ from robots import ROBOTS  # noqa: E402
 BATCH = 64
 
 
-def per_call(fn, states: int = 1, rounds: int = 7, target: float = 0.05) -> float:
-    """Median over ``rounds`` of the time of ``fn()`` in microseconds, divided by ``states``."""
+def per_call(fn, states: int = 1, rounds: int = 15, target: float = 0.02) -> float:
+    """The time of ``fn()`` in microseconds, divided by ``states``: the least over ``rounds``
+    (the least disturbed round: these are Python-level costs, and machines are shared)."""
     reps = 1
     while True:  # calibrate: a round lasts about ``target`` seconds
         t0 = time.perf_counter()
@@ -48,7 +49,7 @@ def per_call(fn, states: int = 1, rounds: int = 7, target: float = 0.05) -> floa
         for _ in range(reps):
             fn()
         times.append((time.perf_counter() - t0) / reps)
-    return 1e6 * float(np.median(times)) / states
+    return 1e6 * min(times) / states
 
 
 def call_kinds(solver) -> dict:

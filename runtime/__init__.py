@@ -13,12 +13,13 @@ from .errors import (
     SolverError,
     ValidationError,
 )
-from .fallback import NumpySolver
+from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
 from .interface import OPERATIONS, BaseState, Load
 from .builder import RobotBuilder
 from .mjcf import load_mjcf
 from .model import Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
-from .solver import CompiledSolver, load
+from .signatures import FixedBaseSolver, FloatingBaseSolver
+from .solver import CompiledSolver, FixedCompiledSolver, FloatingCompiledSolver, load
 from .urdf import load_urdf, load_urdf_string
 
 __version__ = "0.1.0"
@@ -36,6 +37,12 @@ def generate(model_or_urdf, ops=None, **options):
 __all__ = [
     "BaseState",
     "CompiledSolver",
+    "FixedBaseSolver",
+    "FixedCompiledSolver",
+    "FixedNumpySolver",
+    "FloatingBaseSolver",
+    "FloatingCompiledSolver",
+    "FloatingNumpySolver",
     "generate",
     "load",
     "Load",

@@ -213,7 +213,7 @@ class SolverBase(abc.ABC):
         G = self.generalized_count
         return (G, G) if name == "M" else (G,)
 
-    def _mask(self, mask, inputs, batch):
+    def _mask(self, mask: Optional[ArrayLike], inputs: dict, batch: bool) -> Optional[np.ndarray]:
         if mask is None:
             return None
         mask = np.asarray(mask)
@@ -227,7 +227,7 @@ class SolverBase(abc.ABC):
     def _run(self, op: str, args: tuple, loads, out: Optional[np.ndarray], mask: Optional[ArrayLike]) -> np.ndarray:
         """Validate the arguments of ``op`` (positional ones in ``args``), evaluate, return or fill ``out``."""
         inputs, batch = self._inputs(op, args, loads)
-        mask = self._mask(mask, inputs, batch)
+        checked = self._mask(mask, inputs, batch)
         (name,) = SIGNATURES[op][1]
         N = inputs["q"].shape[0]
         shape = ((N,) if batch else ()) + self._output_shape(name)
@@ -237,10 +237,11 @@ class SolverBase(abc.ABC):
             result = np.zeros(shape)  # an empty batch: nothing to evaluate
         else:
             # a contiguous ``out`` that no input overlaps may be written in place (a compiled solver does so)
-            direct = out is not None and out.flags.c_contiguous and not any(
-                np.may_share_memory(out, a) for a in inputs.values())
-            target = out.reshape((N,) + self._output_shape(name)) if direct else None
-            result = self._evaluate(op, inputs, mask, (name,), target)[name]
+            target = None
+            if out is not None and out.flags.c_contiguous and not any(np.may_share_memory(out, a)
+                                                                      for a in inputs.values()):
+                target = out.reshape((N,) + self._output_shape(name))
+            result = self._evaluate(op, inputs, checked, (name,), target)[name]
         if not batch:
             result = result[0]
         if out is None:

@@ -62,15 +62,19 @@ typedef struct {
 /* Indices into the bound context tuple (built by rbdgen.fastpath.install). */
 enum { RBDGEN_CTX_BASE_TYPE, RBDGEN_CTX_LOAD_TYPE, RBDGEN_CTX_NAMES, RBDGEN_CTX_LINK_IDS, RBDGEN_CTX_FIELDS };
 
+/* Unbatched vectors up to this length are converted into the argument's own `local` storage. */
+#define RBDGEN_LOCAL 64
+
 /* One converted array argument: `data` holds `n` (batched) or 1 (unbatched) rows of
  * `size` doubles; `stride` is 0 for an unbatched one; `owner` a new reference to a
- * converted copy, or NULL when `data` points into the caller's array. */
+ * converted copy, or NULL when `data` points into the caller's array or `local`. */
 typedef struct {
     const double *data;
     Py_ssize_t n;          /* -1: unbatched */
     Py_ssize_t stride;
     Py_ssize_t bytes;
     PyObject *owner;
+    double local[RBDGEN_LOCAL];
 } rbdgen_arg;
 
 static void rbdgen_release(rbdgen_arg *a, Py_ssize_t count)
@@ -87,6 +91,63 @@ static int rbdgen_real_kind(PyArrayObject *a)
     return kind == 'f' || kind == 'i' || kind == 'u';
 }
 
+/* An unbatched vector of `size` numbers from a flat list or tuple of Python floats
+ * and ints, or a 1-d float32, float64 or integer array of any stride, alignment
+ * and byte order, converted into `dst` without a temporary array (the common
+ * small inputs). Returns 1 when converted, -1 when the general path must decide
+ * (a bool, an integer of 2**53 or more), 0 when `value` is none of these. */
+static int rbdgen_small(PyObject *value, Py_ssize_t size, double *dst)
+{
+    Py_ssize_t i;
+    if (PyList_CheckExact(value) || PyTuple_CheckExact(value)) {
+        PyObject **items = PySequence_Fast_ITEMS(value);
+        if (PySequence_Fast_GET_SIZE(value) != size)
+            return 0;
+        for (i = 0; i < size; ++i) {
+            if (PyFloat_CheckExact(items[i])) {
+                dst[i] = PyFloat_AS_DOUBLE(items[i]);
+            } else if (PyLong_CheckExact(items[i])) {
+                dst[i] = PyLong_AsDouble(items[i]);
+                if (dst[i] == -1.0 && PyErr_Occurred()) {
+                    PyErr_Clear();
+                    return -1;
+                }
+                if (dst[i] >= 9007199254740992.0 || dst[i] <= -9007199254740992.0)
+                    return -1;
+            } else {
+                return 0; /* numpy scalars, nested lists...: NumPy's conversion */
+            }
+        }
+        return 1;
+    }
+    if (PyArray_Check(value) && PyArray_NDIM((PyArrayObject *)value) == 1
+        && PyArray_DIM((PyArrayObject *)value, 0) == size && PyArray_ISNOTSWAPPED((PyArrayObject *)value)) {
+        PyArrayObject *arr = (PyArrayObject *)value;
+        const char *p = (const char *)PyArray_DATA(arr);
+        const npy_intp step = PyArray_STRIDE(arr, 0);
+        switch (PyArray_TYPE(arr)) {
+#define RBDGEN_CONVERT(ctype, exact) \
+        for (i = 0; i < size; ++i) { \
+            ctype x; \
+            memcpy(&x, p + i * step, sizeof x); \
+            dst[i] = (double)x; \
+            if (!(exact) && (dst[i] >= 9007199254740992.0 || dst[i] <= -9007199254740992.0)) \
+                return -1; \
+        } \
+        return 1;
+        case NPY_DOUBLE: RBDGEN_CONVERT(npy_double, 1)
+        case NPY_FLOAT: RBDGEN_CONVERT(npy_float, 1)
+        case NPY_INT: RBDGEN_CONVERT(npy_int, 1)
+        case NPY_LONG: RBDGEN_CONVERT(npy_long, 0)
+        case NPY_LONGLONG: RBDGEN_CONVERT(npy_longlong, 0)
+#undef RBDGEN_CONVERT
+        default:
+            return 0;
+        }
+    }
+    return 0;
+}
+
 /* `value` as `rows` x `cols` doubles per state (cols 0: a vector of rows) into `a`:
  * shape (rows[, cols]) unbatched or (N, rows[, cols]) batched. Returns 1 on success,
  * 0 when the general path must decide (wrong type, dtype or shape, an integer too
@@ -96,8 +157,17 @@ static int rbdgen_input(PyObject *value, Py_ssize_t rows, Py_ssize_t cols, rbdge
     PyArrayObject *arr;
     PyObject *owner = NULL;
     const int per_state = cols ? 2 : 1;
-    int ndim, batched;
+    int ndim, batched, small;
     a->owner = NULL;
+    if (!cols && rows <= RBDGEN_LOCAL && (small = rbdgen_small(value, rows, a->local)) != 0) {
+        if (small < 0)
+            return 0;
+        a->data = a->local;
+        a->n = -1;
+        a->stride = 0;
+        a->bytes = rows * (Py_ssize_t)sizeof(double);
+        return 1;
+    }
     if (PyArray_Check(value)) {
         arr = (PyArrayObject *)value;
         if (!rbdgen_real_kind(arr))

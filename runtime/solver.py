@@ -1,10 +1,12 @@
 """`CompiledSolver`: the generated C, called through cffi with the `NumpySolver` API.
 
-A call of plain arrays for one state goes straight to the generated single-state
-function through a CPython entry point (`rbdgen.fastpath`). Every other call
-(batches, lists, ``out=``, ``mask=``, a failed state) is validated here and is one
-cffi call of a ``*_batch`` function, which loops over the states with the GIL
-released. A failed state's status maps to the same exception `NumpySolver` raises.
+Every usual call (one state or a batch, keywords, ``out=``, ``mask=``, loads,
+float32/integer/list inputs) goes straight to the generated single-state function
+through a CPython entry point (`rbdgen.fastpath`, ``pyentry.h``). What an entry
+point declines (unusual inputs, anything invalid, a failed state) is validated
+here and is one cffi call of a ``*_batch`` function, which loops over the states
+with the GIL released. A failed state's status maps to the same exception
+`NumpySolver` raises.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import dataclasses
 import json
 import logging
 from pathlib import Path
+from typing import Any, Dict
 
 import numpy as np
 
@@ -141,7 +144,7 @@ class CompiledSolver(SolverBase):
 
         reference = NumpySolver(self.model)
         st = random_states(self.model, samples, seed, load_links=self.link_names)
-        state = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads}
+        state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads}
         tol_id, tol_fd = TOLERANCES[self.precision]
         worst = {}
         for op in self.operations:
@@ -150,8 +153,8 @@ class CompiledSolver(SolverBase):
                 args = tuple(state[n] for n in names if n != "loads")
                 kwargs = {"loads": state["loads"]} if "loads" in names else {}
                 if op == "passive_terms":
-                    both = self.passive_terms(*args)
-                    pairs = [(both[k], v) for k, v in reference.passive_terms(*args).items()]
+                    both = getattr(self, op)(*args)
+                    pairs = [(both[k], v) for k, v in getattr(reference, op)(*args).items()]
                 else:
                     pairs = [(getattr(self, op)(*args, **kwargs), getattr(reference, op)(*args, **kwargs))]
                 tol = tol_fd if op.startswith("forward") else tol_id

@@ -1,0 +1,43 @@
+"""The Python API's type hints are consistent: mypy (the ``test`` extra) checks the modules
+listed under ``[tool.mypy]`` in pyproject.toml, and the package ships ``py.typed``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rbdgen
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_mypy_is_clean():
+    pytest.importorskip("mypy")
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_package_is_marked_typed():
+    assert (Path(rbdgen.__file__).parent / "py.typed").is_file()
+
+
+def test_public_signatures():
+    """The operations have real signatures: positional state, keyword-only options."""
+    import inspect
+
+    fixed, floating = rbdgen.FixedBaseSolver, rbdgen.FloatingBaseSolver
+    for op in rbdgen.OPERATIONS:
+        a = inspect.signature(getattr(fixed, op)).parameters
+        b = inspect.signature(getattr(floating, op)).parameters
+        assert list(b)[:2] == ["self", "base"] and list(b)[2:] == list(a)[1:]
+        keyword_only = [n for n, p in a.items() if p.kind is p.KEYWORD_ONLY]
+        assert keyword_only[-2:] == ["out", "mask"]
+        assert all(a[n].default is None for n in keyword_only)
+        doc = getattr(fixed, op).__doc__
+        for section in ("Parameters", "Returns", "Raises"):
+            assert f"\n{section}\n" in doc, (op, section)
+        assert all(f"\n{n} : " in doc for n in list(a)[1:])
