@@ -219,7 +219,7 @@ def test_python_non_finite_input(compiled, name, op):
     st = states(name)
     q = st.q.copy()
     q[1, 0] = np.nan
-    args, names = _python_args(st, op, c.floating)
+    args, _ = _python_args(st, op, c.floating)
     head = len(st.head())
     bad = args[:head] + (q,) + args[head + 1:]
     with pytest.raises(ValueError) as compiled_error:
@@ -235,7 +235,7 @@ def test_python_non_finite_input(compiled, name, op):
             getattr(c, op)(*args, loads=loads)
         assert type(info.value) is ValueError
     # bypassing the Python checks, the C's status 1 maps to InvalidInputError
-    inputs, _ = c._inputs(op, args, names, st.loads if op in LOAD_OPERATIONS else ())
+    inputs, _ = c._inputs(op, args, st.loads if op in LOAD_OPERATIONS else None)
     inputs = {k: v.copy() for k, v in inputs.items()}  # (views of the cached states)
     inputs["q"][1, 0] = np.nan
     with pytest.raises(rbdgen.InvalidInputError, match=rf"^{op}: invalid input \(state 1\)$"):
@@ -271,11 +271,11 @@ def test_python_zero_quaternion(compiled):
     st = states(FLOATING)
     zero = rbdgen.BaseState(st.translation, np.zeros((st.n, 4)), st.velocity, st.acceleration)
     for op in rbdgen.OPERATIONS:
-        args, names = _python_args(st, op, True)
+        args, _ = _python_args(st, op, True)
         with pytest.raises(ValueError, match=r"^base rotation_xyzw: zero quaternion$") as info:
             getattr(c, op)(zero, *args[1:])
         assert type(info.value) is ValueError
-        inputs, _ = c._inputs(op, args, names, ())
+        inputs, _ = c._inputs(op, args, None)
         inputs = {k: v.copy() for k, v in inputs.items()}
         inputs["quat"][2] = 0.0
         with pytest.raises(rbdgen.InvalidInputError, match=r"\(state 2\)$"):
