@@ -1,6 +1,6 @@
 """Python-level cost of each way to call a compiled solver (Panda inverse dynamics).
 
-Usage: python benchmarks/call_paths.py [--json FILE] [--before FILE] [--flags "-O2 ..."]
+Usage: python -m benchmarks.call_paths [--json FILE] [--before FILE] [--flags "-O2 ..."]
 
 Times one `CompiledSolver.inverse_dynamics` call per call kind (plain arrays, keywords,
 ``out=``, float32, integers, lists, batches of 1 and 64 states, ``mask=``, `Load`
@@ -14,19 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import rbdgen
+from tests.robots import ROBOTS
 
-import rbdgen  # noqa: E402
-from c_loop import c_loop_times  # noqa: E402
-from robots import ROBOTS  # noqa: E402
+from .c_loop import c_loop_times
 
 BATCH = 64
 
