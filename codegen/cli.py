@@ -1,6 +1,10 @@
 """The ``rbdgen`` command: generate, check and describe robots.
 
-Exit codes: 0 success, 1 a failed check (validation), 2 bad input.
+Exit codes: 0 success, 1 a failed check (validation), 2 bad input (a robot file,
+path or option: one line naming it), 3 the environment cannot build (no C
+compiler, unusable build cache, a missing optional package: one line saying what
+to install or set), 4 an
+internal error (a bug: the traceback, then one line asking to report it).
 """
 
 from __future__ import annotations
@@ -9,15 +13,33 @@ import argparse
 import logging
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from ..builder import TRAVERSALS
-from ..errors import ModelError, SolverError, ValidationError
+from ..errors import BuildError, ModelError, SolverError, ValidationError
 from ..solver import load
 from ..urdf import load_urdf
 from .generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS, generate
 
-BAD_INPUT = (ModelError, FileNotFoundError, FileExistsError, ValueError, TypeError, IsADirectoryError)
+
+
+class UsageError(Exception):
+    """A malformed command-line option (exit 2)."""
+
+
+#: Errors caused by what the user gave (a robot file, a path, an option).
+BAD_INPUT = (ModelError, UsageError, FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError,
+             PermissionError)
+
+#: Errors of the machine: no C compiler, unusable build cache, a missing optional package
+#: (xacro, MuJoCo). Anything that is neither, nor a failed check, is a bug.
+ENVIRONMENT = (BuildError, ImportError)
+
+EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL = 1, 2, 3, 4
+
+#: Tree levels `rbdgen info` indents; deeper joints are printed at this indentation with their depth.
+MAX_INDENT = 24
 
 
 class Progress:
@@ -41,15 +63,20 @@ def _pairs(items, option: str, separator: str = "="):
     out = {}
     for item in items or ():
         name, sep, value = item.partition(separator)
-        if not sep:
-            raise ValueError(f"{option} expects NAME{separator}VALUE, got {item!r}")
+        if not sep or not name:
+            raise UsageError(f"{option} expects NAME{separator}VALUE, got {item!r}")
         out[name] = value
     return out or None
 
 
 def _armature(items):
-    pairs = _pairs(items, "--armature")
-    return pairs and {name: float(value) for name, value in pairs.items()}
+    pairs = _pairs(items, "--armature") or {}
+    for name, value in pairs.items():
+        try:
+            pairs[name] = float(value)
+        except ValueError:
+            raise UsageError(f"--armature {name}={value}: the value is not a number") from None
+    return pairs or None
 
 
 def _load_options(args) -> dict:
@@ -95,7 +122,7 @@ def _validate(solver, progress: Progress, samples: int) -> int:
     except ValidationError as exc:
         progress.done()
         print(f"FAILED: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_CHECK_FAILED
     progress.done()
     print("  validation (worst normwise relative error vs the NumPy engine):")
     for op, err in worst.items():
@@ -126,16 +153,23 @@ def cmd_info(args, progress: Progress) -> int:
             print(f"    mimic: {j.name}, {j.kind}, {parent}: {j.mimic.multiplier!r} * {j.mimic.joint} "
                   f"+ {j.mimic.offset!r}")
     print("  tree:")
-    root = model.links[0].name
-
-    def show(body: int, depth: int):
-        for child in model.children(body):
-            print(f"    {'  ' * depth}{model.joints[child].name}")
-            show(child, depth + 1)
-
-    print(f"    {root}")
-    show(-1, 1)
+    print(f"    {model.links[0].name}")
+    for body, depth in _depth_first(model):
+        indent = "  " * min(depth, MAX_INDENT)
+        print(f"    {indent}{model.joints[body].name}" + (f"  (depth {depth})" if depth > MAX_INDENT else ""))
     return 0
+
+
+def _depth_first(model):
+    """(body, depth) of every joint, depth first in joint order, without recursion (trees may be deep)."""
+    children = {}
+    for i, joint in enumerate(model.joints):
+        children.setdefault(joint.parent, []).append(i)
+    stack = [(body, 1) for body in reversed(children.get(-1, []))]
+    while stack:
+        body, depth = stack.pop()
+        yield body, depth
+        stack.extend((child, depth + 1) for child in reversed(children.get(body, [])))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -185,10 +219,17 @@ def main(argv=None) -> int:
         return args.run(args, Progress(args.quiet))
     except BAD_INPUT as exc:
         print(f"\nrbdgen: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except SolverError as exc:
         print(f"\nrbdgen: check failed: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_CHECK_FAILED
+    except ENVIRONMENT as exc:
+        print(f"\nrbdgen: {'cannot build: ' if isinstance(exc, BuildError) else ''}{exc}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    except Exception:  # a bug: show where
+        traceback.print_exc()
+        print("rbdgen: internal error (the traceback above); please report it", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

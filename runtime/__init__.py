@@ -5,6 +5,9 @@ xacro and MuJoCo are imported only to read those formats.
 """
 
 from .errors import (
+    BuildError,
+    CacheError,
+    CompilerNotFoundError,
     IllConditionedError,
     InvalidInputError,
     ModelError,
@@ -36,7 +39,10 @@ def generate(model_or_urdf, ops=None, **options):
 
 __all__ = [
     "BaseState",
+    "BuildError",
+    "CacheError",
     "CompiledSolver",
+    "CompilerNotFoundError",
     "FixedBaseSolver",
     "FixedCompiledSolver",
     "FixedNumpySolver",

@@ -1,31 +1,74 @@
 """Compile generated C through cffi (API mode) into a content-addressed cache, and load it.
 
 The cache key hashes the sources (which embed the generator version and the
-model digest), the cffi declarations, the compiler flags, cffi's and NumPy's
-versions and the Python ABI. A build happens in a private temporary folder inside the cache
-and is installed with one ``os.rename``: two processes building the same robot
-at once both succeed, and a reader never sees a half-written module.
+model digest), the cffi declarations, the compiler flags, the compiler settings
+taken from the environment (``CC``, ``CFLAGS``, ...), cffi's and NumPy's
+versions, the Python ABI and the entry layout.
 
-Only numpy and cffi are needed (plus setuptools on Python >= 3.12, which cffi
-compiles with), so `rbdgen.load` works without the code-generation extra.
+An entry is a folder ``<cache>/<key>`` holding the built library and a record
+(``entry.json``) of its file name, size in bytes and SHA-256. An entry is used
+only if the library matches its record (checked before the library is opened, so
+a truncated or overwritten file never reaches the dynamic loader) and imports. A
+missing, broken or unimportable entry is built again: the build happens in a
+private temporary folder inside the cache, the broken entry is first moved aside
+(renamed, then deleted) and the new one is installed with one ``os.rename``. Two
+processes building the same entry at once both succeed with one installed
+artifact (the first rename wins, the other process loads the winner), and a
+reader never sees a half-written entry.
+
+Every translation unit (the generated ``.c`` files and cffi's wrapper) is
+compiled to an object by its own compiler process, on all the cores this process
+may use, and the objects are linked into one extension (setuptools does the
+compiling and linking, with Python's flags for extensions).
+
+When the cache folder cannot be used (it is a file, cannot be created or is not
+writable) the build stops with a `CacheError` whose one-line message names the
+folder and says to set ``RBDGEN_CACHE``: a silent fallback to a temporary
+folder would compile again in every process. A read-only cache whose entries are
+valid still loads. No C compiler, no Python headers or no setuptools raise
+`CompilerNotFoundError`, a compiler failure `BuildError`.
+
+Needs numpy, cffi and setuptools (what cffi compiles with), not the
+code-generation extra, so `rbdgen.load` works without jinja2 or CasADi.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.machinery
 import importlib.util
+import io
+import json
 import logging
 import os
 import shutil
 import sys
+import sysconfig
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from .errors import BuildError, CacheError, CompilerNotFoundError
 
 log = logging.getLogger(__name__)
 
 #: Flags for builds where speed matters; tests pass -O1 where it does not.
 DEFAULT_FLAGS = ("-O2", "-g0", "-std=c99", "-fno-math-errno")
+
+#: The record of an entry's library (file name, size, SHA-256).
+RECORD = "entry.json"
+
+#: Part of the key: entries of another layout are never looked at.
+LAYOUT = "entry.json 1"
+
+#: Environment variables that change what setuptools compiles with (part of the key).
+COMPILER_ENVIRONMENT = ("CC", "CFLAGS", "CPPFLAGS", "LDSHARED", "LDFLAGS", "ARCHFLAGS")
+
+#: Attempts to find or build a working entry (each one after another process broke it).
+ATTEMPTS = 3
+
+_NO_COMPILER_HINT = "rbdgen.NumpySolver works without a compiler"
 
 
 def cache_dir() -> Path:
@@ -45,8 +88,9 @@ def build_key(files: dict, cdef: str, flags) -> str:
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(name.encode() + b"\0" + files[name].encode() + b"\0")
-    for part in (cdef, " ".join(flags), cffi.__version__, numpy.__version__, sys.implementation.cache_tag,
-                 sys.platform):
+    compiler = " ".join(f"{v}={os.environ.get(v, '')}" for v in COMPILER_ENVIRONMENT)
+    for part in (cdef, " ".join(flags), compiler, cffi.__version__, numpy.__version__, sys.implementation.cache_tag,
+                 sys.platform, LAYOUT):
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()[:24]
 
@@ -55,64 +99,214 @@ def module_name(prefix: str, key: str) -> str:
     return f"_rbdgen_{prefix}_{key}"
 
 
-def compile_module(files: dict, prefix: str, cdef: str, flags=DEFAULT_FLAGS, cache=None) -> Path:
-    """Build (or find in the cache) the extension for ``files``; returns its folder.
+def load_extension(files: dict, prefix: str, cdef: str, flags=DEFAULT_FLAGS, cache=None):
+    """The compiled extension of ``files``: imported from the cache, or built, installed and imported.
 
-    Every ``.c`` in ``files`` is compiled into it, with NumPy's headers on the include path.
+    Every ``.c`` in ``files`` is compiled into it, with NumPy's headers on the include
+    path; ``cdef`` declares what cffi exposes. ``cache`` defaults to `cache_dir`. A
+    process imports an extension once: later calls with the same key return it.
+    Raises `CompilerNotFoundError`, `CacheError` or `BuildError` (one-line messages).
     """
-    import cffi
-    import numpy
-
     flags = tuple(flags)
     key = build_key(files, cdef, flags)
-    root = Path(cache) if cache is not None else cache_dir()
-    target = root / key
-    if (target / "module").is_file():
-        log.debug("cache hit %s", target)
-        return target
-    root.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=root))
-    try:
-        src = work / "src"
-        src.mkdir()
-        for name, text in files.items():
-            (src / name).write_text(text)
-        ffi = cffi.FFI()
-        ffi.cdef(cdef)
-        name = module_name(prefix, key)
-        ffi.set_source(
-            name,
-            f'#include "{prefix}.h"\n{cdef}',  # cdef: C prototypes, some defined outside the header
-            sources=[str(src / n) for n in sorted(files) if n.endswith(".c")],
-            include_dirs=[str(src), numpy.get_include()],
-            extra_compile_args=list(flags),
-        )
-        log.info("compiling %s (%s)", prefix, " ".join(flags))
-        built = Path(ffi.compile(tmpdir=str(work / "build"), verbose=False))
-        final = work / "final"
-        final.mkdir()
-        shutil.copy2(built, final / built.name)
-        (final / "module").write_text(built.name)
-        try:
-            os.rename(final, target)
-        except OSError:
-            if not (target / "module").is_file():
-                raise
-            log.debug("another process installed %s first", target)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return target
-
-
-def load_module(folder: Path):
-    """Import the compiled extension installed in ``folder`` (once per process)."""
-    path = folder / (folder / "module").read_text().strip()
-    name = path.name.split(".")[0]  # the module name cffi built, e.g. _rbdgen_panda_<key>
+    name = module_name(prefix, key)
     if name in sys.modules:
         return sys.modules[name]
+    root = Path(cache) if cache is not None else cache_dir()
+    entry = root / key
+    for _ in range(ATTEMPTS):
+        problem = _problem(entry, name)
+        if problem is None:
+            try:
+                return _import(name, entry)
+            except ImportError as exc:
+                problem = f"it does not import: {exc}"
+        if problem != ABSENT:
+            log.warning("rebuilding the cache entry %s: %s", entry, problem)
+            _discard(entry, root)
+        _build(files, prefix, cdef, flags, name, root, entry)
+    raise BuildError(f"the cache entry {entry} is broken again after {ATTEMPTS} builds ({problem}); "
+                     f"delete it, or set RBDGEN_CACHE to another folder")
+
+
+# -- entries -------------------------------------------------------------------------------------
+ABSENT = "absent"
+
+
+def _problem(entry: Path, name: str):
+    """What is wrong with ``entry``: None if its library (extension ``name``) matches its record,
+    `ABSENT` if there is no entry."""
+    if not entry.exists():
+        return ABSENT
+    try:
+        record = json.loads((entry / RECORD).read_text())
+        library, size, sha256 = record["library"], record["bytes"], record["sha256"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # missing, unreadable, not JSON, not a record
+        return f"no valid record ({type(exc).__name__}: {exc})"
+    if not (isinstance(library, str) and library.startswith(name + ".") and Path(library).name == library):
+        return f"the record names {library!r}, not a library of this entry"
+    try:
+        actual = (entry / library).stat().st_size
+        if actual != size:
+            return f"the library has {actual} bytes, the record says {size}"
+        if _sha256(entry / library) != sha256:
+            return "the library's SHA-256 differs from the record's"
+    except OSError as exc:
+        return f"the library cannot be read ({exc})"
+    return None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _import(name: str, entry: Path):
+    """Import the extension of a verified entry (registered in ``sys.modules``)."""
+    path = entry / json.loads((entry / RECORD).read_text())["library"]
     loader = importlib.machinery.ExtensionFileLoader(name, str(path))
     spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     sys.modules[name] = module
     return module
+
+
+def _discard(entry: Path, root: Path):
+    """Move a broken entry aside and delete it (another process may have done so first)."""
+    with _cache_access(root):
+        trash = Path(tempfile.mkdtemp(prefix=f".broken-{entry.name}-", dir=root))
+    try:
+        os.rename(entry, trash / "entry")
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise _cache_error(root, exc) from None
+    finally:
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+def _install(folder: Path, entry: Path):
+    """Rename the complete entry ``folder`` to ``entry``; if another process installed one first, keep that."""
+    try:
+        os.rename(folder, entry)
+    except OSError as exc:
+        if not entry.exists():
+            raise _cache_error(entry.parent, exc) from None
+        log.debug("another process installed %s first", entry)
+
+
+@contextlib.contextmanager
+def _cache_access(root: Path):
+    """Turns an `OSError` on the cache folder into a one-line `CacheError`."""
+    try:
+        yield
+    except OSError as exc:
+        raise _cache_error(root, exc) from None
+
+
+def _cache_error(root: Path, exc: OSError) -> CacheError:
+    if root.is_file() or any(p.is_file() for p in root.parents):
+        reason = "it is a file, or inside a file, not a folder"
+    else:
+        reason = exc.strerror or str(exc)
+    return CacheError(f"cannot use the build cache {root}: {reason}; set RBDGEN_CACHE (or pass cache=) "
+                      f"to a writable folder")
+
+
+# -- building ------------------------------------------------------------------------------------
+def _build(files: dict, prefix: str, cdef: str, flags: tuple, name: str, root: Path, entry: Path):
+    """Compile ``files`` in a private folder of the cache and install the result as ``entry``."""
+    with _cache_access(root):
+        root.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".build-{entry.name}-", dir=root))
+    try:
+        library = _compile(files, prefix, cdef, flags, name, work)
+        final = work / "entry"
+        final.mkdir()
+        os.rename(library, final / library.name)
+        record = {"library": library.name, "bytes": (final / library.name).stat().st_size,
+                  "sha256": _sha256(final / library.name)}
+        (final / RECORD).write_text(json.dumps(record) + "\n")
+        _install(final, entry)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _compile(files: dict, prefix: str, cdef: str, flags: tuple, name: str, work: Path) -> Path:
+    """Build the extension ``name`` in ``work``: one compiler process per translation unit, then one link."""
+    import cffi
+    import numpy
+
+    try:
+        from setuptools import Distribution, Extension
+        from setuptools.command.build_ext import build_ext
+        from setuptools.errors import CompileError, LinkError
+    except ImportError as exc:
+        raise CompilerNotFoundError(f"setuptools is needed to compile ({exc}); `pip install setuptools`; "
+                                    f"{_NO_COMPILER_HINT}") from None
+    src = work / "src"
+    src.mkdir()
+    for file, text in files.items():
+        (src / file).write_text(text)
+    ffi = cffi.FFI()
+    ffi.cdef(cdef)
+    ffi.set_source(name, f'#include "{prefix}.h"\n{cdef}')  # cdef: C prototypes, some defined outside the header
+    wrapper = src / f"{name}.c"
+    with contextlib.redirect_stdout(io.StringIO()):  # cffi prints "generating <file>"
+        ffi.emit_c_code(str(wrapper))
+    sources = [str(wrapper)] + [str(src / n) for n in sorted(files) if n.endswith(".c")]
+    extension = Extension(name, sources=sources, include_dirs=[str(src), numpy.get_include()],
+                          extra_compile_args=list(flags))
+
+    class ParallelBuild(build_ext):
+        def build_extensions(self):
+            _require_compiler(self.compiler)
+            self.compiler.compile = _in_parallel(self.compiler.compile)
+            super().build_extensions()
+
+    command = ParallelBuild(Distribution({"ext_modules": [extension]}))
+    command.build_lib = command.build_temp = str(work / "build")
+    command.ensure_finalized()
+    log.info("compiling %s: %d translation units (%s)", prefix, len(sources), " ".join(flags))
+    try:
+        command.run()
+    except (CompileError, LinkError) as exc:
+        raise BuildError(f"compiling {prefix} failed: {exc} (the compiler's messages are above)") from None
+    [library] = command.get_outputs()
+    return Path(library)
+
+
+def _in_parallel(compile_serially):
+    """``CCompiler.compile`` running one compiler process per source, largest first, on all usable cores."""
+
+    def compile(sources, **options):
+        jobs = min(len(sources), _cores())
+        with ThreadPoolExecutor(max(jobs, 1)) as pool:
+            objects = {s: pool.submit(compile_serially, [s], **options)
+                       for s in sorted(sources, key=os.path.getsize, reverse=True)}
+            return [obj for s in sources for obj in objects[s].result()]
+
+    return compile
+
+
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _require_compiler(compiler):
+    """Raise `CompilerNotFoundError` if the compiler setuptools chose, or Python's headers, are missing."""
+    command = getattr(compiler, "compiler_so", None)  # Unix compilers; MSVC is found by setuptools itself
+    if command and shutil.which(command[0]) is None:
+        origin = " (from $CC)" if os.environ.get("CC") else ""
+        raise CompilerNotFoundError(f"no C compiler: {command[0]!r}{origin} was not found; install gcc or clang "
+                                    f"(e.g. `apt install build-essential`) or set CC; {_NO_COMPILER_HINT}")
+    include = Path(sysconfig.get_paths()["include"])
+    if not (include / "Python.h").is_file():
+        raise CompilerNotFoundError(f"Python's C headers are missing ({include / 'Python.h'}); install the Python "
+                                    f"development package (e.g. `apt install python3-dev`); {_NO_COMPILER_HINT}")

@@ -2,7 +2,9 @@
 
 `ModelError` is raised while a robot description is read or validated.
 `SolverError` and its subclasses are raised by the dynamics operations; the
-generated C returns the matching status code (see `STATUS`).
+generated C returns the matching status code (see `STATUS`). `BuildError` and its
+subclasses are raised when the generated C cannot be compiled or loaded; their
+message is one line that says what to install or set.
 """
 
 from __future__ import annotations
@@ -49,6 +51,18 @@ class NonFiniteError(SolverError):
 
     status = 4
     reason = "numerical failure (non-finite result)"
+
+
+class BuildError(RuntimeError):
+    """The generated C could not be compiled, or the built library could not be loaded."""
+
+
+class CompilerNotFoundError(BuildError):
+    """This machine cannot compile C extensions (no C compiler, no Python headers, no setuptools)."""
+
+
+class CacheError(BuildError):
+    """The build cache folder cannot be used (a file, unwritable, not creatable)."""
 
 
 class ValidationError(RuntimeError):

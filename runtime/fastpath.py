@@ -1,6 +1,6 @@
 """Single-state CPython entry points of a compiled solver (see ``pyentry.h``).
 
-`entry_files` writes the per-robot C that `build.compile_module` compiles into the
+`entry_files` writes the per-robot C that `build.load_extension` compiles into the
 same extension as the generated code: one `rbdgen_kernel` adapter and one
 `rbdgen_entry` per single-output operation, and an exported
 ``<prefix>_python_function(index, fallback, context)``. `install` binds them

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import fastpath
 from .algorithms.operations import SIGNATURES, derivative_outputs, input_names
-from .build import DEFAULT_FLAGS, compile_module, load_module
+from .build import DEFAULT_FLAGS, load_extension
 from .errors import STATUS, ValidationError
 from .interface import SolverBase, flat_inputs, unflatten
 from .model import RobotModel
@@ -56,7 +56,7 @@ class CompiledSolver(SolverBase):
         cdef, entry_points = manifest["cdef"], bool(fastpath.operations(manifest))
         if entry_points:
             files, cdef = {**files, **fastpath.entry_files(manifest)}, cdef + fastpath.cdef(self.prefix)
-        self._module = load_module(compile_module(files, self.prefix, cdef, flags, cache))
+        self._module = load_extension(files, self.prefix, cdef, flags, cache)
         self._ffi, self._lib = self._module.ffi, self._module.lib
         self._real = "double" if self.precision == "double" else "float"
         if entry_points:

@@ -1,20 +1,24 @@
 """The build cache (`rbdgen.build`), `rbdgen.load` without the code-generation extra,
 and `Generated.write`.
 
-All builds are of the double pendulum (the quickest robot), into per-test cache folders.
+Solver builds are of the double pendulum (the quickest robot), into per-test cache
+folders; the compiler's plumbing is tested on a few lines of C. A damaged entry is
+loaded in a subprocess: a library that reached the dynamic loader truncated would
+kill the process with SIGBUS.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
 
-import cffi
 import numpy as np
 import pytest
 
@@ -27,21 +31,36 @@ NAME = "double_pendulum"
 TESTS = Path(__file__).resolve().parent
 Q = np.array([[0.3, -0.7], [1.1, 0.2]])
 
+#: A two-file extension: the compiler's plumbing without a robot.
+TINY = {"tiny.h": "int tiny_a(int x);\nint tiny_b(int x);\n",
+        "a.c": '#include "tiny.h"\nint tiny_a(int x) { return tiny_b(x) + 1; }\n',
+        "b.c": '#include "tiny.h"\nint tiny_b(int x) { return 2 * x; }\n'}
+TINY_CDEF = "int tiny_a(int x);\nint tiny_b(int x);\n"
+
 
 def _entries(cache: Path) -> list:
-    """Installed cache entries (folders with a module)."""
-    return sorted(p for p in cache.iterdir() if (p / "module").is_file())
+    """Installed cache entries (folders with a record)."""
+    return sorted(p for p in cache.iterdir() if (p / build.RECORD).is_file())
 
 
 def _temporaries(cache: Path) -> list:
     return sorted(p.name for p in cache.iterdir() if p.name.startswith("."))
 
 
+def _library(entry: Path) -> Path:
+    return entry / json.loads((entry / build.RECORD).read_text())["library"]
+
+
 def _no_compiler(monkeypatch):
-    def refuse(self, *args, **kwargs):
+    def refuse(*args, **kwargs):
         raise AssertionError("the C compiler was called (cache miss)")
 
-    monkeypatch.setattr(cffi.FFI, "compile", refuse)
+    monkeypatch.setattr(build, "_compile", refuse)
+
+
+def _unique_flags(request) -> tuple:
+    """`TEST_FLAGS` plus a macro naming the test: a key no other test (or earlier import) has."""
+    return TEST_FLAGS + (f"-DRBDGEN_TEST_{abs(hash(request.node.nodeid))}",)
 
 
 def test_second_compile_is_a_cache_hit(tmp_path, monkeypatch, generated):
@@ -68,67 +87,277 @@ def test_second_compile_is_a_cache_hit(tmp_path, monkeypatch, generated):
     assert len(_entries(cache)) == 1 and not _temporaries(cache)
 
 
-def test_key_covers_sources_cdef_and_flags():
+def test_key_covers_sources_cdef_flags_and_compiler(monkeypatch):
     files = {"a.c": "int x;", "a.h": ""}
     key = build.build_key(files, "int f(void);", TEST_FLAGS)
     assert key == build.build_key(dict(files), "int f(void);", tuple(TEST_FLAGS))
     assert key != build.build_key({**files, "a.c": "int y;"}, "int f(void);", TEST_FLAGS)
+    assert key != build.build_key({**files, "b.c": ""}, "int f(void);", TEST_FLAGS)
     assert key != build.build_key(files, "int g(void);", TEST_FLAGS)
     assert key != build.build_key(files, "int f(void);", TEST_FLAGS[:-1])
+    monkeypatch.setenv("CC", "clang")
+    assert key != build.build_key(files, "int f(void);", TEST_FLAGS)
 
 
-def test_rbdgen_cache_chooses_the_folder(tmp_path, monkeypatch, generated):
+def test_rbdgen_cache_chooses_the_folder(tmp_path, monkeypatch, generated, request):
     folder = tmp_path / "from-env"
     monkeypatch.setenv("RBDGEN_CACHE", str(folder))
     assert build.cache_dir() == folder
-    s = generated(NAME).compile(flags=TEST_FLAGS, samples=2)  # no cache argument: $RBDGEN_CACHE
+    s = generated(NAME).compile(flags=_unique_flags(request), samples=2)  # no cache argument: $RBDGEN_CACHE
     assert len(_entries(folder)) == 1
     assert np.array_equal(s.mass_matrix(Q), solver(NAME).mass_matrix(Q))
     monkeypatch.delenv("RBDGEN_CACHE")
     assert build.cache_dir() != folder
 
 
-BUILDER = textwrap.dedent("""\
-    import json, os, sys, time
-    sys.path.insert(0, {tests!r})
-    import rbdgen
-    from robots import ROBOTS
+# -- compiling -----------------------------------------------------------------------------------
+def test_every_translation_unit_is_compiled_and_linked(tmp_path, request):
+    """Two .c files (one calls the other) become one extension; the entry's record matches its library."""
+    module = build.load_extension(TINY, "tiny", TINY_CDEF, _unique_flags(request), tmp_path)
+    assert module.lib.tiny_b(20) == 40 and module.lib.tiny_a(20) == 41
+    [entry] = _entries(tmp_path)
+    record = json.loads((entry / build.RECORD).read_text())
+    library = _library(entry)
+    assert record["bytes"] == library.stat().st_size
+    assert record["sha256"] == build._sha256(library)
+    assert sorted(p.name for p in entry.iterdir()) == sorted([build.RECORD, library.name])
+    assert not _temporaries(tmp_path)
 
-    cache, go = sys.argv[1], sys.argv[2]
-    g = rbdgen.generate(ROBOTS[{name!r}].path, prefix={name!r})
-    print("READY", flush=True)
-    deadline = time.time() + 60
-    while not os.path.exists(go) and time.time() < deadline:
-        time.sleep(0.005)
-    s = g.compile(flags={flags!r}, cache=cache, samples=2)
+
+def test_sources_are_compiled_one_process_each(tmp_path):
+    """The parallel `compile` hands each source to its own call and returns the objects in source order."""
+    sizes = {"small.c": 10, "large.c": 1000, "medium.c": 100}
+    sources = []
+    for name, size in sizes.items():
+        (tmp_path / name).write_text("x" * size)
+        sources.append(str(tmp_path / name))
+    calls = []
+
+    def compile_serially(batch, **options):
+        calls.append((batch, options))
+        return [batch[0][:-2] + ".o"]
+
+    objects = build._in_parallel(compile_serially)(sources, output_dir="out", extra_postargs=["-O1"])
+    assert objects == [s[:-2] + ".o" for s in sources]
+    assert sorted(batch for batch, _ in calls) == sorted([s] for s in sources)
+    assert all(options == {"output_dir": "out", "extra_postargs": ["-O1"]} for _, options in calls)
+
+
+def test_no_compiler_is_one_line(tmp_path, monkeypatch, request):
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    with pytest.raises(rbdgen.CompilerNotFoundError) as info:
+        build.load_extension(TINY, "tiny", TINY_CDEF, _unique_flags(request), tmp_path / "cache")
+    message = str(info.value)
+    assert "\n" not in message and "no-such-cc" in message and "$CC" in message
+    assert "install" in message and "rbdgen.NumpySolver works without a compiler" in message
+    assert info.value.__cause__ is None  # no chained cffi/setuptools traceback
+    assert info.value.__context__ is None or info.value.__suppress_context__
+    assert not _entries(tmp_path / "cache") and not _temporaries(tmp_path / "cache")
+
+
+def test_no_python_headers_is_one_line(tmp_path, monkeypatch, request):
+    real = build.sysconfig.get_paths
+
+    monkeypatch.setattr(build.sysconfig, "get_paths", lambda *a, **k: {**real(*a, **k), "include": str(tmp_path)})
+    with pytest.raises(rbdgen.CompilerNotFoundError, match=r"Python.h.*python3-dev.*NumpySolver") as info:
+        build.load_extension(TINY, "tiny", TINY_CDEF, _unique_flags(request), tmp_path / "cache")
+    assert "\n" not in str(info.value)
+
+
+def test_a_compiler_error_is_a_build_error(tmp_path, request, capfd):
+    broken = {**TINY, "b.c": "int tiny_b(int x) { return x +; }\n"}
+    with pytest.raises(rbdgen.BuildError, match=r"compiling tiny failed: .*messages are above") as info:
+        build.load_extension(broken, "tiny", TINY_CDEF, _unique_flags(request), tmp_path)
+    assert "\n" not in str(info.value) and type(info.value) is rbdgen.BuildError
+    assert "b.c" in capfd.readouterr().err  # the compiler's own message
+    assert not _entries(tmp_path) and not _temporaries(tmp_path)
+
+
+# -- unusable cache folders ----------------------------------------------------------------------
+def _unusable(tmp_path, case) -> Path:
+    if case == "a file":
+        (tmp_path / "cache").write_text("not a folder")
+        return tmp_path / "cache"
+    if case == "inside a file":
+        (tmp_path / "file").write_text("not a folder")
+        return tmp_path / "file" / "cache"
+    if case == "under /proc":
+        if not Path("/proc/self").is_dir():
+            pytest.skip("no /proc")
+        return Path("/proc/rbdgen-cache")
+    assert case == "unwritable"
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache").chmod(0o555)
+    return tmp_path / "cache"
+
+
+@pytest.mark.parametrize("case", ["a file", "inside a file", "under /proc", "unwritable"])
+def test_an_unusable_cache_is_one_line(tmp_path, generated, request, case):
+    """Each ends in a working solver (an unwritable folder is writable for root) or one `CacheError`
+    line naming the folder and RBDGEN_CACHE."""
+    cache = _unusable(tmp_path, case)
+    try:
+        s = generated(NAME).compile(flags=_unique_flags(request), cache=cache, samples=2)
+    except rbdgen.CacheError as exc:
+        message = str(exc)
+        assert "\n" not in message and str(cache) in message and "set RBDGEN_CACHE" in message, message
+        if "file" in case:
+            assert "it is a file, or inside a file, not a folder" in message
+    else:
+        assert case == "unwritable" and os.access(cache, os.W_OK)
+        assert np.array_equal(s.mass_matrix(Q), solver(NAME).mass_matrix(Q))
+    finally:
+        if case == "unwritable":
+            cache.chmod(0o755)
+
+
+# -- damaged entries -----------------------------------------------------------------------------
+def _rewrite_record(entry: Path, **changes):
+    path = entry / build.RECORD
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+
+
+def _not_a_library(entry: Path):
+    """Random bytes with a matching record: only the import check can catch it."""
+    data = os.urandom(_library(entry).stat().st_size)
+    _library(entry).write_bytes(data)
+    _rewrite_record(entry, sha256=hashlib.sha256(data).hexdigest())
+
+
+DAMAGE = {
+    "truncated": lambda e: os.truncate(_library(e), _library(e).stat().st_size // 2),
+    "random bytes": lambda e: _library(e).write_bytes(os.urandom(_library(e).stat().st_size)),
+    "empty": lambda e: _library(e).write_bytes(b""),
+    "library missing": lambda e: _library(e).unlink(),
+    "record missing": lambda e: (e / build.RECORD).unlink(),
+    "random record": lambda e: (e / build.RECORD).write_bytes(os.urandom(300)),
+    "record names another file": lambda e: _rewrite_record(e, library="../../elsewhere.so"),
+    "not a library": _not_a_library,
+}
+
+LOAD = textwrap.dedent("""\
+    import json, os, sys, time
+    import rbdgen
+
+    folder, cache, go = sys.argv[1:4]
+    if go != "-":  # wait for the sibling process(es)
+        print("READY", flush=True)
+        deadline = time.time() + 60
+        while not os.path.exists(go) and time.time() < deadline:
+            time.sleep(0.005)
+    s = rbdgen.load(folder, {flags!r}, cache)
     print(json.dumps(s.mass_matrix([[0.3, -0.7], [1.1, 0.2]]).tolist()))
 """)
 
 
-def test_two_processes_build_the_same_robot(tmp_path):
-    """Two processes start the same build at the same moment into an empty cache: both
-    succeed, and the cache holds one installed entry and no temporary folders."""
-    cache, go = tmp_path / "cache", tmp_path / "go"
-    script = tmp_path / "builder.py"
-    script.write_text(BUILDER.format(tests=str(TESTS), name=NAME, flags=TEST_FLAGS))
-    procs = [subprocess.Popen([sys.executable, str(script), str(cache), str(go)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+@pytest.fixture(scope="module")
+def pendulum(tmp_path_factory, generated):
+    """(written folder, a cache holding its one entry, the loader script). The flags make a key
+    of their own: an extension this process has imported is not looked up in the cache again."""
+    base = tmp_path_factory.mktemp("pendulum")
+    folder = generated(NAME).write(base / NAME)
+    cache = base / "cache"
+    flags = TEST_FLAGS + ("-DRBDGEN_TEST_DAMAGED_ENTRIES",)
+    rbdgen.load(folder, flags, cache)
+    script = base / "load.py"
+    script.write_text(LOAD.format(flags=flags))
+    return folder, cache, script
+
+
+def _load_in_processes(pendulum, cache: Path, count: int, go: Path = None) -> list:
+    """Load the pendulum from ``cache`` in ``count`` processes (released together by the file ``go``)."""
+    folder, _, script = pendulum
+    procs = [subprocess.Popen([sys.executable, str(script), str(folder), str(cache), str(go or "-")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(count)]
     try:
-        for p in procs:  # both have generated their sources: release them together
-            line = p.stdout.readline()
-            assert line.strip() == "READY", line + p.stderr.read()
-        go.touch()
+        if go is not None:
+            for p in procs:  # all have imported rbdgen: release them together
+                line = p.stdout.readline()
+                assert line.strip() == "READY", line + p.stderr.read()
+            go.touch()
         results = [p.communicate(timeout=240) for p in procs]
     finally:
         for p in procs:
             if p.poll() is None:
                 p.kill()
     for p, (out, err) in zip(procs, results):
-        assert p.returncode == 0, err
-        assert np.array_equal(np.array(json.loads(out.strip().splitlines()[-1])), solver(NAME).mass_matrix(Q)), out
-    assert len(_entries(cache)) == 1
-    assert not _temporaries(cache), _temporaries(cache)
-    assert [p.name for p in cache.iterdir()] == [_entries(cache)[0].name]
+        assert p.returncode == 0, f"exit {p.returncode}: {err}"
+        M = np.array(json.loads(out.strip().splitlines()[-1]))
+        assert np.array_equal(M, solver(NAME).mass_matrix(Q)), out
+    return [err for _, err in results]
+
+
+def _one_good_entry(cache: Path) -> Path:
+    [entry] = _entries(cache)
+    assert [p.name for p in cache.iterdir()] == [entry.name], _temporaries(cache)  # nothing else left
+    name = _library(entry).name.split(".")[0]
+    assert build._problem(entry, name) is None
+    return entry
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_entry_is_found(tmp_path, pendulum, damage):
+    cache = tmp_path / "cache"
+    shutil.copytree(pendulum[1], cache)
+    [entry] = _entries(cache)
+    name = _library(entry).name.split(".")[0]
+    assert build._problem(entry, name) is None
+    DAMAGE[damage](entry)
+    problem = build._problem(entry, name)
+    if damage == "not a library":  # only importing it tells
+        assert problem is None
+    else:
+        assert problem not in (None, build.ABSENT), problem
+
+
+@pytest.mark.parametrize("damage", ["truncated", "random bytes", "empty", "library missing", "not a library"])
+def test_a_damaged_entry_is_rebuilt(tmp_path, pendulum, damage):
+    """A damaged entry never reaches the dynamic loader (a truncated library would SIGBUS): the
+    next process logs one warning naming the entry, rebuilds it and works."""
+    cache = tmp_path / "cache"
+    shutil.copytree(pendulum[1], cache)
+    [entry] = _entries(cache)
+    DAMAGE[damage](entry)
+    [err] = _load_in_processes(pendulum, cache, 1)
+    assert err.count("rebuilding the cache entry") == 1 and str(entry) in err, err
+    assert _one_good_entry(cache).name == entry.name
+
+
+def test_an_empty_entry_folder_is_rebuilt(tmp_path, pendulum):
+    cache = tmp_path / "cache"
+    shutil.copytree(pendulum[1], cache)
+    [entry] = _entries(cache)
+    shutil.rmtree(entry)
+    entry.mkdir()
+    _load_in_processes(pendulum, cache, 1)
+    assert _one_good_entry(cache).name == entry.name
+
+
+def test_a_read_only_cache_with_a_good_entry_loads(tmp_path, pendulum):
+    cache = tmp_path / "cache"
+    shutil.copytree(pendulum[1], cache)
+    folders = [cache, *_entries(cache)]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        [err] = _load_in_processes(pendulum, cache, 1)
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
+    assert err == ""
+    _one_good_entry(cache)
+
+
+@pytest.mark.parametrize("start", ["empty cache", "truncated entry"])
+def test_two_processes_race(tmp_path, pendulum, start):
+    """Two processes load the same robot at the same moment, into an empty cache or one whose
+    entry is truncated: both work, and the cache ends with one good entry and nothing else."""
+    cache = tmp_path / "cache"
+    if start == "truncated entry":
+        shutil.copytree(pendulum[1], cache)
+        DAMAGE["truncated"](_entries(cache)[0])
+    _load_in_processes(pendulum, cache, 2, go=tmp_path / "go")
+    _one_good_entry(cache)
 
 
 LOADER = textwrap.dedent("""\

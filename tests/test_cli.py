@@ -1,5 +1,5 @@
 """The ``rbdgen`` command (`rbdgen.codegen.cli`): info, generate, check; exit codes
-0 (success), 1 (a failed check), 2 (bad input).
+0 (success), 1 (a failed check), 2 (bad input), 3 (cannot build here), 4 (a bug).
 
 Run in-process through ``main([...])`` (one subprocess smoke test of the installed
 command); builds go to a per-test cache folder through ``$RBDGEN_CACHE``.
@@ -15,6 +15,7 @@ import sys
 import pytest
 
 import rbdgen
+from rbdgen import build
 from rbdgen.codegen import cli
 from rbdgen.codegen.generator import ALL_OPERATIONS
 from robots import ROBOTS
@@ -64,6 +65,38 @@ def test_info_fixed_and_floating_differ(capsys):
     _, fixed, _ = run(capsys, "info", path)
     _, floating, _ = run(capsys, "info", path, "--floating")
     assert "G = 12," in fixed and "G = 18," in floating
+    # the first line says which base, and how to get the other one
+    assert fixed.splitlines()[0] == "solo: fixed base (the root link is the world; --floating makes it a " \
+                                    "free-floating base)"
+    assert floating.splitlines()[0] == "solo: floating base"
+
+
+def _chain_urdf(n: int) -> str:
+    """A chain of n revolute joints: a massless root link, then n links of 1 kg."""
+    inertial = ('<inertial><mass value="1"/>'
+                '<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>')
+    links = '<link name="l0"/>' + "".join(f'<link name="l{i}">{inertial}</link>' for i in range(1, n + 1))
+    joints = "".join(f'<joint name="j{i}" type="revolute"><parent link="l{i}"/><child link="l{i + 1}"/>'
+                     f'<origin xyz="0 0 0.1"/><axis xyz="0 1 0"/>'
+                     f'<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>' for i in range(n))
+    return f'<robot name="chain">{links}{joints}</robot>'
+
+
+def test_info_on_a_deep_chain(capsys, tmp_path):
+    """5,000 joints in a chain: no recursion, and the tree's indentation stops growing."""
+    n = 5000
+    path = tmp_path / "chain.urdf"
+    path.write_text(_chain_urdf(n))
+    code, out, err = run(capsys, "info", path)
+    assert code == 0, err
+    assert f"J = {n} moving joints, G = {n}, L = {n + 1} links, total mass {n:.6g} kg" in out
+    tree = out[out.index("  tree:\n"):].splitlines()[2:]  # after the root link's line
+    assert [line.split()[0] for line in tree] == [f"j{i}" for i in range(n)]
+    widest = 4 + 2 * cli.MAX_INDENT
+    assert [len(line) - len(line.lstrip()) for line in tree] == [4 + 2 * min(d, cli.MAX_INDENT)
+                                                                 for d in range(1, n + 1)]
+    assert tree[-1] == " " * widest + f"j{n - 1}  (depth {n})"
+    assert tree[cli.MAX_INDENT - 1] == " " * widest + f"j{cli.MAX_INDENT - 1}"  # no depth up to MAX_INDENT
 
 
 def test_generate_compiles_and_validates(capsys, tmp_path, cache):
@@ -85,7 +118,7 @@ def test_generate_compiles_and_validates(capsys, tmp_path, cache):
     for op in ALL_OPERATIONS:
         if op != "passive_terms":
             assert re.search(rf"^\s+{op}\s+\d\.\de[-+]\d+$", out, flags=re.M), op
-    assert any((p / "module").is_file() for p in cache.iterdir())  # built into $RBDGEN_CACHE
+    assert any((p / build.RECORD).is_file() for p in cache.iterdir())  # built into $RBDGEN_CACHE
     assert "validating" in err  # progress lines go to stderr
     # the folder it wrote is good for `check`
     code, out, err = run(capsys, "-q", "check", out_dir, "--samples", "4")
@@ -189,6 +222,60 @@ def test_check(capsys, tmp_path):
     code, out, err = run(capsys, "check", bad, "--samples", "4")
     assert code == 1
     assert re.search(r"FAILED: mass_matrix: worst relative error \S+ \(absolute \S+\) exceeds 1e-12", err), err
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["--armature", "joint1"], "--armature expects NAME=VALUE, got 'joint1'"),
+    (["--armature", "joint1=heavy"], "--armature joint1=heavy: the value is not a number"),
+    (["--armature", "nowhere=0.1"], "armature names unknown joints ['nowhere']"),
+    (["--xacro-arg", "a=1"], "--xacro-arg expects NAME:=VALUE, got 'a=1'"),
+    (["--package-path", "=/x"], "--package-path expects NAME=VALUE, got '=/x'"),
+])
+def test_malformed_options_are_bad_input(capsys, argv, problem):
+    code, out, err = run(capsys, "info", PENDULUM, *argv)
+    assert code == 2
+    assert _one_line(err) == f"rbdgen: error: {problem}"
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_no_compiler_exits_3_with_one_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))  # (part of the cache key: no hit)
+    code, out, err = run(capsys, "-q", "generate", PENDULUM, "-o", tmp_path / "out")
+    assert code == 3
+    line = _one_line(err)
+    assert line.startswith("rbdgen: cannot build: no C compiler:") and "no-such-cc" in line
+    assert "install gcc or clang" in line and "rbdgen.NumpySolver works without a compiler" in line
+    assert any(p.suffix == ".c" for p in (tmp_path / "out").iterdir())  # the sources were written first
+
+
+@pytest.mark.parametrize("where", ["a file", "inside a file"])
+def test_unusable_cache_exits_3_with_one_line(capsys, tmp_path, monkeypatch, where):
+    (tmp_path / "file").write_text("")
+    cache = tmp_path / "file" if where == "a file" else tmp_path / "file" / "cache"
+    monkeypatch.setenv("RBDGEN_CACHE", str(cache))
+    # a prefix of this test's own: a key this process has not imported
+    code, out, err = run(capsys, "-q", "generate", PENDULUM, "-o", tmp_path / "out", "--prefix", "unusable_cache")
+    assert code == 3
+    assert _one_line(err) == (f"rbdgen: cannot build: cannot use the build cache {cache}: it is a file, or inside "
+                              f"a file, not a folder; set RBDGEN_CACHE (or pass cache=) to a writable folder")
+
+
+@pytest.mark.parametrize("bug", [ValueError, TypeError, KeyError])
+def test_an_internal_error_shows_its_traceback(capsys, monkeypatch, tmp_path, bug):
+    """A bug is not bad input: exit 4 with the traceback (which names where it happened)."""
+    def broken(*args, **kwargs):
+        raise bug("a bug inside rbdgen")
+
+    monkeypatch.setattr(cli, "generate", broken)
+    code, out, err = run(capsys, "-q", "generate", PENDULUM, "-o", tmp_path / "out")
+    assert code == 4
+    assert "Traceback (most recent call last)" in err and "in broken" in err and "a bug inside rbdgen" in err
+    assert err.strip().splitlines()[-1] == "rbdgen: internal error (the traceback above); please report it"
 
 
 def test_check_without_a_manifest(capsys, tmp_path):
