@@ -28,8 +28,9 @@ folder would compile again in every process. A read-only cache whose entries are
 valid still loads. No C compiler, no Python headers or no setuptools raise
 `CompilerNotFoundError`, a compiler failure `BuildError`.
 
-Needs numpy, cffi and setuptools (what cffi compiles with), not the
-code-generation extra, so `rbdgen.load` works without jinja2 or CasADi.
+Needs numpy and cffi, and setuptools to compile (not jinja2 or CasADi), so
+`rbdgen.load` works without the code-generation extra wherever setuptools is
+installed; it loads cached entries without setuptools.
 """
 
 from __future__ import annotations
