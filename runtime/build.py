@@ -17,9 +17,10 @@ artifact (the first rename wins, the other process loads the winner), and a
 reader never sees a half-written entry.
 
 Every translation unit (the generated ``.c`` files and cffi's wrapper) is
-compiled to an object by its own compiler process, on all the cores this process
-may use, and the objects are linked into one extension (setuptools does the
-compiling and linking, with Python's flags for extensions).
+compiled to an object by its own compiler process, as many at once as the cores
+this process may use (or ``$RBDGEN_JOBS``, e.g. to bound the compilers' memory),
+and the objects are linked into one extension (setuptools does the compiling and
+linking, with Python's flags for extensions).
 
 When the cache folder cannot be used (it is a file, cannot be created or is not
 writable) the build stops with a `CacheError` whose one-line message names the
@@ -115,46 +116,52 @@ def load_extension(files: dict, prefix: str, cdef: str, flags=DEFAULT_FLAGS, cac
         return sys.modules[name]
     root = Path(cache) if cache is not None else cache_dir()
     entry = root / key
+    problem = "no entry was installed"
     for _ in range(ATTEMPTS):
-        problem = _problem(entry, name)
-        if problem is None:
-            try:
-                return _import(name, entry)
-            except ImportError as exc:
-                problem = f"it does not import: {exc}"
-        if problem != ABSENT:
+        try:
+            return _import(name, _verified(entry, name))
+        except _Absent:
+            pass
+        except (_Broken, ImportError) as exc:
+            problem = f"it does not import: {exc}" if isinstance(exc, ImportError) else str(exc)
             log.warning("rebuilding the cache entry %s: %s", entry, problem)
             _discard(entry, root)
         _build(files, prefix, cdef, flags, name, root, entry)
-    raise BuildError(f"the cache entry {entry} is broken again after {ATTEMPTS} builds ({problem}); "
+    raise BuildError(f"the cache entry {entry} is broken after {ATTEMPTS} builds ({problem}); "
                      f"delete it, or set RBDGEN_CACHE to another folder")
 
 
 # -- entries -------------------------------------------------------------------------------------
-ABSENT = "absent"
+class _Absent(Exception):
+    """There is no entry."""
 
 
-def _problem(entry: Path, name: str):
-    """What is wrong with ``entry``: None if its library (extension ``name``) matches its record,
-    `ABSENT` if there is no entry."""
+class _Broken(Exception):
+    """The entry's library does not match its record (the message says how)."""
+
+
+def _verified(entry: Path, name: str) -> Path:
+    """The library (extension ``name``) of ``entry``, checked against its record without opening it
+    as a library; raises `_Absent` or `_Broken`."""
     if not entry.exists():
-        return ABSENT
+        raise _Absent
     try:
         record = json.loads((entry / RECORD).read_text())
         library, size, sha256 = record["library"], record["bytes"], record["sha256"]
     except (OSError, ValueError, KeyError, TypeError) as exc:  # missing, unreadable, not JSON, not a record
-        return f"no valid record ({type(exc).__name__}: {exc})"
+        raise _Broken(f"no valid record ({type(exc).__name__}: {exc})") from None
     if not (isinstance(library, str) and library.startswith(name + ".") and Path(library).name == library):
-        return f"the record names {library!r}, not a library of this entry"
+        raise _Broken(f"the record names {library!r}, not a library of this entry")
+    path = entry / library
     try:
-        actual = (entry / library).stat().st_size
+        actual = path.stat().st_size
         if actual != size:
-            return f"the library has {actual} bytes, the record says {size}"
-        if _sha256(entry / library) != sha256:
-            return "the library's SHA-256 differs from the record's"
+            raise _Broken(f"the library has {actual} bytes, the record says {size}")
+        if _sha256(path) != sha256:
+            raise _Broken("the library's SHA-256 differs from the record's")
     except OSError as exc:
-        return f"the library cannot be read ({exc})"
-    return None
+        raise _Broken(f"the library cannot be read ({exc})") from None
+    return path
 
 
 def _sha256(path: Path) -> str:
@@ -165,9 +172,8 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _import(name: str, entry: Path):
-    """Import the extension of a verified entry (registered in ``sys.modules``)."""
-    path = entry / json.loads((entry / RECORD).read_text())["library"]
+def _import(name: str, path: Path):
+    """Import the extension ``name`` from the library ``path`` (registered in ``sys.modules``)."""
     loader = importlib.machinery.ExtensionFileLoader(name, str(path))
     spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
     module = importlib.util.module_from_spec(spec)
@@ -285,8 +291,7 @@ def _in_parallel(compile_serially):
     """``CCompiler.compile`` running one compiler process per source, largest first, on all usable cores."""
 
     def compile(sources, **options):
-        jobs = min(len(sources), _cores())
-        with ThreadPoolExecutor(max(jobs, 1)) as pool:
+        with ThreadPoolExecutor(max(min(len(sources), jobs()), 1)) as pool:
             objects = {s: pool.submit(compile_serially, [s], **options)
                        for s in sorted(sources, key=os.path.getsize, reverse=True)}
             return [obj for s in sources for obj in objects[s].result()]
@@ -294,7 +299,13 @@ def _in_parallel(compile_serially):
     return compile
 
 
-def _cores() -> int:
+def jobs() -> int:
+    """Compiler processes run at once: ``$RBDGEN_JOBS``, or the cores this process may use."""
+    env = os.environ.get("RBDGEN_JOBS", "").strip()
+    if env:
+        if not env.isdigit() or int(env) < 1:
+            raise BuildError(f"RBDGEN_JOBS must be a positive whole number, got {env!r}")
+        return int(env)
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1

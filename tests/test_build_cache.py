@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -141,6 +142,42 @@ def test_sources_are_compiled_one_process_each(tmp_path):
     assert objects == [s[:-2] + ".o" for s in sources]
     assert sorted(batch for batch, _ in calls) == sorted([s] for s in sources)
     assert all(options == {"output_dir": "out", "extra_postargs": ["-O1"]} for _, options in calls)
+
+
+def test_compilers_run_at_once_up_to_rbdgen_jobs(tmp_path, monkeypatch):
+    """With RBDGEN_JOBS=3, three sources are compiled at the same moment (each call waits for the
+    other two at a barrier); with RBDGEN_JOBS=1 never two at once."""
+    sources = []
+    for i in range(3):
+        (tmp_path / f"{i}.c").write_text("")
+        sources.append(str(tmp_path / f"{i}.c"))
+    barrier, lock, running = threading.Barrier(3, timeout=60), threading.Lock(), []
+
+    def meet(batch, **options):
+        barrier.wait()
+        return batch
+
+    monkeypatch.setenv("RBDGEN_JOBS", "3")
+    assert build.jobs() == 3
+    assert build._in_parallel(meet)(sources) == sources
+
+    def alone(batch, **options):
+        with lock:
+            running.append(1)
+            assert len(running) == 1
+        time.sleep(0.01)
+        with lock:
+            running.pop()
+        return batch
+
+    monkeypatch.setenv("RBDGEN_JOBS", "1")
+    assert build._in_parallel(alone)(sources) == sources
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("RBDGEN_JOBS", bad)
+        with pytest.raises(rbdgen.BuildError, match=f"RBDGEN_JOBS must be a positive whole number, got '{bad}'"):
+            build.jobs()
+    monkeypatch.delenv("RBDGEN_JOBS")
+    assert build.jobs() >= 1
 
 
 def test_no_compiler_is_one_line(tmp_path, monkeypatch, request):
@@ -291,7 +328,7 @@ def _one_good_entry(cache: Path) -> Path:
     [entry] = _entries(cache)
     assert [p.name for p in cache.iterdir()] == [entry.name], _temporaries(cache)  # nothing else left
     name = _library(entry).name.split(".")[0]
-    assert build._problem(entry, name) is None
+    assert build._verified(entry, name) == _library(entry)
     return entry
 
 
@@ -301,13 +338,13 @@ def test_a_damaged_entry_is_found(tmp_path, pendulum, damage):
     shutil.copytree(pendulum[1], cache)
     [entry] = _entries(cache)
     name = _library(entry).name.split(".")[0]
-    assert build._problem(entry, name) is None
+    assert build._verified(entry, name) == _library(entry)
     DAMAGE[damage](entry)
-    problem = build._problem(entry, name)
     if damage == "not a library":  # only importing it tells
-        assert problem is None
+        assert build._verified(entry, name) == _library(entry)
     else:
-        assert problem not in (None, build.ABSENT), problem
+        with pytest.raises(build._Broken):
+            build._verified(entry, name)
 
 
 @pytest.mark.parametrize("damage", ["truncated", "random bytes", "empty", "library missing", "not a library"])
