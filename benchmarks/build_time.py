@@ -1,8 +1,8 @@
 """Build time per robot: trace, emit and compile (cold cache), C size and peak memory.
 
-    python benchmarks/build_time.py                      # panda solo12 g1 talos tree100
-    python benchmarks/build_time.py --robots talos --jobs 1 2
-    python benchmarks/build_time.py --flags "-O1 -g0 -std=c99"
+    python -m benchmarks.build_time                      # panda solo12 g1 talos tree100
+    python -m benchmarks.build_time --robots talos --jobs 1 2
+    python -m benchmarks.build_time --flags "-O1 -g0 -std=c99"
 
 Each robot is built in a fresh process (so its peak memory is its own) into an empty
 cache folder, with the default operations and `rbdgen.build.DEFAULT_FLAGS`. Columns:
@@ -31,8 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_ROBOTS = ("panda", "solo12", "g1", "talos", "tree100")
 
@@ -72,7 +71,7 @@ def robot_source(name: str, folder: Path):
         path = folder / "tree100.urdf"
         path.write_text(tree_urdf())
         return str(path), True
-    from robots import ROBOTS
+    from tests.robots import ROBOTS
 
     return ROBOTS[name].path, ROBOTS[name].floating
 
@@ -108,8 +107,8 @@ def _mib(maxrss: int) -> float:
 
 def run_one(name: str, flags: str, jobs: int) -> dict:
     env = {**os.environ, "RBDGEN_JOBS": str(jobs)}
-    result = subprocess.run([sys.executable, __file__, "--one", name, "--flags", flags], capture_output=True,
-                            text=True, env=env)
+    result = subprocess.run([sys.executable, "-m", "benchmarks.build_time", "--one", name, "--flags", flags],
+                            capture_output=True, text=True, env=env, cwd=ROOT)
     if result.returncode != 0:
         raise SystemExit(f"{name}: the build failed:\n{result.stderr}")
     return {**json.loads(result.stdout.strip().splitlines()[-1]), "jobs": jobs}

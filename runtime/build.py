@@ -226,19 +226,21 @@ def _cache_error(root: Path, exc: OSError) -> CacheError:
 
 # -- building ------------------------------------------------------------------------------------
 def _build(files: dict, prefix: str, cdef: str, flags: tuple, name: str, root: Path, entry: Path):
-    """Compile ``files`` in a private folder of the cache and install the result as ``entry``."""
+    """Compile ``files`` in a private folder of the cache and install the result as ``entry``
+    (an `OSError` there, such as a full disk, is a `CacheError`)."""
     with _cache_access(root):
         root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".build-{entry.name}-", dir=root))
     try:
-        library = _compile(files, prefix, cdef, flags, name, work)
-        final = work / "entry"
-        final.mkdir()
-        os.rename(library, final / library.name)
-        record = {"library": library.name, "bytes": (final / library.name).stat().st_size,
-                  "sha256": _sha256(final / library.name)}
-        (final / RECORD).write_text(json.dumps(record) + "\n")
-        _install(final, entry)
+        with _cache_access(root):
+            library = _compile(files, prefix, cdef, flags, name, work)
+            final = work / "entry"
+            final.mkdir()
+            os.rename(library, final / library.name)
+            record = {"library": library.name, "bytes": (final / library.name).stat().st_size,
+                      "sha256": _sha256(final / library.name)}
+            (final / RECORD).write_text(json.dumps(record) + "\n")
+            _install(final, entry)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
