@@ -227,7 +227,7 @@ def test_check(capsys, tmp_path):
 @pytest.mark.parametrize("argv, problem", [
     (["--armature", "joint1"], "--armature expects NAME=VALUE, got 'joint1'"),
     (["--armature", "joint1=heavy"], "--armature joint1=heavy: the value is not a number"),
-    (["--armature", "nowhere=0.1"], "armature names unknown joints ['nowhere']"),
+    (["--armature", "nowhere=0.1"], "armature names unknown joints ['nowhere'] (not moving joints of the robot)"),
     (["--xacro-arg", "a=1"], "--xacro-arg expects NAME:=VALUE, got 'a=1'"),
     (["--package-path", "=/x"], "--package-path expects NAME=VALUE, got '=/x'"),
 ])
