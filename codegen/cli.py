@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..builder import TRAVERSALS
 from ..errors import BuildError, ModelError, SolverError, ValidationError
+from ..names import check_prefix
 from ..solver import load
 from ..urdf import load_urdf
 from .generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS, generate
@@ -79,6 +80,14 @@ def _armature(items):
     return pairs or None
 
 
+def _prefix(prefix):
+    """``--prefix`` if it is valid (None: the robot's name, made valid by the generator)."""
+    try:
+        return None if prefix is None else check_prefix(prefix)
+    except ValueError as exc:
+        raise UsageError(f"--{exc}") from None
+
+
 def _load_options(args) -> dict:
     order = args.joint_order
     if order is not None and len(order) == 1 and order[0] in TRAVERSALS:
@@ -91,7 +100,7 @@ def _load_options(args) -> dict:
 def cmd_generate(args, progress: Progress) -> int:
     progress.step(f"tracing and emitting {len(args.ops)} operations")
     generated = generate(args.urdf, ops=args.ops, precision="float" if args.float else "double",
-                         prefix=args.prefix, **_load_options(args))
+                         prefix=_prefix(args.prefix), **_load_options(args))
     progress.done(f"(trace {generated.timings['trace']:.2f} s, emit {generated.timings['emit']:.2f} s)")
     folder = generated.write(args.output, overwrite=args.force)
     model = generated.model

@@ -237,6 +237,15 @@ def test_malformed_options_are_bad_input(capsys, argv, problem):
     assert _one_line(err) == f"rbdgen: error: {problem}"
 
 
+@pytest.mark.parametrize("prefix", ["a b", "9abc", "x;y", "../../x", "int"])
+def test_an_invalid_prefix_is_bad_input(capsys, tmp_path, prefix):
+    code, out, err = run(capsys, "-q", "generate", PENDULUM, "-o", tmp_path / "out", "--prefix", prefix)
+    assert code == 2
+    line = _one_line(err)
+    assert line.startswith(f"rbdgen: error: --prefix {prefix!r} ") and "e.g. 'my_robot'" in line, line
+    assert not (tmp_path / "out").exists()
+
+
 def _one_line(err: str) -> str:
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
