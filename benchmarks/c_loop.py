@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 import rbdgen
-from rbdgen.algorithms.operations import SIGNATURES, input_names
+from rbdgen.algorithms.operations import OPERATIONS
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 
@@ -119,8 +119,8 @@ def build_c_bench(generated, flags, cache, data=None, reps=200, rounds=15, ops=O
     bodies = []
     for op in bench_operations(generated, ops):
         args = "".join(f"in_{n} + i * {sizes[n]}, " if n != "loads" else "NULL, "
-                       for n in input_names(op, model.floating))
-        (out,) = SIGNATURES[op][1]
+                       for n in OPERATIONS[op].input_names(model.floating))
+        (out,) = (p.name for p in OPERATIONS[op].outputs)
         bodies.append(BODY.format(STATES=states, out_size=sizes[out], op=op, call=f"{prefix}_{op}({args}out[i])"))
     program = BENCH_C.format(includes=f'#include "{prefix}.h"', arrays=arrays, bodies="".join(bodies),
                              rounds=rounds, reps=reps)

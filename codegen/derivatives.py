@@ -1,7 +1,7 @@
 """Derivative kernels for the C output.
 
 * Inverse dynamics: CasADi differentiates the SX trace of RNEA
-  (`emit_casadi.function`); its instructions are replayed into a `trace.Graph`,
+  (the front end `sx.trace`); its instructions are replayed into a `trace.Graph`,
   so the Jacobians go through the same folding, scheduling and templates as
   every other kernel.
 * Forward dynamics, as in Pinocchio's ``computeABADerivatives``: with
@@ -17,8 +17,8 @@ from __future__ import annotations
 import casadi as ca
 
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import BASE, DOCS, derivative_outputs, derivative_shapes, evaluate, input_names, sizes
-from .emit_casadi import function
+from ..algorithms.operations import BASE, dimensions, evaluate, operation
+from .sx import trace
 from .trace import Graph, Kernel, SymbolicOps
 
 BINARY = {ca.OP_ADD: "add", ca.OP_SUB: "sub", ca.OP_MUL: "mul", ca.OP_DIV: "div"}
@@ -68,40 +68,47 @@ def _number_fn(op):
     return {ca.OP_SIN: math.sin, ca.OP_COS: math.cos, ca.OP_SQRT: math.sqrt}[op]
 
 
-def trace_derivatives(model, op: str, prefix: str, tree: Tree = None) -> Kernel:
+def _sx_jacobians(model, tree: Tree) -> ca.Function:
+    """The Jacobians of inverse dynamics as an SX function to replay (outputs named as the operation's)."""
+    inputs, jacobians = trace(model, "inverse_dynamics_derivatives", tree)
+    return ca.Function("jacobians", list(inputs.values()), list(jacobians.values()), list(inputs), list(jacobians))
+
+
+def trace_derivatives(model, op: str, tree: Tree = None) -> Kernel:
     """The Jacobians of inverse or forward dynamics as a `Kernel` (outputs column-major, G rows)."""
     tree = tree or Tree.from_model(model)
+    record = operation(op)
     graph = Graph()
-    size = sizes(tree, len(model.links))
-    names = input_names(op, model.floating)
-    inputs = {name: graph.input(name, size[name]) for name in names}
-    wanted = derivative_outputs(op, model.floating)
-    id_jacobians = function(model, "inverse_dynamics_derivatives", prefix)
+    dims = dimensions(tree, len(model.links))
+    ports = record.input_ports(model.floating)
+    inputs = {p.name: graph.input(p.name, p.size(dims)) for p in ports}
+    sizes = {p.name: p.size(dims) for p in ports}
+    wanted = record.output_ports(model.floating)
+    id_jacobians = _sx_jacobians(model, tree)
+    id_names = id_jacobians.name_in()
     if op == "inverse_dynamics_derivatives":
-        columns = replay(id_jacobians, graph, [inputs[n] for n in names])
+        columns = replay(id_jacobians, graph, [inputs[n] for n in id_names])
         outputs = dict(zip(id_jacobians.name_out(), columns))
-        return Kernel(op, graph, {n: size[n] for n in names}, {k: outputs[k] for k in wanted}, DOCS[op])
+        return Kernel(op, graph, sizes, {p.name: outputs[p.name] for p in wanted}, record.doc)
     ops = SymbolicOps(graph)
     acc = evaluate(tree, ops, "forward_dynamics", inputs)["acc"]
     G, J = model.generalized_count, model.joint_count
     at = {"q": inputs["q"], "qd": inputs["qd"], "qdd": acc[G - J:], "loads": inputs["loads"]}
     if model.floating:  # the base acceleration is the result: ID sees it in the base vector
         at["base"] = inputs["base"][:BASE["acceleration"].start] + acc[:6]
-    id_names = input_names("inverse_dynamics_derivatives", model.floating)
     dID = dict(zip(id_jacobians.name_out(), replay(id_jacobians, graph, [at[n] for n in id_names])))
     M = evaluate(tree, ops, "mass_matrix", {"q": inputs["q"], "base": inputs.get("base")})["M"]
     rows = [[M[c * G + r] for c in range(G)] for r in range(G)]
-    shapes = derivative_shapes(tree)
     rhs, spans = [], {}
-    for key, (_, wrt) in wanted.items():
-        ncols = shapes[key][1]
+    for port in wanted:
+        ncols = port.dims(dims)[1]
         start = len(rhs)
-        if wrt == "tau":
+        if port.wrt == "tau":
             rhs += [[1 if r == c else 0 for r in range(G)] for c in range(G)]  # dacc/dtau = M^-1
         else:
-            jac = dID[f"dtau_d{wrt}"]
+            jac = dID[f"dtau_d{port.wrt}"]
             rhs += [[graph.neg(jac[c * G + r]) for r in range(G)] for c in range(ncols)]  # -dID/dx
-        spans[key] = (start, len(rhs))
+        spans[port.name] = (start, len(rhs))
     X = graph.call(rows, rhs, "mass matrix (forward-dynamics derivatives)")
     outputs = {key: [x for col in X[a:b] for x in col] for key, (a, b) in spans.items()}
-    return Kernel(op, graph, {n: size[n] for n in names}, outputs, DOCS[op])
+    return Kernel(op, graph, sizes, outputs, record.doc)

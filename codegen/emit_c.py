@@ -8,7 +8,7 @@ import re
 
 import jinja2
 
-from ..algorithms.operations import BASE, BASE_SIZE
+from ..algorithms.operations import INPUTS, operation
 from ..errors import STATUS
 from ..names import c_text, check_prefix, checked
 from .optimize import COUNT_KEYS, schedule
@@ -38,28 +38,6 @@ STATUS_NAMES = {"OK": 0, **{re.sub(r"(?<=[a-z])(?=[A-Z])", "_", error.__name__[:
 #: Measured with GCC -O2: the floating base's 6x6 solve runs about 3x faster unrolled, Solo12's 18x18 mass
 #: matrix 1.4x faster (its source compiles in 4.3 s instead of 3.0 s), G1's 35x35 no faster.
 FIXED_SOLVE_MAX = 20
-
-#: The parts of the base state (`operations.BASE`), as the header describes them.
-BASE_PARTS = {"translation": "translation", "quat": "quaternion xyzw", "velocity": "velocity [omega_W, pdot_W]",
-              "acceleration": "acceleration [omegadot_W, pddot_W]"}
-
-#: What each input and output holds, for the header's documentation.
-DOCS = {
-    "base": f"base state, {BASE_SIZE} values: "
-            + ", ".join(f"{BASE_PARTS[part]} ({s.stop - s.start})" for part, s in BASE.items())
-            + "; world frame, angular first",
-    "q": "joint positions (J)",
-    "qd": "joint velocities (J)",
-    "qdd": "joint accelerations (J)",
-    "tau": "generalized forces (G)",
-    "loads": "link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL",
-    "M": "mass matrix (G x G, column-major)",
-    "c": "velocity-product forces C(q, qd) qd (G)",
-    "g": "gravity forces g(q) (G)",
-    "acc": "generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]",
-}
-OUTPUT_DOCS = {("gravity", "g"): "gravity and load forces g(q) + J^T loads (G)"}
-
 
 @dataclass
 class Param:
@@ -138,38 +116,24 @@ class Printer:
         return f"{name} = {expr};" if declared else f"const {self.real} {name} = {expr};"
 
 
-def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optional: set) -> CFunction:
+def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict) -> CFunction:
     """Lay out one kernel as C statements."""
     status = status_macros(prefix)
     printer = Printer(precision)
-    inputs = [Param(n, sizes[n], False, n in optional, DOCS[n]) for n in kernel.inputs]
-    outputs = [Param(n, sizes[n], True, kernel.name == "passive_terms",
-                     OUTPUT_DOCS.get((kernel.name, n)) or DOCS.get(n) or _jacobian_doc(n)) for n in kernel.outputs]
+    record = operation(kernel.name)
+    docs = {p.name: p.doc for p in record.outputs}
+    inputs = [Param(n, sizes[n], False, INPUTS[n].optional, INPUTS[n].doc) for n in kernel.inputs]
+    outputs = [Param(n, sizes[n], True, record.optional_outputs, docs[n]) for n in kernel.outputs]
     zero = "; ".join(f"{prefix}_zero({p.name}, {p.size})" for p in outputs)
     fn = CFunction(kernel.name, inputs + outputs, fail=zero, doc=kernel.doc)
-    plan = schedule(kernel)
+    plan = schedule(kernel, optional=[p.name for p in inputs if p.optional])
     fn.counts = plan.counts
     steps = plan.steps
     blocks = {}  # step index -> [(optional input, its terms that the step needs first)]
-    for p in inputs:
-        if p.optional:
-            hoisted = _linear_in(p.name, steps)
-            ids = {n.id for n in hoisted}
-            steps = [step for step in steps if not (isinstance(step, Expr) and step.id in ids)]
-            used = _referenced(steps, kernel)
-            # entries of the input read directly by the rest become variables too (zero without it)
-            direct = [x for x in kernel.graph.nodes if x.op == "in" and x.args[0] == p.name and x.id in used]
-            terms = direct + hoisted
-            at = _first_needed(terms, steps, kernel)
-            # variables: the terms the rest reads, and those read by a term of a later block
-            variables = used | {a.id for n in hoisted for a in _operands(n) if a.id in at and at[a.id] != at[n.id]}
-            fn.optional_blocks.append((p.name, [printer.declare(n) for n in terms if n.id in variables]))
-            grouped = {}  # first-needed step index -> the terms computed there, in order
-            for n in terms:
-                if n.id in at:
-                    grouped.setdefault(at[n.id], []).append(n)
-            for index in sorted(grouped):
-                blocks.setdefault(index, []).append((p.name, grouped[index]))
+    for opt in plan.optional:
+        fn.optional_blocks.append((opt.name, [printer.declare(n) for n in opt.variables]))
+        for index, terms in opt.blocks.items():
+            blocks.setdefault(index, []).append((opt.name, terms))
     for index, step in enumerate(steps + [None]):  # None: the stores
         for name, terms in blocks.get(index, ()):
             lines = [printer.copy(n) if n.op == "in" else printer.define(n) for n in terms]
@@ -224,89 +188,6 @@ def status_macros(prefix: str) -> dict:
 
 def _status_name(code: int) -> str:
     return next(name for name, value in STATUS_NAMES.items() if value == code)
-
-
-def _linear_in(name: str, steps: list) -> list:
-    """The nodes that are linear in input ``name`` alone (zero when it is): computed only when it is given.
-
-    An optional input (the loads) enters through such nodes, the link wrenches
-    turned into body frames; with the input NULL they are all zero, and skipping
-    them leaves the rest of the kernel exact.
-    """
-    linear = set()
-
-    def is_linear(x):
-        return isinstance(x, Expr) and (x.id in linear or (x.op == "in" and x.args[0] == name))
-
-    out = []
-    for node in steps:
-        if not isinstance(node, Expr):
-            continue
-        a = node.args
-        if node.op in ("add", "sub"):
-            ok = is_linear(a[0]) and is_linear(a[1])
-        elif node.op == "neg":
-            ok = is_linear(a[0])
-        elif node.op == "mul":
-            ok = (is_linear(a[0]) and not isinstance(a[1], Expr)) or (is_linear(a[1]) and not isinstance(a[0], Expr))
-        elif node.op == "div":
-            ok = is_linear(a[0]) and not isinstance(a[1], Expr)
-        else:
-            ok = False
-        if ok:
-            linear.add(node.id)
-            out.append(node)
-    return out
-
-
-def _operands(step) -> list:
-    """The nodes a step (computation, guard or call) reads."""
-    if isinstance(step, Expr):
-        values = step.args
-    elif isinstance(step, Guard):
-        values = [step.value]
-    else:
-        values = [a for row in step.A for a in row] + [b for col in step.B for b in col]
-    return [x for x in values if isinstance(x, Expr)]
-
-
-def _outputs(kernel: Kernel) -> list:
-    return [x for values in kernel.outputs.values() for x in values if isinstance(x, Expr)]
-
-
-def _referenced(steps: list, kernel: Kernel) -> set:
-    """Ids of the nodes that ``steps`` (computations, guards, calls) and the outputs read."""
-    return {x.id for step in steps for x in _operands(step)} | {x.id for x in _outputs(kernel)}
-
-
-def _first_needed(terms: list, steps: list, kernel: Kernel) -> dict:
-    """Id of each of ``terms`` -> index of the first step that needs it, directly or through other terms
-    (``len(steps)``: the outputs alone).
-
-    An optional input's terms are computed there, each block guarded by the input being given: their
-    values live briefly, where computing them all at the start keeps hundreds of (zero, without the
-    input) values alive across the function, mostly in memory.
-    """
-    ids = {n.id for n in terms}
-    at = {}
-
-    def need(roots, index):  # an explicit stack: term chains are as deep as the tree
-        stack = list(roots)
-        while stack:
-            x = stack.pop()
-            if x.id in ids and x.id not in at:
-                at[x.id] = index
-                stack.extend(_operands(x))
-
-    for index, step in enumerate(steps):
-        need(_operands(step), index)
-    need(_outputs(kernel), len(steps))
-    return at
-
-
-def _jacobian_doc(name: str) -> str:
-    of, wrt = name[1:].split("_d", 1)
-    return f"Jacobian d{of}/d{wrt} (G rows, column-major)"
 
 
 def cholesky_copy(call: Call) -> tuple:
@@ -374,7 +255,7 @@ def source_names(prefix: str, ops) -> list:
 def render(kernels: list, prefix: str, precision: str, sizes: dict, header_info: dict):
     """The C files of a robot (`source_names`): ({filename: text}, [CFunction])."""
     check_prefix(prefix)
-    functions = [c_function(k, prefix, precision, sizes, optional={"loads"}) for k in kernels]
+    functions = [c_function(k, prefix, precision, sizes) for k in kernels]
     env = environment()
     names = source_names(prefix, [fn.op for fn in functions])
     context = dict(header_info, **spellings(prefix, precision), functions=functions, sources=names,

@@ -3,14 +3,15 @@
 Constant folding and common-subexpression elimination already happened while
 tracing (`trace.Graph` folds numbers and hash-conses nodes). What is left is to
 keep only what the outputs, guards and calls need, in creation order (which is
-topological), and to count the arithmetic that remains.
+topological), to count the arithmetic that remains, and to place the terms of an
+optional input (the loads, which may be NULL) where they are first needed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .trace import Expr, Kernel
+from .trace import Expr, Guard, Kernel
 
 #: How each node operator is counted in the reports.
 COUNT_AS = {"add": "add", "sub": "add", "neg": "add", "mul": "mul", "div": "div",
@@ -19,14 +20,47 @@ COUNT_KEYS = ("mul", "add", "div", "sin", "cos", "sqrt", "calls")
 
 
 @dataclass
+class OptionalInput:
+    """The terms of an optional input: zero without it, each computed when it is given just before first use."""
+
+    name: str
+    variables: list  # terms declared up front: read by the other steps or by a later block
+    blocks: dict  # step index -> the terms computed just before that step (len(steps): the outputs)
+
+
+@dataclass
 class Schedule:
     """What to emit for a kernel, in order: nodes, guards after their value, calls before their results."""
 
-    steps: list  # Expr (compute), Guard, or Call, in emission order
+    steps: list  # Expr (compute), Guard, or Call, in emission order (an optional input's terms left out)
     counts: dict
+    optional: list = field(default_factory=list)  # OptionalInput, one per optional input
 
 
-def schedule(kernel: Kernel) -> Schedule:
+def schedule(kernel: Kernel, optional=()) -> Schedule:
+    """The steps of ``kernel``; the terms of each input named in ``optional`` go to `OptionalInput` blocks."""
+    plan = _live_steps(kernel)
+    for name in optional:
+        hoisted = _linear_in(name, plan.steps)
+        ids = {n.id for n in hoisted}
+        plan.steps = [step for step in plan.steps if not (isinstance(step, Expr) and step.id in ids)]
+        used = _referenced(plan.steps, kernel)
+        # entries of the input read directly by the rest become variables too (zero without it)
+        direct = [x for x in kernel.graph.nodes if x.op == "in" and x.args[0] == name and x.id in used]
+        terms = direct + hoisted
+        at = _first_needed(terms, plan.steps, kernel)
+        # variables: the terms the rest reads, and those read by a term of a later block
+        variables = used | {a.id for n in hoisted for a in _operands(n) if a.id in at and at[a.id] != at[n.id]}
+        grouped = {}  # first-needed step index -> the terms computed there, in order
+        for n in terms:
+            if n.id in at:
+                grouped.setdefault(at[n.id], []).append(n)
+        blocks = {index: grouped[index] for index in sorted(grouped)}
+        plan.optional.append(OptionalInput(name, [n for n in terms if n.id in variables], blocks))
+    return plan
+
+
+def _live_steps(kernel: Kernel) -> Schedule:
     graph = kernel.graph
     live = [False] * len(graph.nodes)
     live_calls = set()
@@ -72,3 +106,81 @@ def schedule(kernel: Kernel) -> Schedule:
             counts[COUNT_AS[node.op]] += 1
         steps.extend(guards_at.get(node.id, ()))
     return Schedule(steps, counts)
+
+
+def _linear_in(name: str, steps: list) -> list:
+    """The nodes that are linear in input ``name`` alone (zero when it is): computed only when it is given.
+
+    An optional input (the loads) enters through such nodes, the link wrenches
+    turned into body frames; with the input NULL they are all zero, and skipping
+    them leaves the rest of the kernel exact.
+    """
+    linear = set()
+
+    def is_linear(x):
+        return isinstance(x, Expr) and (x.id in linear or (x.op == "in" and x.args[0] == name))
+
+    out = []
+    for node in steps:
+        if not isinstance(node, Expr):
+            continue
+        a = node.args
+        if node.op in ("add", "sub"):
+            ok = is_linear(a[0]) and is_linear(a[1])
+        elif node.op == "neg":
+            ok = is_linear(a[0])
+        elif node.op == "mul":
+            ok = (is_linear(a[0]) and not isinstance(a[1], Expr)) or (is_linear(a[1]) and not isinstance(a[0], Expr))
+        elif node.op == "div":
+            ok = is_linear(a[0]) and not isinstance(a[1], Expr)
+        else:
+            ok = False
+        if ok:
+            linear.add(node.id)
+            out.append(node)
+    return out
+
+
+def _operands(step) -> list:
+    """The nodes a step (computation, guard or call) reads."""
+    if isinstance(step, Expr):
+        values = step.args
+    elif isinstance(step, Guard):
+        values = [step.value]
+    else:
+        values = [a for row in step.A for a in row] + [b for col in step.B for b in col]
+    return [x for x in values if isinstance(x, Expr)]
+
+
+def _outputs(kernel: Kernel) -> list:
+    return [x for values in kernel.outputs.values() for x in values if isinstance(x, Expr)]
+
+
+def _referenced(steps: list, kernel: Kernel) -> set:
+    """Ids of the nodes that ``steps`` (computations, guards, calls) and the outputs read."""
+    return {x.id for step in steps for x in _operands(step)} | {x.id for x in _outputs(kernel)}
+
+
+def _first_needed(terms: list, steps: list, kernel: Kernel) -> dict:
+    """Id of each of ``terms`` -> index of the first step that needs it, directly or through other terms
+    (``len(steps)``: the outputs alone).
+
+    An optional input's terms are computed there, each block guarded by the input being given: their
+    values live briefly, where computing them all at the start keeps hundreds of (zero, without the
+    input) values alive across the function, mostly in memory.
+    """
+    ids = {n.id for n in terms}
+    at = {}
+
+    def need(roots, index):  # an explicit stack: term chains are as deep as the tree
+        stack = list(roots)
+        while stack:
+            x = stack.pop()
+            if x.id in ids and x.id not in at:
+                at[x.id] = index
+                stack.extend(_operands(x))
+
+    for index, step in enumerate(steps):
+        need(_operands(step), index)
+    need(_outputs(kernel), len(steps))
+    return at

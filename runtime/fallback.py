@@ -13,7 +13,7 @@ from .algorithms.kinematics import Tree
 from .algorithms.operations import evaluate
 from .backends import NumpyOps
 from .errors import NonFiniteError
-from .interface import SolverBase, flat_inputs, unflatten
+from .interface import SolverBase, flat_inputs
 from .model import RobotModel
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 
@@ -65,7 +65,7 @@ class NumpySolver(SolverBase):
             if not np.all(np.isfinite(rows)):
                 bad = int(np.flatnonzero(~np.all(np.isfinite(rows), axis=0))[0])
                 raise NonFiniteError(f"{op}: numerical failure, non-finite result (state {bad})")
-            results[name] = unflatten(rows.T, self._output_shape(name) if name == "M" else None, name == "M")
+            results[name] = self._shaped(name, rows.T)
         return results
 
 

@@ -24,11 +24,14 @@ from typing import Dict, Optional, Tuple, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .algorithms.operations import BASE, SIGNATURES, input_names
+from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, operation
 from .model import RobotModel
 
 #: The single-result operations (dynibo's); ``passive_terms`` adds the combined one.
-OPERATIONS = tuple(op for op, (_, outputs) in SIGNATURES.items() if len(outputs) == 1)
+OPERATIONS = tuple(name for name, op in RECORDS.items() if op.algorithm is not None and len(op.outputs) == 1)
+
+#: Every output by name (an output name means the same shape in every operation).
+OUTPUTS = {p.name: p for op in RECORDS.values() for p in op.outputs}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,7 +132,7 @@ def _scaled_quaternion(value, name: str):
 
 
 def flat_inputs(inputs: dict) -> dict:
-    """Validated inputs as the flat (N, size) arrays of `operations.SIGNATURES`."""
+    """Validated inputs as the flat (N, size) arrays of the operations' inputs (`operations.INPUTS`)."""
     flat = {k: v for k, v in inputs.items() if k in ("q", "qd", "qdd", "tau")}
     if "quat" in inputs:
         flat["base"] = np.concatenate([inputs[field] for field in BASE], axis=1)
@@ -139,26 +142,11 @@ def flat_inputs(inputs: dict) -> dict:
     return flat
 
 
-def unflatten(flat: np.ndarray, shape=None, symmetric: bool = False) -> np.ndarray:
-    """Flat (N, size) outputs as contiguous (N, rows, cols) for a column-major matrix ``shape``, else as they are.
-
-    A ``symmetric`` matrix (the mass matrix: both triangles are written from the
-    same scalars, so it is exactly symmetric) needs no transposition.
-    """
-    if shape is not None:
-        rows, cols = shape
-        N = flat.shape[0]
-        if symmetric:
-            return np.ascontiguousarray(flat).reshape(N, rows, cols)
-        return np.ascontiguousarray(flat.reshape(N, cols, rows).transpose(0, 2, 1))
-    return np.ascontiguousarray(flat)
-
-
 class SolverBase(abc.ABC):
     """Argument handling for every solver; see the module docstring for shapes."""
 
     #: The operations this solver evaluates (a compiled solver: those it was built with).
-    operations: tuple = tuple(SIGNATURES)
+    operations: tuple = tuple(name for name, op in RECORDS.items() if op.algorithm is not None)
 
     def __init__(self, model: RobotModel):
         self.model = model
@@ -209,9 +197,25 @@ class SolverBase(abc.ABC):
         return {keys[n]: (r if batch else r[0]) for n, r in results.items()}
 
     # -- argument handling --------------------------------------------------------
+    @property
+    def _dimensions(self) -> dict:
+        return {"J": self.joint_count, "G": self.generalized_count, "L": self.link_count}
+
     def _output_shape(self, name: str) -> tuple:
-        G = self.generalized_count
-        return (G, G) if name == "M" else (G,)
+        return OUTPUTS[name].dims(self._dimensions)
+
+    def _shaped(self, name: str, flat: np.ndarray) -> np.ndarray:
+        """Flat (N, size) values of output ``name`` as a contiguous (N, *shape) array.
+
+        Matrices are column-major, except that a symmetric one (the mass matrix: both
+        triangles are written from the same scalars) needs no transposition;
+        per-link tables are stored row by row.
+        """
+        port, shape, N = OUTPUTS[name], self._output_shape(name), flat.shape[0]
+        if len(shape) == 1 or port.by_row or port.symmetric:
+            return np.ascontiguousarray(flat).reshape((N,) + shape)
+        rows, cols = shape
+        return np.ascontiguousarray(flat.reshape(N, cols, rows).transpose(0, 2, 1))
 
     def _mask(self, mask: Optional[ArrayLike], inputs: dict, batch: bool) -> Optional[np.ndarray]:
         if mask is None:
@@ -228,7 +232,7 @@ class SolverBase(abc.ABC):
         """Validate the arguments of ``op`` (positional ones in ``args``), evaluate, return or fill ``out``."""
         inputs, batch = self._inputs(op, args, loads)
         checked = self._mask(mask, inputs, batch)
-        (name,) = SIGNATURES[op][1]
+        (name,) = (p.name for p in operation(op).outputs)
         N = inputs["q"].shape[0]
         shape = ((N,) if batch else ()) + self._output_shape(name)
         if out is not None:
@@ -252,16 +256,15 @@ class SolverBase(abc.ABC):
 
     def _inputs(self, op: str, args: tuple, loads) -> Tuple[Dict[str, np.ndarray], bool]:
         """Validate and broadcast the arguments to one batch size N; returns (dict, batched)."""
-        names = [n for n in input_names(op, self.floating) if n != "loads"]
+        names = [n for n in operation(op).input_names(self.floating) if n != "loads"]
         if len(args) != len(names):
             raise TypeError(f"{op}({', '.join(names)}) takes {len(names)} positional arguments, got {len(args)}")
         arrays = {}
         if self.floating:
             arrays.update(self._base_arrays(args[0], op))
             names, args = names[1:], args[1:]
-        sizes = {"tau": self.generalized_count}
         for name, value in zip(names, args):
-            arrays[name] = _array(value, name, sizes.get(name, self.joint_count))
+            arrays[name] = _array(value, name, INPUTS[name].size(self._dimensions))
         if loads is not None and not (isinstance(loads, (list, tuple)) and len(loads) == 0):
             arrays["loads"] = self._load_array(loads)
         batched = [a.shape[0] for k, a in arrays.items() if a.ndim == (3 if k == "loads" else 2)]
@@ -316,7 +319,7 @@ class SolverBase(abc.ABC):
                   target: Optional[np.ndarray] = None) -> dict:
         """Run ``op`` on validated inputs of batch size N, N > 0.
 
-        Returns the requested ``outputs`` (names from `operations.SIGNATURES`) as
+        Returns the requested ``outputs`` (names from `operations.OPERATIONS`) as
         arrays of shape ``(N, G)`` or ``(N, G, G)``. Where ``mask`` (bool, (N,)) is
         given, only the selected states are evaluated and the others' results are zero.
         ``target`` (float64, C-contiguous, the single output's shape) may receive the

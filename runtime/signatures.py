@@ -16,7 +16,7 @@ from typing import Any, Dict, Optional, Sequence, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .algorithms.operations import SIGNATURES
+from .algorithms.operations import OPERATIONS
 from .interface import BaseState, Load, SolverBase
 
 #: ``loads=``: `Load` objects, or a dense (L, 6) / (N, L, 6) array.
@@ -77,8 +77,9 @@ SolverError
 def _docstring(op: str, floating: bool) -> str:
     """The NumPy-style doc string of ``op`` for a fixed or floating base."""
     summary, returns = SUMMARIES[op]
-    names = (["base"] if floating else []) + [n for n in SIGNATURES[op][0] if n != "loads"]
-    names += (["loads"] if "loads" in SIGNATURES[op][0] else []) + ["out", "mask"]
+    record = OPERATIONS[op]
+    names = [n for n in record.input_names(floating) if n != "loads"]
+    names += (["loads"] if record.loads else []) + ["out", "mask"]
     params = "\n".join(PARAMETERS[n] for n in names)
     return (f"{summary}\n\n{CONVENTIONS}\n\nParameters\n----------\n{params}\n\n"
             f"Returns\n-------\n{returns}\n\nRaises\n------\n{RAISES}\n")

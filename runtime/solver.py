@@ -20,18 +20,16 @@ from typing import Any, Dict
 import numpy as np
 
 from . import fastpath
-from .algorithms.operations import SIGNATURES, derivative_outputs, input_names
+from .algorithms.operations import operation
 from .build import DEFAULT_FLAGS, load_extension
 from .errors import STATUS, ValidationError
-from .interface import SolverBase, flat_inputs, unflatten
+from .interface import SolverBase, flat_inputs
 from .model import RobotModel
 from .names import check_file_name, check_prefix
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 
 log = logging.getLogger(__name__)
 
-#: Normwise relative tolerances of `validate`, per precision: (M, ID, ...), forward dynamics.
-TOLERANCES = {"double": (1e-12, 1e-10), "float": (1e-4, 1e-3)}
 
 
 class CompiledSolver(SolverBase):
@@ -79,7 +77,7 @@ class CompiledSolver(SolverBase):
         N = flat["q"].shape[0]
         ffi = self._ffi
         args = [N]
-        for name in input_names(op, self.floating):
+        for name in operation(op).input_names(self.floating):
             if name in flat:
                 args.append(ffi.from_buffer(f"{self._real}[]", np.ascontiguousarray(flat[name], self.dtype)))
             else:
@@ -100,12 +98,7 @@ class CompiledSolver(SolverBase):
         if first:
             bad = int(np.flatnonzero(status)[0])
             raise STATUS[first](f"{op}: {STATUS[first].reason} (state {bad})")
-        return {name: unflatten(flat_out.astype(np.float64, copy=False), self._matrix_shape(name), name == "M")
-                for name, flat_out in results.items()}
-
-    def _matrix_shape(self, name):
-        G = self.generalized_count
-        return (G, G) if name == "M" else self.manifest["shapes"].get(name)
+        return {name: self._shaped(name, flat_out.astype(np.float64, copy=False)) for name, flat_out in results.items()}
 
     def inverse_dynamics_derivatives(self, *args, loads=None, mask=None) -> dict:
         """Jacobians of `inverse_dynamics` at one state or a batch (build with this operation).
@@ -145,11 +138,12 @@ class CompiledSolver(SolverBase):
         reference = NumpySolver(self.model)
         st = random_states(self.model, samples, seed, load_links=self.link_names)
         state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads}
-        tol_id, tol_fd = TOLERANCES[self.precision]
         worst = {}
         for op in self.operations:
-            if op in SIGNATURES:
-                names = input_names(op, self.floating)
+            record = operation(op)
+            tol = record.tolerance[0 if self.precision == "double" else 1]
+            if record.of is None:
+                names = record.input_names(self.floating)
                 args = tuple(state[n] for n in names if n != "loads")
                 kwargs = {"loads": state["loads"]} if "loads" in names else {}
                 if op == "passive_terms":
@@ -157,10 +151,8 @@ class CompiledSolver(SolverBase):
                     pairs = [(both[k], v) for k, v in getattr(reference, op)(*args).items()]
                 else:
                     pairs = [(getattr(self, op)(*args, **kwargs), getattr(reference, op)(*args, **kwargs))]
-                tol = tol_fd if op.startswith("forward") else tol_id
             else:
                 pairs = self._jacobian_pairs(op, reference, state)
-                tol = 1e-6 if self.precision == "double" else 1e-2
             worst[op] = 0.0
             for got, ref in pairs:
                 got, ref = got.reshape(samples, -1), ref.reshape(samples, -1)
@@ -177,21 +169,22 @@ class CompiledSolver(SolverBase):
 
     def _jacobian_pairs(self, op, reference, state, h=1e-5):
         """(compiled Jacobian, central difference of the NumPy engine) for each output of ``op``."""
-        names = [n for n in input_names(op, self.floating) if n != "loads"]
+        record = operation(op)
+        names = [n for n in record.input_names(self.floating) if n != "loads"]
         args = {n: state[n] for n in names}
         got = getattr(self, op)(*args.values(), loads=state["loads"])
-        value = "inverse_dynamics" if op == "inverse_dynamics_derivatives" else "forward_dynamics"
+        value = record.of
 
         def f(**changed):
             return getattr(reference, value)(*{**args, **changed}.values(), loads=state["loads"])
 
         pairs = []
-        for key, (_, wrt) in derivative_outputs(op, self.floating).items():
-            expected = np.empty_like(got[key])  # (N, G, columns); no columns where J = 0
+        for port in record.output_ports(self.floating):
+            expected = np.empty_like(got[port.name])  # (N, G, columns); no columns where J = 0
             for k in range(expected.shape[-1]):
-                plus, minus = _perturbed(args, wrt, k, h), _perturbed(args, wrt, k, -h)
+                plus, minus = _perturbed(args, port.wrt, k, h), _perturbed(args, port.wrt, k, -h)
                 expected[..., k] = (f(**plus) - f(**minus)) / (2 * h)
-            pairs.append((got[key], expected))
+            pairs.append((got[port.name], expected))
         return pairs
 
 def _perturbed(args: dict, wrt: str, k: int, h: float) -> dict:

@@ -36,7 +36,7 @@ WELDED_LINKS = {
 }
 
 #: Operations that take loads.
-LOAD_OPERATIONS = ("gravity", "inverse_dynamics", "forward_dynamics", "forward_dynamics_crba")
+LOAD_OPERATIONS = tuple(op for op in rbdgen.OPERATIONS if rbdgen.algorithms.operations.OPERATIONS[op].loads)
 
 
 # -- errors -----------------------------------------------------------------------

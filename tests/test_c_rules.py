@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import rbdgen
-from rbdgen.algorithms.operations import SIGNATURES
+from rbdgen.algorithms.operations import OPERATIONS
 from rbdgen.testing import random_states
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
@@ -122,8 +122,8 @@ def _expected(s, op, st) -> dict:
     if op == "passive_terms":
         return {"M": st.call(s, "mass_matrix", 0).ravel(order="F"), "g": st.call(s, "gravity", 0),
                 "c": st.call(s, "velocity_product_forces", 0)}
-    result = st.call(s, op, 0, loads="loads" in SIGNATURES[op][0])
-    (name,) = SIGNATURES[op][1]
+    result = st.call(s, op, 0, loads=OPERATIONS[op].loads)
+    (name,) = (p.name for p in OPERATIONS[op].outputs)
     return {name: result.ravel(order="F")}
 
 
@@ -151,7 +151,7 @@ def _robot_source(folder: Path, seed: int):
             f"    {prefix}_bad_q[{J - 1}] = NAN;"]
     called = set()
     for op, info in manifest["operations"].items():
-        assert op in SIGNATURES, f"{prefix}: no expected values for {op}: extend this test"
+        assert op in OPERATIONS, f"{prefix}: no expected values for {op}: extend this test"
         expected = _expected(s, op, st)
         outputs = info["outputs"]
         for name in outputs:

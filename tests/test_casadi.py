@@ -29,11 +29,10 @@ import pytest
 ca = pytest.importorskip("casadi")
 
 from helpers import LOAD_LINKS, LOOSE, TIGHT, random_states, rel_error, solver  # noqa: E402
-from rbdgen.codegen.generator import ALL_OPERATIONS  # noqa: E402
+from rbdgen.codegen.generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS  # noqa: E402
 from robots import ROBOTS  # noqa: E402
 
 NAMES = ["panda", "solo12"]
-DERIVATIVE_OPERATIONS = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
 SAMPLES = 6
 
 #: The documented signatures (emit_casadi / operations docstrings), written out here on

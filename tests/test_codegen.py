@@ -41,10 +41,9 @@ from helpers import (
     tolerance,
 )
 from models import body, chain, point_mass_wrist
-from rbdgen.algorithms.operations import SIGNATURES, input_names
+from rbdgen.algorithms.operations import OPERATIONS as RECORDS
 from rbdgen.codegen.generator import ALL_OPERATIONS
 from rbdgen.codegen.optimize import COUNT_KEYS
-from rbdgen.solver import TOLERANCES
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
 
@@ -69,7 +68,7 @@ def c_call(s, op, inputs: dict, batch: bool = True, mask=None, null=(), fill=7.0
     real = "double" if s.dtype == np.float64 else "float"
     N = inputs["q"].shape[0]
     args, keep = [], []
-    for name in input_names(op, s.floating):
+    for name in RECORDS[op].input_names(s.floating):
         value = inputs.get(name)
         if value is None:
             args.append(ffi.NULL)
@@ -77,7 +76,7 @@ def c_call(s, op, inputs: dict, batch: bool = True, mask=None, null=(), fill=7.0
             keep.append(np.ascontiguousarray(value, s.dtype))
             args.append(ffi.from_buffer(f"{real}[]", keep[-1]))
     outputs = {}
-    for name in SIGNATURES[op][1]:
+    for name in tuple(p.name for p in RECORDS[op].outputs):
         if name in null:
             args.append(ffi.NULL)
         else:
@@ -178,7 +177,7 @@ def _bad_inputs(c, st, op, name, value):
     """Flat inputs of ``st`` with ``value`` in input ``name`` of state 1."""
     inputs = {k: None if v is None else v.copy() for k, v in st.flat().items()}
     inputs[name][1, -1] = value
-    return {k: inputs[k] for k in input_names(op, c.floating)}
+    return {k: inputs[k] for k in RECORDS[op].input_names(c.floating)}
 
 
 @pytest.mark.parametrize("op", ALL_OPERATIONS)
@@ -188,9 +187,9 @@ def test_c_rejects_non_finite_input(compiled, name, op):
     the other states of the batch are evaluated."""
     c = compiled(name)
     st = states(name)
-    good = {k: v for k, v in st.flat().items() if k in input_names(op, c.floating)}
+    good = {k: v for k, v in st.flat().items() if k in RECORDS[op].input_names(c.floating)}
     _, _, reference = c_call(c, op, good)
-    for arg in input_names(op, c.floating):
+    for arg in RECORDS[op].input_names(c.floating):
         for value in (np.nan, np.inf, -np.inf):
             inputs = _bad_inputs(c, st, op, arg, value)
             rc, status, out = c_call(c, op, inputs)
@@ -239,7 +238,7 @@ def test_python_non_finite_input(compiled, name, op):
     inputs = {k: v.copy() for k, v in inputs.items()}  # (views of the cached states)
     inputs["q"][1, 0] = np.nan
     with pytest.raises(rbdgen.InvalidInputError, match=rf"^{op}: invalid input \(state 1\)$"):
-        c._evaluate(op, inputs, None, SIGNATURES[op][1])
+        c._evaluate(op, inputs, None, tuple(p.name for p in RECORDS[op].outputs))
     assert issubclass(rbdgen.InvalidInputError, ValueError)
 
 
@@ -247,7 +246,7 @@ def test_python_non_finite_input(compiled, name, op):
 def test_c_zero_quaternion(compiled, op):
     c = compiled(FLOATING)
     st = states(FLOATING)
-    inputs = {k: v for k, v in st.flat().items() if k in input_names(op, True)}
+    inputs = {k: v for k, v in st.flat().items() if k in RECORDS[op].input_names(True)}
     inputs["base"] = inputs["base"].copy()
     inputs["base"][1, 3:7] = 0.0
     rc, status, out = c_call(c, op, inputs)
@@ -279,7 +278,7 @@ def test_python_zero_quaternion(compiled):
         inputs = {k: v.copy() for k, v in inputs.items()}
         inputs["quat"][2] = 0.0
         with pytest.raises(rbdgen.InvalidInputError, match=r"\(state 2\)$"):
-            c._evaluate(op, inputs, None, SIGNATURES[op][1])
+            c._evaluate(op, inputs, None, tuple(p.name for p in RECORDS[op].outputs))
 
 
 def _check_singular(c, s, q, qd, tau, singular_states):
@@ -371,12 +370,12 @@ def test_overflow_is_non_finite(compiled, name, op):
     with np.errstate(all="ignore"):
         got = raised(lambda: call(c, op, st))
     assert got is expected
-    inputs = {k: v for k, v in st.flat().items() if k in input_names(op, c.floating)}
+    inputs = {k: v for k, v in st.flat().items() if k in RECORDS[op].input_names(c.floating)}
     rc, status, out = c_call(c, op, inputs)
     assert rc == 4 and list(status) == [0, 4, 0]
-    assert np.all(out[SIGNATURES[op][1][0]][1] == 0)
+    assert np.all(out[RECORDS[op].outputs[0].name][1] == 0)
     for i in (0, 2):  # (the Python path normalises the quaternion again: not bit-identical)
-        assert_close(out[SIGNATURES[op][1][0]][i], call(c, op, st, i), tolerance(op), f"state {i}")
+        assert_close(out[RECORDS[op].outputs[0].name][i], call(c, op, st, i), tolerance(op), f"state {i}")
     rc, _, single = c_call(c, op, pick(inputs, 1), batch=False)
     assert rc == 4 and all(np.all(v == 0) for v in single.values())
 
@@ -476,8 +475,7 @@ def test_float_variant(compiled, generated, name):
     assert "sinf(" in source and "cosf(" in source and "const float t0 = " in source
     assert "const double" not in source and " sin(" not in source
     worst = f.validate(samples=8, seed=3)
-    tol_id, tol_fd = TOLERANCES["float"]
-    assert all(err <= (tol_fd if op.startswith("forward") else tol_id) for op, err in worst.items()), worst
+    assert all(err <= RECORDS[op].tolerance[1] for op, err in worst.items()), worst
     st = states(name)
     for op in rbdgen.OPERATIONS:
         for loads in (False, True) if op in LOAD_OPERATIONS else (False,):
@@ -513,7 +511,7 @@ def test_validate_catches_a_wrong_constant(tmp_path, generated, build_cache, op)
                          message)
     assert match, message
     rel, absolute, tol = (float(x) for x in match.groups())
-    assert rel > tol == TOLERANCES["double"][1 if op.startswith("forward") else 0] and absolute > 0
+    assert rel > tol == RECORDS[op].tolerance[0] and absolute > 0
 
 
 # -- operation counts ---------------------------------------------------------------------------------

@@ -1,36 +1,33 @@
-"""The public operations as flat-array functions of the algorithms, for every backend.
+"""The public operations: one `Operation` record each, the single source of their facts.
 
-Each operation maps named flat inputs to named flat outputs (lists of scalars).
-`NumpySolver` evaluates them on arrays, code generation traces them on symbols,
-and the C signatures follow the same names, sizes and order:
+An operation maps named flat inputs to named flat outputs (lists of scalars) by
+running the algorithms on any scalar backend: `NumpySolver` evaluates it on
+arrays, code generation traces it on symbols (C) or on CasADi SX, and the solver
+methods, the C signatures and docs, the manifest and the validation all read the
+record: its inputs and outputs (names, shapes in terms of J, G and L, docs), whether
+it takes loads, its algorithm, its validation tolerance and the operation holding
+its Jacobians. Adding an operation is an algorithm, one record and its reference test.
 
-==========================  ======================================  ==================
-operation                   inputs (floating base: ``base`` first)  outputs
-==========================  ======================================  ==================
-mass_matrix                 q                                       M (G*G, col-major)
-velocity_product_forces     q, qd                                   c (G)
-gravity                     q, loads                                g (G)
-inverse_dynamics            q, qd, qdd, loads                       tau (G)
-forward_dynamics            q, qd, tau, loads                       acc (G)
-forward_dynamics_crba       q, qd, tau, loads                       acc (G)
-passive_terms               q, qd                                   M, g, c
-==========================  ======================================  ==================
-
-``base`` holds `BASE_SIZE` values laid out by `BASE`: translation (3), quaternion
-xyzw (4), velocity (6) and acceleration (6), world frame, angular first. ``loads``
-holds L*6 values, one ``[torque, force]`` wrench per link in link order.
+A floating base adds the input ``base`` first: `BASE_SIZE` values laid out by `BASE`:
+translation (3), quaternion xyzw (4), velocity (6) and acceleration (6), world frame,
+angular first.
+``loads`` holds L*6 values, one ``[torque, force]`` wrench per link in link order.
+Matrices are stored column-major; per-link tables (``loads``) row by row.
 
 Mimic joints (`coordinates`): the joint inputs are the J independent coordinates;
-``evaluate`` expands them to every body (``q_full = P q + offset``), runs the
-algorithms on the whole tree and reduces the results (``P^T tau``,
-``P^T M P``). Forward dynamics of a model with mimic joints is computed as
-``forward_dynamics_crba`` (reduced mass matrix, one RNEA bias, one checked
-Cholesky solve): ABA's one sweep eliminates each body's own coordinate, but a
-mimic joint shares its master's coordinate, often across branches (a gripper's
-two fingers), which no single tree sweep can eliminate.
+each algorithm gets them expanded to every body (``q_full = P q + offset``), runs
+on the whole tree and its results are reduced (``P^T tau``, ``P^T M P``). Forward
+dynamics of a model with mimic joints is computed as ``forward_dynamics_crba``
+(reduced mass matrix, one RNEA bias, one checked Cholesky solve): ABA's one sweep
+eliminates each body's own coordinate, but a mimic joint shares its master's
+coordinate, often across branches (a gripper's two fingers), which no single tree
+sweep can eliminate.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 from .. import spatial as sp
 from . import coordinates
@@ -43,130 +40,210 @@ from .rnea import rnea
 BASE = {"translation": slice(0, 3), "quat": slice(3, 7), "velocity": slice(7, 13), "acceleration": slice(13, 19)}
 BASE_SIZE = BASE["acceleration"].stop
 
-SIGNATURES = {
-    "mass_matrix": (("q",), ("M",)),
-    "velocity_product_forces": (("q", "qd"), ("c",)),
-    "gravity": (("q", "loads"), ("g",)),
-    "inverse_dynamics": (("q", "qd", "qdd", "loads"), ("tau",)),
-    "forward_dynamics": (("q", "qd", "tau", "loads"), ("acc",)),
-    "forward_dynamics_crba": (("q", "qd", "tau", "loads"), ("acc",)),
-    "passive_terms": (("q", "qd"), ("M", "g", "c")),
-}
 
-#: One line per operation, for generated documentation.
-DOCS = {
-    "mass_matrix": "M(q), the joint-space inertia matrix (CRBA).",
-    "velocity_product_forces": "C(q, qd) qd, the Coriolis and centrifugal forces (RNEA, no gravity).",
-    "gravity": "g(q) + J^T loads, the forces that hold the robot still (RNEA).",
-    "inverse_dynamics": "tau = M qdd + C qd + g + J^T loads (RNEA).",
-    "forward_dynamics": "qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.",
-    "forward_dynamics_crba": "qdd from M (CRBA), the bias of one RNEA call and one checked Cholesky solve.",
-    "passive_terms": "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
-    "inverse_dynamics_derivatives": "Jacobians of inverse dynamics (CasADi AD of RNEA), column-major, G rows.",
-    "forward_dynamics_derivatives": "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (checked Cholesky), "
-                                    "column-major, G rows.",
-}
+@dataclass(frozen=True)
+class Port:
+    """A named input or output: its shape (ints or the sizes ``"J"``, ``"G"``, ``"L"``) and its doc."""
 
+    name: str
+    shape: tuple
+    doc: str
+    by_row: bool = False  # a per-link table stored row by row (matrices are column-major)
+    symmetric: bool = False  # both triangles hold the same scalars
+    floating_only: bool = False  # exists for a floating base only
+    wrt: Optional[str] = None  # a Jacobian: the input it differentiates by
+    optional: bool = False  # an input the C takes as NULL for none (zero)
 
-def describe(tree: Tree, op: str) -> str:
-    """`DOCS` line of ``op`` for this tree (forward dynamics with mimic joints is not ABA, see above)."""
-    if op == "forward_dynamics" and tree.nj < tree.nb:
-        return "qdd = M^-1 (tau - C qd - g - J^T loads); with mimic joints by CRBA, one RNEA bias and one " \
-               "checked Cholesky solve."
-    return DOCS[op]
+    def dims(self, sizes: dict) -> tuple:
+        return tuple(sizes.get(d, d) for d in self.shape)
+
+    def size(self, sizes: dict) -> int:
+        out = 1
+        for d in self.dims(sizes):
+            out *= d
+        return out
 
 
-#: Jacobians, generated as C (rbdgen.codegen.derivatives) and CasADi: inputs, then
-#: (output, differentiated input) pairs; ``base_*`` pairs exist for a floating base only.
-DERIVATIVE_SIGNATURES = {
-    "inverse_dynamics_derivatives": (
-        ("q", "qd", "qdd", "loads"),
-        (("tau", "q"), ("tau", "qd"), ("tau", "qdd"),
-         ("tau", "base_velocity"), ("tau", "base_acceleration"), ("tau", "base_rotation")),
-    ),
-    "forward_dynamics_derivatives": (
-        ("q", "qd", "tau", "loads"),
-        (("acc", "q"), ("acc", "qd"), ("acc", "tau"), ("acc", "base_velocity"), ("acc", "base_rotation")),
-    ),
-}
+#: The parts of the base state, as the docs describe them.
+_BASE_DOCS = {"translation": "translation", "quat": "quaternion xyzw", "velocity": "velocity [omega_W, pdot_W]",
+              "acceleration": "acceleration [omegadot_W, pddot_W]"}
+
+#: The inputs, shared by every operation that takes them.
+INPUTS = {p.name: p for p in (
+    Port("base", (BASE_SIZE,), f"base state, {BASE_SIZE} values: "
+         + ", ".join(f"{_BASE_DOCS[part]} ({s.stop - s.start})" for part, s in BASE.items())
+         + "; world frame, angular first"),
+    Port("q", ("J",), "joint positions (J)"),
+    Port("qd", ("J",), "joint velocities (J)"),
+    Port("qdd", ("J",), "joint accelerations (J)"),
+    Port("tau", ("G",), "generalized forces (G)"),
+    Port("loads", ("L", 6), "link wrenches [torque, force] at each link origin in the link frame "
+         "(L x 6, row per link); may be NULL", by_row=True, optional=True),
+)}
 
 
-def derivative_outputs(op: str, floating: bool) -> dict:
-    """``{name: (of, wrt)}`` of a derivative operation, e.g. ``{"dtau_dq": ("tau", "q"), ...}``."""
-    return {f"d{of}_d{wrt}": (of, wrt) for of, wrt in DERIVATIVE_SIGNATURES[op][1]
-            if floating or not wrt.startswith("base_")}
+@dataclass(frozen=True)
+class Operation:
+    """One public operation (see the module docstring)."""
+
+    name: str
+    doc: str  # one line: what it computes and how
+    inputs: tuple  # names in `INPUTS`, in signature order (a floating base adds "base" first)
+    outputs: tuple  # Port
+    algorithm: Optional[Callable] = None  # (tree, ops, flat inputs) -> flat outputs; None: a derivative
+    tolerance: tuple = (1e-12, 1e-4)  # normwise relative error allowed by `validate`: double, float
+    derivative: Optional[str] = None  # the operation holding this one's Jacobians
+    of: Optional[str] = None  # for a derivative: the operation it differentiates
+    optional_outputs: bool = False  # the C takes NULL for an output that is not wanted
+    mimic_doc: Optional[str] = None  # the doc line where the model has mimic joints, when it differs
+
+    @property
+    def loads(self) -> bool:
+        return "loads" in self.inputs
+
+    def describe(self, tree: Tree) -> str:
+        """The doc line for ``tree``'s model."""
+        return self.mimic_doc if self.mimic_doc and tree.nj < tree.nb else self.doc
+
+    def input_names(self, floating: bool) -> tuple:
+        return (("base",) if floating else ()) + self.inputs
+
+    def input_ports(self, floating: bool) -> tuple:
+        return tuple(INPUTS[n] for n in self.input_names(floating))
+
+    def output_ports(self, floating: bool) -> tuple:
+        return tuple(p for p in self.outputs if floating or not p.floating_only)
 
 
-def derivative_shapes(tree: Tree) -> dict:
-    """(rows, cols) of every Jacobian output: rows = G, cols = the differentiated input's size."""
-    J = tree.nj
-    G = J + (6 if tree.floating else 0)
-    cols = {"q": J, "qd": J, "qdd": J, "tau": G, "base_velocity": 6, "base_acceleration": 6, "base_rotation": 3}
-    return {f"d{of}_d{wrt}": (G, cols[wrt]) for op in DERIVATIVE_SIGNATURES
-            for of, wrt in DERIVATIVE_SIGNATURES[op][1]}
+def dimensions(tree: Tree, link_count: int) -> dict:
+    """The sizes shapes are written in: J joints, G generalized coordinates, L links."""
+    return {"J": tree.nj, "G": tree.nj + (6 if tree.floating else 0), "L": link_count}
 
 
-def input_names(op: str, floating: bool) -> tuple:
-    inputs = SIGNATURES[op][0] if op in SIGNATURES else DERIVATIVE_SIGNATURES[op][0]
-    return (("base",) if floating else ()) + inputs
+class _State:
+    """An operation's flat inputs unpacked for the algorithms (absent ones zero, absent loads None)."""
 
-
-def sizes(tree: Tree, link_count: int) -> dict:
-    """Length of every named input and output."""
-    J = tree.nj
-    G = J + (6 if tree.floating else 0)
-    out = {"base": BASE_SIZE, "q": J, "qd": J, "qdd": J, "tau": G, "loads": 6 * link_count,
-           "M": G * G, "c": G, "g": G, "acc": G}
-    out.update({name: rows * cols for name, (rows, cols) in derivative_shapes(tree).items()})
-    return out
-
-
-def _links(loads):
-    return None if loads is None else [loads[6 * k: 6 * k + 6] for k in range(len(loads) // 6)]
+    def __init__(self, tree: Tree, inputs: dict):
+        self.zeros, self.still = [0] * tree.nb, [0] * 6
+        self.q = coordinates.positions(tree, inputs["q"])
+        self.qd, self.qdd = (coordinates.rates(tree, inputs[k]) if k in inputs else self.zeros for k in ("qd", "qdd"))
+        self.tau = inputs.get("tau")
+        loads = inputs.get("loads")
+        self.loads = None if loads is None else [loads[6 * k: 6 * k + 6] for k in range(len(loads) // 6)]
+        base = inputs.get("base")
+        self.quat, self.velocity, self.acceleration = (
+            tuple(base[BASE[k]] for k in ("quat", "velocity", "acceleration")) if tree.floating else (None,) * 3)
 
 
 def _column_major(H):
     return [H[r][c] for c in range(len(H)) for r in range(len(H))]
 
 
+def _mass_matrix(tree, ops, x):
+    return {"M": _column_major(coordinates.matrix(tree, crba(tree, ops, x.q, x.quat)))}
+
+
+def _forces(tree, ops, x, *args, **options):
+    return coordinates.forces(tree, rnea(tree, ops, x.q, *args, **options))
+
+
+def _velocity_product_forces(tree, ops, x):
+    return {"c": _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), None, gravity=False)}
+
+
+def _gravity(tree, ops, x):
+    return {"g": _forces(tree, ops, x, x.zeros, x.zeros, (x.quat, x.still, x.still), x.loads)}
+
+
+def _inverse_dynamics(tree, ops, x):
+    return {"tau": _forces(tree, ops, x, x.qd, x.qdd, (x.quat, x.velocity, x.acceleration), x.loads)}
+
+
+def _forward_dynamics(tree, ops, x):
+    if tree.nj != tree.nb:  # mimic joints (see the module docstring)
+        return _forward_dynamics_crba(tree, ops, x)
+    return {"acc": aba(tree, ops, x.q, x.qd, x.tau, (x.quat, x.velocity), x.loads)}
+
+
+def _forward_dynamics_crba(tree, ops, x):
+    # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, one checked Cholesky solve
+    H = coordinates.matrix(tree, crba(tree, ops, x.q, x.quat))
+    bias = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    rhs = [sp.sub(t, b) for t, b in zip(x.tau, bias)]
+    return {"acc": list(ops.solve_spd(H, rhs, "mass matrix"))}
+
+
+def _passive_terms(tree, ops, x):
+    return {**_mass_matrix(tree, ops, x), "g": _gravity(tree, ops, x)["g"], **_velocity_product_forces(tree, ops, x)}
+
+
+_M = Port("M", ("G", "G"), "mass matrix (G x G, column-major)", symmetric=True)
+_C = Port("c", ("G",), "velocity-product forces C(q, qd) qd (G)")
+_ACC = Port("acc", ("G",), "generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]")
+_FD_TOLERANCE = (1e-10, 1e-3)
+
+
+def _jacobians(of: str, wrt: tuple) -> tuple:
+    """The Jacobian outputs ``d<of>_d<x>`` (G rows, column-major); ``base_*`` ones for a floating base only."""
+    cols = {"q": "J", "qd": "J", "qdd": "J", "tau": "G", "base_velocity": 6, "base_acceleration": 6,
+            "base_rotation": 3}
+    return tuple(Port(f"d{of}_d{x}", ("G", cols[x]), f"Jacobian d{of}/d{x} (G rows, column-major)",
+                      floating_only=x.startswith("base_"), wrt=x) for x in wrt)
+
+
+#: Every operation, by name, in the order of the generated code.
+OPERATIONS = {op.name: op for op in (
+    Operation("mass_matrix", "M(q), the joint-space inertia matrix (CRBA).", ("q",), (_M,), _mass_matrix),
+    Operation("velocity_product_forces", "C(q, qd) qd, the Coriolis and centrifugal forces (RNEA, no gravity).",
+              ("q", "qd"), (_C,), _velocity_product_forces),
+    Operation("gravity", "g(q) + J^T loads, the forces that hold the robot still (RNEA).", ("q", "loads"),
+              (Port("g", ("G",), "gravity and load forces g(q) + J^T loads (G)"),), _gravity),
+    Operation("inverse_dynamics", "tau = M qdd + C qd + g + J^T loads (RNEA).", ("q", "qd", "qdd", "loads"),
+              (Port("tau", ("G",), "generalized forces (G)"),), _inverse_dynamics,
+              derivative="inverse_dynamics_derivatives"),
+    Operation("forward_dynamics", "qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.",
+              ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics, _FD_TOLERANCE,
+              derivative="forward_dynamics_derivatives",
+              mimic_doc="qdd = M^-1 (tau - C qd - g - J^T loads); with mimic joints by CRBA, one RNEA bias and one "
+                        "checked Cholesky solve."),
+    Operation("forward_dynamics_crba", "qdd from M (CRBA), the bias of one RNEA call and one checked Cholesky solve.",
+              ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics_crba, _FD_TOLERANCE),
+    Operation("passive_terms", "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
+              ("q", "qd"), (_M, Port("g", ("G",), "gravity forces g(q) (G)"), _C), _passive_terms,
+              optional_outputs=True),
+    # Jacobians, generated as C (rbdgen.codegen.derivatives) and CasADi; compared with central differences
+    Operation("inverse_dynamics_derivatives",
+              "Jacobians of inverse dynamics (CasADi AD of RNEA), column-major, G rows.",
+              ("q", "qd", "qdd", "loads"),
+              _jacobians("tau", ("q", "qd", "qdd", "base_velocity", "base_acceleration", "base_rotation")),
+              tolerance=(1e-6, 1e-2), of="inverse_dynamics"),
+    Operation("forward_dynamics_derivatives",
+              "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (checked Cholesky), column-major, G rows.",
+              ("q", "qd", "tau", "loads"),
+              _jacobians("acc", ("q", "qd", "tau", "base_velocity", "base_rotation")),
+              tolerance=(1e-6, 1e-2), of="forward_dynamics"),
+)}
+
+
+def operation(name: str) -> Operation:
+    """The record of operation ``name`` (a ValueError listing the operations otherwise)."""
+    try:
+        return OPERATIONS[name]
+    except KeyError:
+        raise ValueError(f"unknown operation {name!r}; expected one of {list(OPERATIONS)}") from None
+
+
+def sizes(tree: Tree, link_count: int) -> dict:
+    """Length of every named input and output of every operation."""
+    dims = dimensions(tree, link_count)
+    out = {name: p.size(dims) for name, p in INPUTS.items()}
+    out.update({p.name: p.size(dims) for op in OPERATIONS.values() for p in op.outputs})
+    return out
+
+
 def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
     """Run ``op`` on flat inputs (``loads`` may be absent or None); returns flat outputs."""
-    zeros, still = [0] * tree.nb, [0] * 6
-    q = coordinates.positions(tree, inputs["q"])
-    qd = coordinates.rates(tree, inputs["qd"]) if "qd" in inputs else zeros
-    loads = _links(inputs.get("loads"))
-    base = inputs.get("base")
-    quat, velocity, acceleration = (None, None, None)
-    if tree.floating:
-        quat, velocity, acceleration = (base[BASE[k]] for k in ("quat", "velocity", "acceleration"))
-
-    def mass_matrix():
-        return coordinates.matrix(tree, crba(tree, ops, q, quat))
-
-    def forces(*args, **options):
-        return coordinates.forces(tree, rnea(tree, ops, q, *args, **options))
-
-    if op == "mass_matrix":
-        return {"M": _column_major(mass_matrix())}
-    if op == "velocity_product_forces":
-        return {"c": forces(qd, zeros, (quat, velocity, still), None, gravity=False)}
-    if op == "gravity":
-        return {"g": forces(zeros, zeros, (quat, still, still), loads)}
-    if op == "inverse_dynamics":
-        qdd = coordinates.rates(tree, inputs["qdd"])
-        return {"tau": forces(qd, qdd, (quat, velocity, acceleration), loads)}
-    if op == "forward_dynamics" and tree.nj == tree.nb:
-        return {"acc": aba(tree, ops, q, qd, inputs["tau"], (quat, velocity), loads)}
-    if op in ("forward_dynamics", "forward_dynamics_crba"):
-        # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, one checked Cholesky solve
-        H = mass_matrix()
-        bias = forces(qd, zeros, (quat, velocity, still), loads)
-        rhs = [sp.sub(t, b) for t, b in zip(inputs["tau"], bias)]
-        return {"acc": list(ops.solve_spd(H, rhs, "mass matrix"))}
-    if op == "passive_terms":
-        return {
-            "M": _column_major(mass_matrix()),
-            "g": forces(zeros, zeros, (quat, still, still), None),
-            "c": forces(qd, zeros, (quat, velocity, still), None, gravity=False),
-        }
-    raise ValueError(f"unknown operation {op!r}; expected one of {sorted(SIGNATURES)}")
+    algorithm = operation(op).algorithm
+    if algorithm is None:
+        raise ValueError(f"{op} is a derivative: it is generated (rbdgen.codegen.derivatives), not evaluated")
+    return algorithm(tree, ops, _State(tree, inputs))

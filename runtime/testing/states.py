@@ -14,11 +14,11 @@ from typing import Optional
 
 import numpy as np
 
-from ..algorithms.operations import BASE, SIGNATURES
+from ..algorithms.operations import BASE, OPERATIONS
 from ..interface import BaseState
 
 #: The state arrays each operation takes after the base (rbdgen's argument order, no loads).
-ARGUMENTS = {op: tuple(n for n in inputs if n != "loads") for op, (inputs, _) in SIGNATURES.items()}
+ARGUMENTS = {name: tuple(n for n in op.inputs if n != "loads") for name, op in OPERATIONS.items()}
 
 
 @dataclasses.dataclass

@@ -1,0 +1,97 @@
+"""The CasADi front end: operations traced on SX symbols, shared by the CasADi output and the C derivatives.
+
+`CasadiOps` is the scalar backend: the algorithms in `rbdgen.algorithms` run
+unchanged on SX scalars (structural zeros and ones still fold), so the SX graph
+is specialised to the robot exactly like the C. A CasADi graph cannot return a
+status, so ``require_positive`` records nothing: where the C returns SINGULAR,
+a CasADi function evaluates to inf or NaN. ``solve_spd`` is CasADi's sparse
+symbolic LDL^T (exact derivatives through the solve).
+
+`trace` gives an operation's input symbols (the C functions' inputs, in order,
+``base`` first for a floating base, each a column vector) and its outputs as SX
+matrices of the registry's shapes. A derivative operation's outputs are the
+Jacobians of the operation it differentiates, one per differentiated input; a
+base rotation derivative is taken along a world-frame rotation vector ``dtheta``:
+``R -> exp(dtheta x) R`` (the quaternion ``q -> q + [dtheta, 0] q / 2``).
+"""
+
+from __future__ import annotations
+
+import casadi as ca
+
+from ..algorithms.kinematics import Tree
+from ..algorithms.operations import BASE, BASE_SIZE, dimensions, evaluate, operation
+
+#: Where the base vector holds the base velocity and acceleration.
+BASE_PARTS = {"base_velocity": BASE["velocity"], "base_acceleration": BASE["acceleration"]}
+
+
+class CasadiOps:
+    """SX scalars: sin/cos are CasADi's, checks are not representable, solves are symbolic LDL^T."""
+
+    sin = staticmethod(ca.sin)
+    cos = staticmethod(ca.cos)
+
+    @staticmethod
+    def require_positive(x, error, message):
+        """Nothing to record: a CasADi graph has no status (see the module docstring)."""
+
+    @staticmethod
+    def solve_spd(A, b, what):
+        n = len(b)
+        Am = ca.SX(n, n)
+        for r in range(n):
+            for c in range(n):
+                if not (isinstance(A[r][c], (int, float)) and A[r][c] == 0):
+                    Am[r, c] = A[r][c]
+        D, LT, p = ca.ldl(Am)
+        x = ca.ldl_solve(ca.vertcat(*b), D, LT, p)
+        return [x[i] for i in range(n)]
+
+
+def _world_rotation(base, dtheta):
+    """The base vector with its quaternion turned by the world-frame rotation vector dtheta (first order)."""
+    quat = base[BASE["quat"]]
+    v, w = quat[0:3], quat[3]
+    dq = 0.5 * ca.vertcat(w * dtheta + ca.cross(dtheta, v), -ca.dot(dtheta, v))
+    return ca.vertcat(base[BASE["translation"]], quat + dq, base[BASE["quat"].stop:BASE_SIZE])
+
+
+def _shaped(values, port, dims):
+    """Flat scalars as an SX matrix of ``port``'s shape (column-major; a per-link table row by row)."""
+    shape = port.dims(dims) + (1,) * (2 - len(port.shape))
+    rows, cols = shape
+    if not values:
+        return ca.SX(rows, cols)
+    if port.by_row:
+        return ca.reshape(ca.vertcat(*values), cols, rows).T
+    return ca.reshape(ca.vertcat(*values), rows, cols)
+
+
+def trace(model, op: str, tree: Tree = None) -> tuple:
+    """``(inputs, outputs)``: dicts of SX symbols (column vectors) and SX results, in signature order."""
+    tree = tree or Tree.from_model(model)
+    record = operation(op)
+    dims = dimensions(tree, len(model.links))
+    source = operation(record.of) if record.of else record
+    symbols = {p.name: ca.SX.sym(p.name, p.size(dims)) for p in source.input_ports(model.floating)}
+    traced = dict(symbols)
+    dtheta = ca.SX.sym("dtheta", 3)
+    if record.of and model.floating:
+        traced["base"] = _world_rotation(symbols["base"], dtheta)
+    scalars = {name: [sym[i] for i in range(sym.numel())] for name, sym in traced.items()}
+    values = evaluate(tree, CasadiOps, source.name, scalars)
+    if not record.of:
+        return symbols, {p.name: _shaped(values[p.name], p, dims) for p in record.output_ports(model.floating)}
+    (out,) = source.outputs
+    value = ca.vertcat(*values[out.name])
+    jacobians = {}
+    for port in record.output_ports(model.floating):
+        if port.wrt == "base_rotation":
+            jac = ca.jacobian(value, dtheta)
+        elif port.wrt in BASE_PARTS:
+            jac = ca.jacobian(value, symbols["base"])[:, BASE_PARTS[port.wrt]]
+        else:
+            jac = ca.jacobian(value, symbols[port.wrt])
+        jacobians[port.name] = ca.substitute(jac, dtheta, ca.DM.zeros(3))
+    return symbols, jacobians
