@@ -21,7 +21,7 @@ from ..errors import BuildError, ModelError, SolverError, ValidationError
 from ..names import check_prefix
 from ..solver import load
 from ..urdf import load_urdf
-from .generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS, generate
+from .generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS, KINEMATICS_OPERATIONS, generate
 
 
 
@@ -99,8 +99,13 @@ def _load_options(args) -> dict:
 
 def cmd_generate(args, progress: Progress) -> int:
     progress.step(f"tracing and emitting {len(args.ops)} operations")
-    generated = generate(args.urdf, ops=args.ops, precision="float" if args.float else "double",
-                         prefix=_prefix(args.prefix), **_load_options(args))
+    try:
+        generated = generate(args.urdf, ops=args.ops, precision="float" if args.float else "double",
+                             prefix=_prefix(args.prefix), frames=args.frames, **_load_options(args))
+    except ValueError as exc:
+        if args.frames is None or "link" not in str(exc):
+            raise
+        raise UsageError(f"--frames: {exc}") from None
     progress.done(f"(trace {generated.timings['trace']:.2f} s, emit {generated.timings['emit']:.2f} s)")
     folder = generated.write(args.output, overwrite=args.force)
     model = generated.model
@@ -199,9 +204,12 @@ def parser() -> argparse.ArgumentParser:
     g = sub.add_parser("generate", help="generate C, compile it and validate it")
     model_options(g)
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
-    g.add_argument("--ops", nargs="+", choices=ALL_OPERATIONS + DERIVATIVE_OPERATIONS, default=list(ALL_OPERATIONS),
-                   metavar="OP", help=f"operations (default: all of {', '.join(ALL_OPERATIONS)}; "
-                                      f"also {', '.join(DERIVATIVE_OPERATIONS)})")
+    g.add_argument("--ops", nargs="+", choices=ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS,
+                   default=list(ALL_OPERATIONS), metavar="OP",
+                   help=f"operations (default: all of {', '.join(ALL_OPERATIONS)}; "
+                        f"also {', '.join(DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS)})")
+    g.add_argument("--frames", nargs="+", metavar="LINK",
+                   help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--float", action="store_true", help="single precision")
     g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")

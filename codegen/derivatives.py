@@ -89,7 +89,7 @@ def trace_derivatives(model, op: str, tree: Tree = None) -> Kernel:
     if op == "inverse_dynamics_derivatives":
         columns = replay(id_jacobians, graph, [inputs[n] for n in id_names])
         outputs = dict(zip(id_jacobians.name_out(), columns))
-        return Kernel(op, graph, sizes, {p.name: outputs[p.name] for p in wanted}, record.doc)
+        return Kernel(op, graph, sizes, {p.name: outputs[p.name] for p in wanted}, record.doc, op)
     ops = SymbolicOps(graph)
     acc = evaluate(tree, ops, "forward_dynamics", inputs)["acc"]
     G, J = model.generalized_count, model.joint_count
@@ -111,4 +111,4 @@ def trace_derivatives(model, op: str, tree: Tree = None) -> Kernel:
         spans[port.name] = (start, len(rhs))
     X = graph.call(rows, rhs, "mass matrix (forward-dynamics derivatives)")
     outputs = {key: [x for col in X[a:b] for x in col] for key, (a, b) in spans.items()}
-    return Kernel(op, graph, sizes, outputs, record.doc)
+    return Kernel(op, graph, sizes, outputs, record.doc, op)

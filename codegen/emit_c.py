@@ -120,7 +120,7 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict) -> CFun
     """Lay out one kernel as C statements."""
     status = status_macros(prefix)
     printer = Printer(precision)
-    record = operation(kernel.name)
+    record = operation(kernel.operation)
     docs = {p.name: p.doc for p in record.outputs}
     inputs = [Param(n, sizes[n], False, INPUTS[n].optional, INPUTS[n].doc) for n in kernel.inputs]
     outputs = [Param(n, sizes[n], True, record.optional_outputs, docs[n]) for n in kernel.outputs]

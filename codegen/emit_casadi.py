@@ -12,6 +12,8 @@ derivative functions return Jacobians, one output per differentiated input:
   ``dacc_dq, dacc_dqd`` (G x J), ``dacc_dtau`` (G x G) and, floating,
   ``dacc_dbase_velocity`` (G x 6) and ``dacc_dbase_rotation`` (G x 3).
 
+An operation on a link (``forward_kinematics``, ``jacobian``...) is one function per
+link, ``<prefix>_<op>_<link>``; its matrices keep their shapes (a Jacobian 6 x G).
 A base rotation derivative is taken along a world-frame rotation vector
 ``dtheta``: ``R -> exp(dtheta x) R`` (the quaternion ``q -> q + [dtheta, 0] q / 2``).
 Where the C returns a status, a CasADi function evaluates to inf or NaN.
@@ -22,13 +24,15 @@ from __future__ import annotations
 import casadi as ca
 
 from ..names import check_prefix
+from .generator import kernel_name
 from .sx import trace
 
 
-def function(model, op: str, prefix: str) -> ca.Function:
-    """``op`` (any operation of `operations.OPERATIONS`) as a casadi.Function named ``<prefix>_<op>``
+def function(model, op: str, prefix: str, link: int = None) -> ca.Function:
+    """``op`` (any operation of `operations.OPERATIONS`; ``link``: a link id for one on a link) as a
+    casadi.Function named like the C function, ``<prefix>_<op>`` or ``<prefix>_<op>_<link>``
     (``prefix``: see `rbdgen.names.check_prefix`)."""
     check_prefix(prefix)
-    inputs, outputs = trace(model, op)
-    return ca.Function(f"{prefix}_{op}", list(inputs.values()), list(outputs.values()),
+    inputs, outputs = trace(model, op, link=link)
+    return ca.Function(f"{prefix}_{kernel_name(model, op, link)}", list(inputs.values()), list(outputs.values()),
                        list(inputs), list(outputs), {"cse": True})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +28,31 @@ log = logging.getLogger(__name__)
 ALL_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.of is None)
 
 #: Jacobians (C via CasADi's AD and the checked solve): generated when asked for by name.
-DERIVATIVE_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.of is not None)
+DERIVATIVE_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "derivatives")
+
+#: Frame kinematics, CoM and centroidal momentum: generated when asked for by name.
+KINEMATICS_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "kinematics")
+
+
+def leaf_links(model: RobotModel) -> tuple:
+    """The links on the bodies without a moving child (a robot without moving joints: every link)."""
+    parents = {j.parent for j in model.joints}
+    return tuple(k for k, link in enumerate(model.links) if link.body not in parents)
+
+
+def kernel_name(model: RobotModel, op: str, link: int = None) -> str:
+    """The generated function's name after the prefix: ``op``, or ``<op>_<link name>`` for a link
+    (``<op>_link<id>`` where the name is not ASCII letters and digits in words joined by single '_')."""
+    if link is None:
+        return op
+    name = model.links[link].name
+    return f"{op}_{name if re.fullmatch(r'[A-Za-z0-9]+(_[A-Za-z0-9]+)*', name) else f'link{link}'}"
 PRECISIONS = tuple(emit_c.PRECISIONS)
 
 
-def trace(model: RobotModel, op: str, tree: Tree = None) -> Kernel:
-    """Run ``op``'s algorithm on symbols for ``model``: a `Kernel` with every constant folded.
+def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None) -> Kernel:
+    """Run ``op``'s algorithm (on ``link`` where it takes one) on symbols for ``model``: a `Kernel`
+    with every constant folded.
 
     An operation with a check that fails for every state (forward dynamics of a robot
     with a massless moving tip) becomes a kernel that returns that status at once.
@@ -48,14 +68,15 @@ def trace(model: RobotModel, op: str, tree: Tree = None) -> Kernel:
             return trace_derivatives(model, op, tree)
         graph = Graph()
         inputs = {name: graph.input(name, n) for name, n in size.items()}
-        outputs = evaluate(tree, SymbolicOps(graph), op, inputs)
+        outputs = evaluate(tree, SymbolicOps(graph), op, inputs, link)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the generated function always returns status %d",
                     op, failure.guard.message, failure.guard.status)
         graph = Graph()
         graph.guards.append(failure.guard)
         outputs = {p.name: [0] * p.size(dims) for p in record.output_ports(model.floating)}
-    return Kernel(op, graph, size, outputs, record.describe(tree))
+    doc = record.describe(tree) if link is None else c_text(f"{record.doc} Link {link}: {model.links[link].name}.")
+    return Kernel(kernel_name(model, op, link), graph, size, outputs, doc, op)
 
 
 def _cdef(prefix: str, kernels: list, real: str, size: dict) -> str:
@@ -107,27 +128,30 @@ class Generated:
             os.replace(tmp, path)
         return folder
 
-    def casadi(self, op: str):
+    def casadi(self, op: str, link=None):
         """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).
 
-        ``op`` is any operation of `ALL_OPERATIONS` or ``inverse_dynamics_derivatives`` /
-        ``forward_dynamics_derivatives``; see `rbdgen.codegen.emit_casadi` for the signatures.
+        ``op`` is any operation of `operations.OPERATIONS`, ``link`` (a name or an id) the link
+        of one that takes a link (any link: CasADi does not need the generated ``frames``); see
+        `rbdgen.codegen.emit_casadi` for the signatures.
         """
         from . import emit_casadi
 
-        return emit_casadi.function(self.model, op, self.prefix)
+        return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link))
 
     def write_casadi(self, folder, ops=None, overwrite: bool = False) -> list:
         """Save ``casadi.Function`` files ``<prefix>_<op>.casadi`` (loadable by ``casadi.Function.load``)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         written = []
+        frames = self.manifest["options"].get("frames", ())
         for op in ops or self.manifest["options"]["ops"]:
-            path = folder / f"{self.prefix}_{op}.casadi"
-            if path.exists() and not overwrite:
-                raise FileExistsError(f"{path} exists (use overwrite=True / --force)")
-            self.casadi(op).save(str(path))
-            written.append(path)
+            for link in [self.model.link_id(n) for n in frames] if operation(op).link else [None]:
+                path = folder / f"{self.prefix}_{kernel_name(self.model, op, link)}.casadi"
+                if path.exists() and not overwrite:
+                    raise FileExistsError(f"{path} exists (use overwrite=True / --force)")
+                self.casadi(op, link).save(str(path))
+                written.append(path)
         return written
 
     def compile(self, flags=DEFAULT_FLAGS, cache=None, validate: bool = True, samples: int = 8) -> CompiledSolver:
@@ -141,12 +165,27 @@ class Generated:
         return solver
 
 
+def _link_id(model: RobotModel, op: str, link) -> int:
+    """The id of ``link`` (a name or an id) for an operation on a link; None for the others."""
+    if not operation(op).link:
+        if link is not None:
+            raise ValueError(f"{op} takes no link")
+        return None
+    if isinstance(link, str):
+        return model.link_id(link)
+    if isinstance(link, int) and not isinstance(link, bool) and 0 <= link < len(model.links):
+        return link
+    raise ValueError(f"{op}: expected a link name or id (the robot has {len(model.links)} links), got {link!r}")
+
+
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
-             prefix: str = None, **load_options) -> Generated:
+             prefix: str = None, frames=None, **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
     ``model_or_urdf`` is a `RobotModel` or a URDF path (then ``load_options`` go
     to `load_urdf`: ``floating``, ``joint_order``, ``armature``, ``gravity``).
+    An operation on a link (``forward_kinematics``, ``jacobian``...) gets one C function
+    per link of ``frames`` (names or ids; default: `leaf_links`), ``<prefix>_<op>_<link>``.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
@@ -166,12 +205,21 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
             log.info("robot name %r: symbol prefix %r (pass prefix= to choose another)", model.name, prefix)
     else:
         check_prefix(prefix)
+    linked = [op for op in ops if operation(op).link]
+    links = [_link_id(model, linked[0], k) for k in frames] if frames is not None and linked else leaf_links(model)
+    if linked and not links:
+        raise ValueError(f"frames: name at least one link for {linked}")
+    plan = [(op, k) for op in ops for k in (links if operation(op).link else [None])]
+    names = [kernel_name(model, op, k) for op, k in plan]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise ValueError(f"generated functions would share the names {clashes}: choose other frames")
     tree = Tree.from_model(model)
     size = sizes(tree, len(model.links))
     dims = dimensions(tree, len(model.links))
     timings = {}
     start = time.perf_counter()
-    kernels = [trace(model, op, tree) for op in ops]
+    kernels = [trace(model, op, tree, k) for op, k in plan]
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
     info = dict(
@@ -190,6 +238,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                        f"{j.mimic.multiplier!r} * {j.mimic.joint} + {j.mimic.offset!r}") for j in model.joints if j.mimic],
         links=[c_text(f"{link.name}, body {model.joints[link.body].name if link.body >= 0 else 'root'}")
                for link in model.links],
+        frames=[c_text(f"{k} ({model.links[k].name})") for k in links] if linked else [],
     )
     files, functions = emit_c.render(kernels, prefix, precision, size, info)
     timings["emit"] = time.perf_counter() - start
@@ -201,13 +250,16 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "digest": model.digest,
         "source": source,
         "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
+                    **({"frames": [model.links[k].name for k in links]} if linked else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "shapes": {p.name: list(p.dims(dims)) for op in OPERATIONS.values() for p in op.outputs if len(p.shape) == 2},
         "sources": [name for name in files],
         "operations": {fn.op: {"inputs": [p.name for p in fn.params if not p.output],
                                "outputs": [p.name for p in fn.params if p.output],
-                               "counts": fn.counts, "stack_bytes": fn.stack} for fn in functions},
+                               "counts": fn.counts, "stack_bytes": fn.stack,
+                               **({} if link is None else {"operation": op, "link": link})}
+                       for (op, link), fn in zip(plan, functions)},
         "cdef": _cdef(prefix, kernels, real, size),
         "model": model.as_dict(),
     }

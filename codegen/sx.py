@@ -31,6 +31,7 @@ class CasadiOps:
 
     sin = staticmethod(ca.sin)
     cos = staticmethod(ca.cos)
+    sqrt = staticmethod(ca.sqrt)
 
     @staticmethod
     def require_positive(x, error, message):
@@ -68,8 +69,9 @@ def _shaped(values, port, dims):
     return ca.reshape(ca.vertcat(*values), rows, cols)
 
 
-def trace(model, op: str, tree: Tree = None) -> tuple:
-    """``(inputs, outputs)``: dicts of SX symbols (column vectors) and SX results, in signature order."""
+def trace(model, op: str, tree: Tree = None, link: int = None) -> tuple:
+    """``(inputs, outputs)``: dicts of SX symbols (column vectors) and SX results, in signature order
+    (``link``: the link id of an operation on a link)."""
     tree = tree or Tree.from_model(model)
     record = operation(op)
     dims = dimensions(tree, len(model.links))
@@ -80,7 +82,7 @@ def trace(model, op: str, tree: Tree = None) -> tuple:
     if record.of and model.floating:
         traced["base"] = _world_rotation(symbols["base"], dtheta)
     scalars = {name: [sym[i] for i in range(sym.numel())] for name, sym in traced.items()}
-    values = evaluate(tree, CasadiOps, source.name, scalars)
+    values = evaluate(tree, CasadiOps, source.name, scalars, link)
     if not record.of:
         return symbols, {p.name: _shaped(values[p.name], p, dims) for p in record.output_ports(model.floating)}
     (out,) = source.outputs

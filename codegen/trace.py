@@ -216,6 +216,9 @@ class SymbolicOps:
     def cos(self, x):
         return self.graph.unary("cos", x, math.cos)
 
+    def sqrt(self, x):
+        return self.graph.unary("sqrt", x, math.sqrt)
+
     def require_positive(self, x, error, message):
         self.graph.guard(x, error.status, message)
 
@@ -227,8 +230,9 @@ class SymbolicOps:
 class Kernel:
     """One traced operation: named inputs and outputs over a graph, with guards and calls."""
 
-    name: str
+    name: str  # the C function's name after the prefix
     graph: Graph
     inputs: dict  # name -> size, in signature order
     outputs: dict  # name -> list of scalars (Expr or number), in signature order
     doc: str = ""
+    operation: str = ""  # its operation (`operations.OPERATIONS`): the name, or the name and a link

@@ -17,7 +17,7 @@ from .errors import (
     ValidationError,
 )
 from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
-from .interface import OPERATIONS, BaseState, Load
+from .interface import KINEMATICS, OPERATIONS, BaseState, Load, Pose
 from .builder import RobotBuilder
 from .mjcf import load_mjcf
 from .model import Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
@@ -54,6 +54,8 @@ __all__ = [
     "Load",
     "NumpySolver",
     "OPERATIONS",
+    "KINEMATICS",
+    "Pose",
     "IllConditionedError",
     "Inertia",
     "InvalidInputError",

@@ -1,6 +1,6 @@
 """Scalar backends: what the algorithms need beyond ``+ - * /``.
 
-A backend supplies ``sin``, ``cos``, ``require_positive`` (a runtime check that
+A backend supplies ``sin``, ``cos``, ``sqrt``, ``require_positive`` (a runtime check that
 raises, or becomes a guard in generated code) and ``solve_spd`` (the one checked
 Cholesky solve). The symbolic backend lives in ``rbdgen.codegen.trace``.
 """
@@ -17,6 +17,7 @@ class NumpyOps:
 
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
+    sqrt = staticmethod(np.sqrt)
 
     @staticmethod
     def require_positive(x, error, message):

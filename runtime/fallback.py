@@ -36,11 +36,11 @@ class NumpySolver(SolverBase):
     #: States per pass: large enough to amortise Python, small enough to stay in cache.
     chunk = 2048
 
-    def _evaluate(self, op, inputs, mask, outputs, target=None):
+    def _evaluate(self, op, inputs, mask, outputs, target=None, link=None):
         if mask is not None:
             results = {n: np.zeros((mask.shape[0],) + self._output_shape(n)) for n in outputs}
             if mask.any():
-                selected = self._evaluate(op, {k: v[mask] for k, v in inputs.items()}, None, outputs)
+                selected = self._evaluate(op, {k: v[mask] for k, v in inputs.items()}, None, outputs, link=link)
                 for n in outputs:
                     results[n][mask] = selected[n]
             return results
@@ -49,14 +49,14 @@ class NumpySolver(SolverBase):
         # an overflow (|qd| ~ 1e200, say) is reported once, as a NonFiniteError, not
         # also as NumPy RuntimeWarnings from inside the algorithms
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            parts = [self._evaluate_flat(op, {k: v[s: s + self.chunk] for k, v in flat.items()}, outputs)
+            parts = [self._evaluate_flat(op, {k: v[s: s + self.chunk] for k, v in flat.items()}, outputs, link)
                      for s in range(0, N, self.chunk)]
         return {n: np.concatenate([part[n] for part in parts]) for n in outputs}
 
-    def _evaluate_flat(self, op, flat, outputs):
+    def _evaluate_flat(self, op, flat, outputs, link):
         N = flat["q"].shape[0]
         columns = {name: list(np.ascontiguousarray(a.T)) for name, a in flat.items()}
-        values = evaluate(self.tree, NumpyOps, op, columns)
+        values = evaluate(self.tree, NumpyOps, op, columns, link)
         results = {}
         for name in outputs:
             rows = np.empty((len(values[name]), N))

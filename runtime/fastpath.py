@@ -15,7 +15,7 @@ import ctypes
 import inspect
 from pathlib import Path
 
-from .interface import BaseState, Load
+from .interface import OPERATIONS, BaseState, Load
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 
 #: The header every entry source includes (shipped with the package).
@@ -28,11 +28,11 @@ BASE_FIELDS = ("translation", "rotation_xyzw", "velocity", "acceleration")
 
 
 def operations(manifest: dict) -> list:
-    """The operations with an entry point (double precision, one output), sorted: a manifest
-    read back from JSON gives the same source, so the same build key."""
+    """The operations with an entry point (double precision, the single-output dynamics), sorted:
+    a manifest read back from JSON gives the same source, so the same build key."""
     if manifest["precision"] != "double":
         return []
-    return sorted(op for op, info in manifest["operations"].items() if len(info["outputs"]) == 1)
+    return sorted(op for op in manifest["operations"] if op in OPERATIONS)
 
 
 def function_name(prefix: str) -> str:

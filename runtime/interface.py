@@ -28,7 +28,10 @@ from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, operatio
 from .model import RobotModel
 
 #: The single-result operations (dynibo's); ``passive_terms`` adds the combined one.
-OPERATIONS = tuple(name for name, op in RECORDS.items() if op.algorithm is not None and len(op.outputs) == 1)
+OPERATIONS = tuple(name for name, op in RECORDS.items() if op.group == "dynamics" and len(op.outputs) == 1)
+
+#: The kinematics operations (dynibo's names; `link` is their last argument where they take one).
+KINEMATICS = tuple(name for name, op in RECORDS.items() if op.group == "kinematics")
 
 #: Every output by name (an output name means the same shape in every operation).
 OUTPUTS = {p.name: p for op in RECORDS.values() for p in op.outputs}
@@ -49,6 +52,14 @@ class BaseState:
     rotation_xyzw: object
     velocity: object = 0.0
     acceleration: object = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Pose:
+    """A frame: ``translation`` (3,) and quaternion ``rotation_xyzw`` (4,) (dynibo's ``Pose``)."""
+
+    translation: object
+    rotation_xyzw: object = (0.0, 0.0, 0.0, 1.0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,6 +153,13 @@ def flat_inputs(inputs: dict) -> dict:
     return flat
 
 
+def _rotate(quat, v):
+    """``v`` rotated by unit quaternions ``quat`` (..., 4) xyzw: v + 2 w (u x v) + 2 u x (u x v)."""
+    u, w = quat[..., :3], quat[..., 3:]
+    uv = np.cross(u, v)
+    return v + 2 * w * uv + 2 * np.cross(u, uv)
+
+
 class SolverBase(abc.ABC):
     """Argument handling for every solver; see the module docstring for shapes."""
 
@@ -196,6 +214,65 @@ class SolverBase(abc.ABC):
         keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
         return {keys[n]: (r if batch else r[0]) for n, r in results.items()}
 
+    # -- kinematics: a link's origin, world axes, angular first (``link``: a name or an id) ----------
+    def forward_kinematics(self, *args, out=None, mask=None):
+        """Pose ``[x, y, z, qx, qy, qz, qw]`` (7,) of a link frame in the world: ``(base,) q, link``."""
+        return self._run("forward_kinematics", args, None, out, mask)
+
+    def forward_kinematics_all(self, *args, out=None, mask=None):
+        """The poses of every link, ``(L, 7)``, rows ``[x, y, z, qx, qy, qz, qw]`` in link order."""
+        return self._run("forward_kinematics_all", args, None, out, mask)
+
+    def jacobian(self, *args, out=None, mask=None):
+        """``(6, G)``: the link origin's twist ``[omega, pdot]`` (world axes) is ``J nu``; base columns first."""
+        return self._run("jacobian", args, None, out, mask)
+
+    def jacobian_derivative(self, *args, out=None, mask=None):
+        """``(6, G)``: dJ/dt at ``(base,) q, qd, link``; ``Jdot nu`` is the acceleration at nudot = 0."""
+        return self._run("jacobian_derivative", args, None, out, mask)
+
+    def forward_velocity_kinematics(self, *args, tool=None, out=None, mask=None):
+        """Twist ``[omega, pdot]`` (6,) of a link origin, world axes: ``(base,) q, qd, link``.
+
+        ``tool``: a point on the link, in the link frame (a (3,) array, or a `Pose` whose
+        translation it is: its rotation does not change the twist): the twist of that point instead.
+        """
+        if tool is None:
+            return self._run("forward_velocity_kinematics", args, None, out, mask)
+        offset = _array(getattr(tool, "translation", tool), "tool translation", 3, batched=False)
+        twist = self._run("forward_velocity_kinematics", args, None, None, mask)
+        pose = self.forward_kinematics(*args[:-2], args[-1], mask=mask)
+        arm = _rotate(pose[..., 3:], offset)                                  # the point, from the origin
+        twist[..., 3:] += np.cross(twist[..., :3], arm)
+        if out is None:
+            return twist
+        if out.shape != twist.shape or out.dtype != np.float64:
+            raise ValueError(f"out: expected a float64 array of shape {twist.shape}")
+        out[...] = twist
+        return out
+
+    def forward_acceleration_kinematics(self, *args, out=None, mask=None):
+        """Classical acceleration ``[omegadot, pddot] = J nudot + Jdot nu`` (6,) of a link origin:
+        ``(base,) q, qd, qdd, link`` (for a floating base, nudot starts with the base acceleration)."""
+        return self._run("forward_acceleration_kinematics", args, None, out, mask)
+
+    def center_of_mass(self, *args, out=None, mask=None):
+        """The centre of mass (3,) of the moving bodies in the world (a fixed base's root link excluded)."""
+        return self._run("center_of_mass", args, None, out, mask)
+
+    def center_of_mass_jacobian(self, *args, out=None, mask=None):
+        """``(3, G)``: the velocity of the centre of mass is ``Jc nu``."""
+        return self._run("center_of_mass_jacobian", args, None, out, mask)
+
+    def centroidal_momentum_matrix(self, *args, out=None, mask=None):
+        """``A_G`` ``(6, G)``: ``A_G nu`` is the momentum about the centre of mass, angular first, world axes
+        (Pinocchio's ``computeCentroidalMap`` puts the linear part first)."""
+        return self._run("centroidal_momentum_matrix", args, None, out, mask)
+
+    def centroidal_momentum_bias(self, *args, out=None, mask=None):
+        """``Adot_G nu`` (6,): the rate of the centroidal momentum at nudot = 0: ``(base,) q, qd``."""
+        return self._run("centroidal_momentum_bias", args, None, out, mask)
+
     # -- argument handling --------------------------------------------------------
     @property
     def _dimensions(self) -> dict:
@@ -212,7 +289,7 @@ class SolverBase(abc.ABC):
         per-link tables are stored row by row.
         """
         port, shape, N = OUTPUTS[name], self._output_shape(name), flat.shape[0]
-        if len(shape) == 1 or port.by_row or port.symmetric:
+        if port.c_ordered:
             return np.ascontiguousarray(flat).reshape((N,) + shape)
         rows, cols = shape
         return np.ascontiguousarray(flat.reshape(N, cols, rows).transpose(0, 2, 1))
@@ -231,6 +308,7 @@ class SolverBase(abc.ABC):
     def _run(self, op: str, args: tuple, loads, out: Optional[np.ndarray], mask: Optional[ArrayLike]) -> np.ndarray:
         """Validate the arguments of ``op`` (positional ones in ``args``), evaluate, return or fill ``out``."""
         inputs, batch = self._inputs(op, args, loads)
+        link = inputs.pop("link", None)
         checked = self._mask(mask, inputs, batch)
         (name,) = (p.name for p in operation(op).outputs)
         N = inputs["q"].shape[0]
@@ -245,7 +323,7 @@ class SolverBase(abc.ABC):
             if out is not None and out.flags.c_contiguous and not any(np.may_share_memory(out, a)
                                                                       for a in inputs.values()):
                 target = out.reshape((N,) + self._output_shape(name))
-            result = self._evaluate(op, inputs, checked, (name,), target)[name]
+            result = self._evaluate(op, inputs, checked, (name,), target, link)[name]
         if not batch:
             result = result[0]
         if out is None:
@@ -255,24 +333,32 @@ class SolverBase(abc.ABC):
         return out
 
     def _inputs(self, op: str, args: tuple, loads) -> Tuple[Dict[str, np.ndarray], bool]:
-        """Validate and broadcast the arguments to one batch size N; returns (dict, batched)."""
-        names = [n for n in operation(op).input_names(self.floating) if n != "loads"]
+        """Validate and broadcast the arguments to one batch size N; returns (dict, batched).
+
+        An operation on a link takes it last (a name or an id): the dict's ``"link"`` holds its id.
+        """
+        record = operation(op)
+        names = [n for n in record.input_names(self.floating) if n != "loads"] + (["link"] if record.link else [])
         if len(args) != len(names):
             raise TypeError(f"{op}({', '.join(names)}) takes {len(names)} positional arguments, got {len(args)}")
-        arrays = {}
+        arrays = {"link": self._link(args[-1], "link", "the link")} if record.link else {}
         if self.floating:
             arrays.update(self._base_arrays(args[0], op))
             names, args = names[1:], args[1:]
         for name, value in zip(names, args):
-            arrays[name] = _array(value, name, INPUTS[name].size(self._dimensions))
+            if name != "link":
+                arrays[name] = _array(value, name, INPUTS[name].size(self._dimensions))
         if loads is not None and not (isinstance(loads, (list, tuple)) and len(loads) == 0):
             arrays["loads"] = self._load_array(loads)
-        batched = [a.shape[0] for k, a in arrays.items() if a.ndim == (3 if k == "loads" else 2)]
+        batched = [a.shape[0] for k, a in arrays.items() if k != "link" and a.ndim == (3 if k == "loads" else 2)]
         if len(set(batched)) > 1:
             raise ValueError(f"arguments have different batch sizes: {sorted(set(batched))}")
         N = batched[0] if batched else 1
         out = {}
         for key, a in arrays.items():
+            if key == "link":
+                out[key] = a
+                continue
             single = 2 if key == "loads" else 1
             if a.ndim == single:  # one state for the whole batch
                 a = np.broadcast_to(a, (N,) + a.shape)
@@ -289,6 +375,16 @@ class SolverBase(abc.ABC):
             "acceleration": _array(base.acceleration, "base acceleration", 6, zero_scalar=True),
         }
 
+    def _link(self, link, where: str, what: str) -> int:
+        """A link's id from its name or id: a TypeError or ValueError naming ``where`` otherwise."""
+        if isinstance(link, str):
+            return self.link_id(link)
+        if not isinstance(link, (int, np.integer)) or isinstance(link, bool):
+            raise TypeError(f"{where}: {what} is a link name or an integer id, got {link!r}")
+        if not 0 <= link < self.link_count:
+            raise ValueError(f"{where}: unknown link id {link!r} (the robot has {self.link_count} links)")
+        return int(link)
+
     def _load_array(self, loads):
         L = self.link_count
         if isinstance(loads, np.ndarray):
@@ -302,22 +398,15 @@ class SolverBase(abc.ABC):
         for load in loads:
             if not isinstance(load, Load):
                 raise TypeError(f"loads: expected Load objects or an array, got {type(load).__name__}")
-            if isinstance(load.link, str):
-                link = self.link_id(load.link)
-            elif not isinstance(load.link, (int, np.integer)) or isinstance(load.link, bool):
-                raise TypeError(f"loads: a Load's link is a link name or an integer id, got {load.link!r}")
-            elif 0 <= load.link < L:
-                link = int(load.link)
-            else:
-                raise ValueError(f"loads: unknown link id {load.link!r} (the robot has {L} links)")
+            link = self._link(load.link, "loads", "a Load's link")
             dense[link, :3] += _array(load.torque, f"load torque on link {load.link!r}", 3, batched=False)
             dense[link, 3:] += _array(load.force, f"load force on link {load.link!r}", 3, batched=False)
         return dense
 
     @abc.abstractmethod
     def _evaluate(self, op: str, inputs: dict, mask: Optional[np.ndarray], outputs: tuple,
-                  target: Optional[np.ndarray] = None) -> dict:
-        """Run ``op`` on validated inputs of batch size N, N > 0.
+                  target: Optional[np.ndarray] = None, link: Optional[int] = None) -> dict:
+        """Run ``op`` on validated inputs of batch size N, N > 0 (on link ``link`` where it takes one).
 
         Returns the requested ``outputs`` (names from `operations.OPERATIONS`) as
         arrays of shape ``(N, G)`` or ``(N, G, G)``. Where ``mask`` (bool, (N,)) is

@@ -23,7 +23,7 @@ from . import fastpath
 from .algorithms.operations import operation
 from .build import DEFAULT_FLAGS, load_extension
 from .errors import STATUS, ValidationError
-from .interface import SolverBase, flat_inputs
+from .interface import OUTPUTS, SolverBase, flat_inputs
 from .model import RobotModel
 from .names import check_file_name, check_prefix
 from .signatures import FixedBaseSolver, FloatingBaseSolver
@@ -50,7 +50,14 @@ class CompiledSolver(SolverBase):
         self.prefix = manifest["prefix"]
         self.precision = manifest["precision"]
         self.dtype = np.float64 if self.precision == "double" else np.float32
-        self.operations = tuple(manifest["operations"])
+        #: The operations it was built with; `frames` maps an operation on a link to its links'
+        #: functions, ``{op: {link id: function name after the prefix}}``.
+        self.operations = tuple(dict.fromkeys(info.get("operation", name)
+                                              for name, info in manifest["operations"].items()))
+        self.frames = {}
+        for name, info in manifest["operations"].items():
+            if "link" in info:
+                self.frames.setdefault(info["operation"], {})[info["link"]] = name
         cdef, entry_points = manifest["cdef"], bool(fastpath.operations(manifest))
         if entry_points:
             files, cdef = {**files, **fastpath.entry_files(manifest)}, cdef + fastpath.cdef(self.prefix)
@@ -70,9 +77,20 @@ class CompiledSolver(SolverBase):
         """Per operation: multiplications, additions, divisions, sin, cos, sqrt and solver calls."""
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
-    def _evaluate(self, op, inputs, mask, outputs, target=None):
+    def _function(self, op, link) -> str:
+        """The generated function of ``op`` (on ``link``), after the prefix."""
         if op not in self.operations:
             raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}")
+        if link is None:
+            return op
+        if link not in self.frames[op]:
+            built = [self.link_names[k] for k in self.frames[op]]
+            raise ValueError(f"{op}: link {self.link_names[link]!r} was not generated; this build has {built} "
+                             "(generate with frames=[...] to add links)")
+        return self.frames[op][link]
+
+    def _evaluate(self, op, inputs, mask, outputs, target=None, link=None):
+        function = self._function(op, link)
         flat = flat_inputs(inputs)
         N = flat["q"].shape[0]
         ffi = self._ffi
@@ -83,10 +101,11 @@ class CompiledSolver(SolverBase):
             else:
                 args.append(ffi.NULL)
         results = {}
-        for name in self.manifest["operations"][op]["outputs"]:
+        for name in self.manifest["operations"][function]["outputs"]:
             if name in outputs:
                 size = self.manifest["sizes"][name]
-                direct = target is not None and self.dtype == np.float64  # M: exactly symmetric
+                # written in place where the flat layout is the array's (M: exactly symmetric)
+                direct = target is not None and self.dtype == np.float64 and OUTPUTS[name].c_ordered
                 results[name] = target.reshape(N, size) if direct else np.empty((N, size), self.dtype)
                 args.append(ffi.from_buffer(f"{self._real}[]", results[name], require_writable=True))
             else:
@@ -94,7 +113,7 @@ class CompiledSolver(SolverBase):
         status = np.zeros(N, np.intc)
         args.append(ffi.NULL if mask is None else ffi.from_buffer("unsigned char[]", mask.view(np.uint8)))
         args.append(ffi.from_buffer("int[]", status))
-        first = getattr(self._lib, f"{self.prefix}_{op}_batch")(*args)
+        first = getattr(self._lib, f"{self.prefix}_{function}_batch")(*args)
         if first:
             bad = int(np.flatnonzero(status)[0])
             raise STATUS[first](f"{op}: {STATUS[first].reason} (state {bad})")
@@ -150,7 +169,9 @@ class CompiledSolver(SolverBase):
                     both = getattr(self, op)(*args)
                     pairs = [(both[k], v) for k, v in getattr(reference, op)(*args).items()]
                 else:
-                    pairs = [(getattr(self, op)(*args, **kwargs), getattr(reference, op)(*args, **kwargs))]
+                    links = [(k,) for k in self.frames[op]] if record.link else [()]
+                    pairs = [(getattr(self, op)(*args, *k, **kwargs), getattr(reference, op)(*args, *k, **kwargs))
+                             for k in links]
             else:
                 pairs = self._jacobian_pairs(op, reference, state)
             worst[op] = 0.0

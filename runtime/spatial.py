@@ -147,6 +147,13 @@ def xform_motion(X, m):
     return mv3(E, w) + mv3(E, vsub(m[3:], cross(r, w)))
 
 
+def xform_motion_back(X, m):
+    """X^-1 m: motion vector from frame B back to frame A."""
+    E, r = X
+    w = mtv3(E, m[:3])
+    return w + vadd(mtv3(E, m[3:]), cross(r, w))
+
+
 def xform_force_back(X, f):
     """X^T f: force vector from frame B back to frame A."""
     E, r = X

@@ -116,6 +116,16 @@ def rotation_matrix(quat) -> np.ndarray:
     ])
 
 
+def _angular_first(M):
+    """Rows [linear, angular] (Pinocchio's) as [angular, linear]."""
+    M = np.asarray(M, dtype=float)
+    return np.concatenate([M[3:6], M[0:3]])
+
+
+def _skew(w):
+    return np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+
+
 class _Common:
     def __init__(self, urdf_path, floating, joint_names):
         self.urdf_path = str(urdf_path)
@@ -305,6 +315,80 @@ class PinocchioReference(_Common):
             a = pin.aba(self.model, self.data, s.q, s.v, s.tau, fext)
         return self.accelerations(a, s)
 
+    # -- kinematics at a link origin, world axes, angular first (Pinocchio: linear first) --
+
+    def _kinematics(self, base, q, qd=None, qdd=None) -> PinocchioState:
+        """The state, after Pinocchio's frame placements, velocities, accelerations and joint Jacobians."""
+        pin = self._pin
+        st = self.pinocchio_state(base, q, qd, qdd)
+        zero = np.zeros(self.model.nv)
+        pin.forwardKinematics(self.model, self.data, st.q, zero if st.v is None else st.v,
+                              zero if st.a is None else st.a)
+        pin.updateFramePlacements(self.model, self.data)
+        pin.computeJointJacobians(self.model, self.data, st.q)
+        return st
+
+    def _frame_id(self, link):
+        return self.model.getFrameId(link, self._pin.BODY)
+
+    def pose(self, base, q, link):
+        """``framesForwardKinematics``: [x, y, z, qx, qy, qz, qw] of a link frame."""
+        self._kinematics(base, q)
+        M = self.data.oMf[self._frame_id(link)]
+        return np.concatenate([M.translation, self._pin.Quaternion(M.rotation).coeffs()])
+
+    def jacobian(self, base, q, link):
+        """``getFrameJacobian(LOCAL_WORLD_ALIGNED)`` with rbdgen's rows and columns."""
+        st = self._kinematics(base, q)
+        J = self._pin.getFrameJacobian(self.model, self.data, self._frame_id(link), self._pin.LOCAL_WORLD_ALIGNED)
+        return _angular_first(J) @ st.T
+
+    def jacobian_derivative(self, base, q, qd, link):
+        """d/dt of `jacobian`: Pinocchio's time variation of its Jacobian, plus its Jacobian times dT/dt."""
+        pin = self._pin
+        st = self._kinematics(base, q, qd)
+        pin.computeJointJacobiansTimeVariation(self.model, self.data, st.q, st.v)
+        fid = self._frame_id(link)
+        J = pin.getFrameJacobian(self.model, self.data, fid, pin.LOCAL_WORLD_ALIGNED)
+        dJ = pin.getFrameJacobianTimeVariation(self.model, self.data, fid, pin.LOCAL_WORLD_ALIGNED)
+        Tdot = np.zeros_like(st.T)
+        if self.floating:
+            _, _, R, w, _, _, _ = _unpack_base(base)
+            Tdot[0:3, 3:6] = Tdot[3:6, 0:3] = -R.T @ _skew(w)  # d/dt R^T = -R^T [w]x
+        return _angular_first(dJ) @ st.T + _angular_first(J) @ Tdot
+
+    def frame_velocity(self, base, q, qd, link):
+        """``getFrameVelocity(LOCAL_WORLD_ALIGNED)``, angular first."""
+        self._kinematics(base, q, qd)
+        v = self._pin.getFrameVelocity(self.model, self.data, self._frame_id(link), self._pin.LOCAL_WORLD_ALIGNED)
+        return np.concatenate([v.angular, v.linear])
+
+    def frame_acceleration(self, base, q, qd, qdd, link):
+        """``getFrameClassicalAcceleration(LOCAL_WORLD_ALIGNED)``, angular first."""
+        self._kinematics(base, q, qd, qdd)
+        a = self._pin.getFrameClassicalAcceleration(self.model, self.data, self._frame_id(link),
+                                                    self._pin.LOCAL_WORLD_ALIGNED)
+        return np.concatenate([a.angular, a.linear])
+
+    def center_of_mass(self, base, q):
+        return np.array(self._pin.centerOfMass(self.model, self.data, self.pinocchio_state(base, q).q))
+
+    def center_of_mass_jacobian(self, base, q):
+        st = self.pinocchio_state(base, q)
+        return np.array(self._pin.jacobianCenterOfMass(self.model, self.data, st.q)) @ st.T
+
+    def centroidal_momentum_matrix(self, base, q):
+        """``computeCentroidalMap`` (linear rows first in Pinocchio) with rbdgen's rows and columns."""
+        st = self.pinocchio_state(base, q)
+        return _angular_first(self._pin.computeCentroidalMap(self.model, self.data, st.q)) @ st.T
+
+    def centroidal_momentum_bias(self, base, q, qd):
+        """The centroidal momentum's rate at rbdgen's nudot = 0 (Pinocchio's acceleration is then the
+        base bias): ``computeCentroidalMapTimeVariation`` times v, plus A_G times the bias."""
+        st = self.pinocchio_state(base, q, qd)
+        dAg = self._pin.computeCentroidalMapTimeVariation(self.model, self.data, st.q, st.v)
+        return _angular_first((dAg @ st.v + self.data.Ag @ st.bias)[:, None])[:, 0]
+
     def kinetic_energy(self, base, q, qd):
         s = self.pinocchio_state(base, q, qd)
         return float(self._pin.computeKineticEnergy(self.model, self.data, s.q, s.v))
@@ -384,6 +468,40 @@ class DyniboReference(_Common):
 
     def forward_dynamics(self, base, q, qd, tau, loads=()):
         return self._call("forward_dynamics", base, q, qd, tau=tau, loads=loads)
+
+    # -- kinematics at a link origin, world axes, angular first ----------------------
+
+    def _on_link(self, op, base, link, *vectors, **options):
+        return getattr(self.robot, op)(*self.arguments(op, base, *vectors), self.robot.link_id(link), **options)
+
+    def _columns(self, flat):
+        """dynibo's flat column-major 6 x G matrix with rbdgen's column order."""
+        return np.asarray(flat, dtype=float).reshape(self.G, 6).T[:, self._perm]
+
+    def pose(self, base, q, link):
+        p = self._on_link("forward_kinematics", base, link, q)
+        return np.concatenate([p.translation, p.rotation_xyzw])
+
+    def poses(self, base, q):
+        """Every link's pose (L x 7; dynibo's link order is rbdgen's)."""
+        return np.asarray(self.robot.forward_kinematics_all(*self.arguments("forward_kinematics_all", base, q)),
+                          dtype=float).reshape(-1, 7)
+
+    def jacobian(self, base, q, link):
+        return self._columns(self._on_link("jacobian", base, link, q))
+
+    def jacobian_derivative(self, base, q, qd, link):
+        return self._columns(self._on_link("jacobian_derivative", base, link, q, qd))
+
+    def frame_velocity(self, base, q, qd, link, tool=None):
+        """The twist of the link origin or, with ``tool`` = (translation, rotation_xyzw), of that point."""
+        options = {} if tool is None else {"tool": self._dy.Pose(*tool)}
+        t = self._on_link("forward_velocity_kinematics", base, link, q, qd, **options)
+        return np.concatenate([t.angular, t.linear])
+
+    def frame_acceleration(self, base, q, qd, qdd, link):
+        a = self._on_link("forward_acceleration_kinematics", base, link, q, qd, qdd)
+        return np.concatenate([a.angular, a.linear])
 
     def kinetic_energy(self, base, q, qd):
         """0.5 nu^T M(q) nu from dynibo's mass matrix."""

@@ -1,0 +1,264 @@
+"""Frame kinematics: link poses, velocities, accelerations and Jacobians (spatial_v2 style).
+
+Everything is in world coordinates. A body's pose is ``X0[i] = (E, r)``, the
+transform from the world to body i (``E = R^T`` rotates world coordinates into
+body coordinates, ``r`` is the body origin in the world); spatial vectors
+(motion subspaces ``s``, velocities ``v``, accelerations ``a``) are world
+coordinates at the world origin, angular first. ``base`` is None for a fixed base, else
+``(translation, quaternion xyzw, velocity, acceleration)``. A frame depends only on its
+ancestors, so each function walks the path from the root to one link: traced for
+code generation, it computes nothing else.
+
+The public quantities follow dynibo 0.5.2 at a link origin, world axes
+(LOCAL_WORLD_ALIGNED): a twist ``[omega, pdot]``, a classical acceleration
+``[omegadot, pddot] = J nudot + Jdot nu``, a ``6 x G`` Jacobian, angular rows
+first, whose floating-base columns (``[omega_W, pdot_W]`` of the base origin)
+come first, and a pose ``[x, y, z, qx, qy, qz, qw]``. The quaternion is composed
+along the chain (each joint origin's constant quaternion, w >= 0, then the joint's
+``[sin(q/2) axis, cos(q/2)]``), so it is a smooth function of q.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from .. import spatial as sp
+from .kinematics import Tree, base_rotation, joint_xform
+
+IDENTITY = UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+
+
+def path(tree: Tree, body: int) -> list:
+    """The bodies from the root to ``body`` (none for the root), root first."""
+    out = []
+    while body != -1:
+        out.append(body)
+        body = tree.parent[body]
+    return out[::-1]
+
+
+def link_path(tree: Tree, link: int) -> list:
+    return path(tree, tree.link_body[link])
+
+
+# -- poses ------------------------------------------------------------------------------------------
+def base_pose(tree: Tree, ops, base):
+    """X0 of the root: identity for a fixed base; ``(R^T, translation)`` of the base state."""
+    if not tree.floating:
+        return IDENTITY, (0, 0, 0)
+    translation, quat, _, _ = base
+    return base_rotation(quat, ops), tuple(translation)
+
+
+def body_poses(tree: Tree, ops, q, base, bodies) -> dict:
+    """X0[i] for each of ``bodies`` (a root-first path or every body in order); key -1: the root."""
+    X0 = {-1: base_pose(tree, ops, base)}
+    for i in bodies:
+        Xup = sp.xform_compose(joint_xform(tree, i, q[i], ops), tree.Xtree[i])
+        X0[i] = sp.xform_compose(Xup, X0[tree.parent[i]])                     # X0 = Xup X0_parent
+    return X0
+
+
+def link_pose(tree: Tree, X0: dict, link: int):
+    """X0 of a link frame: its constant placement on its body after the body's X0."""
+    return sp.xform_compose(tree.Xlink[link], X0[tree.link_body[link]])
+
+
+# -- quaternions (x, y, z, w) ---------------------------------------------------------------------------
+def quat_mul(a, b):
+    """a b: first rotate by b, then by a."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (sp.add(sp.add(sp.mul(aw, bx), sp.mul(ax, bw)), sp.sub(sp.mul(ay, bz), sp.mul(az, by))),
+            sp.add(sp.sub(sp.mul(aw, by), sp.mul(ax, bz)), sp.add(sp.mul(ay, bw), sp.mul(az, bx))),
+            sp.add(sp.add(sp.mul(aw, bz), sp.mul(ax, by)), sp.sub(sp.mul(az, bw), sp.mul(ay, bx))),
+            sp.sub(sp.sub(sp.mul(aw, bw), sp.mul(ax, bx)), sp.add(sp.mul(ay, by), sp.mul(az, bz))))
+
+
+@lru_cache(maxsize=None)
+def rotation_quaternion(E) -> tuple:
+    """The constant quaternion (w >= 0) of the rotation ``R = E^T`` (Shepperd's method on numbers)."""
+    R = [[float(E[c][r]) for c in range(3)] for r in range(3)]
+    trace = R[0][0] + R[1][1] + R[2][2]
+    k = max(range(4), key=lambda i: trace if i == 3 else R[i][i])
+    if k == 3:
+        w = 0.5 * math.sqrt(1 + trace)
+        v = [(R[2][1] - R[1][2]) / (4 * w), (R[0][2] - R[2][0]) / (4 * w), (R[1][0] - R[0][1]) / (4 * w)]
+    else:
+        i, j, m = k, (k + 1) % 3, (k + 2) % 3
+        v = [0.0] * 3
+        v[i] = 0.5 * math.sqrt(1 + R[i][i] - R[j][j] - R[m][m])
+        v[j] = (R[j][i] + R[i][j]) / (4 * v[i])
+        v[m] = (R[m][i] + R[i][m]) / (4 * v[i])
+        w = (R[m][j] - R[j][m]) / (4 * v[i])
+    quat = v + [w]
+    if w < 0 or (w == 0 and next(x for x in v if x != 0) < 0):
+        quat = [-x for x in quat]
+    return tuple(sp.const(x) for x in quat)
+
+
+def joint_quaternion(tree: Tree, i: int, qi, ops):
+    """The rotation of a joint: ``[sin(q/2) axis, cos(q/2)]`` (revolute) or none (prismatic)."""
+    if tree.kind[i] == "prismatic":
+        return 0, 0, 0, 1
+    half = sp.mul(0.5, qi)
+    s = ops.sin(half)
+    return tuple(sp.mul(a, s) for a in tree.axis[i]) + (ops.cos(half),)
+
+
+def base_quaternion(tree: Tree, ops, base):
+    """The base quaternion normalised (any non-zero scale is accepted), or the identity for a fixed base."""
+    if not tree.floating:
+        return 0, 0, 0, 1
+    _, (x, y, z, w), _, _ = base
+    inverse_norm = 1 / ops.sqrt(x * x + y * y + z * z + w * w)
+    return tuple(c * inverse_norm for c in (x, y, z, w))
+
+
+def body_orientations(tree: Tree, ops, q, base, bodies) -> dict:
+    """Q[i]: each of ``bodies``' world orientation, composed along its path (key -1: the root)."""
+    Q = {-1: base_quaternion(tree, ops, base)}
+    for i in bodies:
+        Q[i] = quat_mul(quat_mul(Q[tree.parent[i]], rotation_quaternion(tree.Xtree[i][0])),
+                        joint_quaternion(tree, i, q[i], ops))                         # Q = Q_parent Q_tree Q_J
+    return Q
+
+
+def _poses(tree: Tree, ops, q, base, bodies, links) -> list:
+    """``[x, y, z, qx, qy, qz, qw]`` of each of ``links``, row by row."""
+    X0 = body_poses(tree, ops, q, base, bodies)
+    Q = body_orientations(tree, ops, q, base, bodies)
+    rows = []
+    for k in links:
+        rows += list(link_pose(tree, X0, k)[1]) + list(quat_mul(Q[tree.link_body[k]],
+                                                                rotation_quaternion(tree.Xlink[k][0])))
+    return rows
+
+
+def forward_kinematics(tree: Tree, ops, q, base, link: int) -> list:
+    """``[x, y, z, qx, qy, qz, qw]`` of the link frame in the world."""
+    return _poses(tree, ops, q, base, link_path(tree, link), [link])
+
+
+def forward_kinematics_all(tree: Tree, ops, q, base) -> list:
+    """The pose of every link, row by row (L x 7)."""
+    return _poses(tree, ops, q, base, range(tree.nb), range(len(tree.link_body)))
+
+
+# -- motion ------------------------------------------------------------------------------------------------
+def at_point(m, p):
+    """A spatial motion at the world origin as ``[omega, velocity of the point p]`` (world axes)."""
+    w = m[:3]
+    return tuple(w) + sp.vadd(m[3:], sp.cross(w, p))
+
+
+def base_columns(tree: Tree, base):
+    """The spatial motions (world origin) of the floating base's six generalized velocities: none if fixed.
+
+    ``[omega_W, pdot_W]`` of the base origin p_b is the spatial motion ``[omega, pdot + p_b x omega]``.
+    """
+    if not tree.floating:
+        return []
+    p_b = tuple(base[0])  # the base translation
+    return [e + sp.cross(p_b, e) for e in UNIT] + [(0, 0, 0) + e for e in UNIT]
+
+
+def base_motion(tree: Tree, base):
+    """(v, a): the base's spatial velocity and acceleration (world origin); zero for a fixed base.
+
+    v = [omega, pdot + p x omega]; a = d/dt v = [omegadot, pddot + p x omegadot + pdot x omega].
+    """
+    if not tree.floating:
+        return (0,) * 6, (0,) * 6
+    p, _, velocity, acceleration = base
+    w, pdot, wdot, pddot = tuple(velocity[:3]), tuple(velocity[3:]), tuple(acceleration[:3]), tuple(acceleration[3:])
+    v = w + sp.vadd(pdot, sp.cross(p, w))
+    a = wdot + sp.vadd(sp.vadd(pddot, sp.cross(p, wdot)), sp.cross(pdot, w))
+    return v, a
+
+
+def motion_subspaces(tree: Tree, X0: dict, bodies) -> dict:
+    """s[i] = X0[i]^-1 S[i]: each joint's motion subspace in world coordinates at the world origin."""
+    return {i: sp.xform_motion_back(X0[i], tree.S[i]) for i in bodies}
+
+
+def velocities(tree: Tree, base, s: dict, qd, bodies, qdd=None):
+    """Spatial velocities v[i] (and, with ``qdd``, accelerations a[i]) of ``bodies`` (world origin).
+
+    v = v_parent + s qd; a = a_parent + s qdd + v x s qd (RBDA eq. 7.3 in world coordinates).
+    """
+    v0, a0 = base_motion(tree, base)
+    v, a = {-1: v0}, {-1: a0}
+    for i in bodies:
+        p = tree.parent[i]
+        v[i] = sp.vadd(v[p], sp.vscale(s[i], qd[i]))
+        if qdd is not None:
+            a[i] = sp.vadd(sp.vadd(a[p], sp.vscale(s[i], qdd[i])), sp.crm(v[i], sp.vscale(s[i], qd[i])))
+    return v, a
+
+
+def classical(a, v, p):
+    """``[omegadot, pddot]`` of the point p from the spatial acceleration a and velocity v (world origin)."""
+    w, wdot = v[:3], a[:3]
+    pdot = sp.vadd(v[3:], sp.cross(w, p))
+    return tuple(wdot) + sp.vadd(sp.vadd(a[3:], sp.cross(wdot, p)), sp.cross(w, pdot))
+
+
+def _frame(tree: Tree, ops, q, base, link: int):
+    """(bodies on the link's path, their motion subspaces s, the link origin p)."""
+    bodies = link_path(tree, link)
+    X0 = body_poses(tree, ops, q, base, bodies)
+    return bodies, motion_subspaces(tree, X0, bodies), link_pose(tree, X0, link)[1]
+
+
+def _column_major(columns) -> list:
+    return [x for col in columns for x in col]
+
+
+def jacobian(tree: Tree, ops, q, base, link: int) -> list:
+    """The 6 x G Jacobian of the link origin (world axes), column-major: ``J nu`` is its twist."""
+    bodies, s, p = _frame(tree, ops, q, base, link)
+    columns = [at_point(c, p) for c in base_columns(tree, base)]
+    on_path = set(bodies)
+    columns += [at_point(s[i], p) if i in on_path else (0,) * 6 for i in range(tree.nb)]
+    return _column_major(columns)
+
+
+def jacobian_derivative(tree: Tree, ops, q, qd, base, link: int) -> list:
+    """dJ/dt, 6 x G column-major: ``Jdot nu`` is the link's classical acceleration at nudot = 0.
+
+    A column ``[w, u + w x p]`` of a joint whose subspace moves with its body (sdot = v x s)
+    changes as ``[wdot, udot + wdot x p + w x pdot]``; the base columns only through p_b and p.
+    """
+    bodies, s, p = _frame(tree, ops, q, base, link)
+    v, _ = velocities(tree, base, s, qd, bodies)
+    vl = v[tree.link_body[link]]
+    pdot = sp.vadd(vl[3:], sp.cross(vl[:3], p))                                  # velocity of the link origin
+
+    def column(c, cdot):
+        w, wdot = c[:3], cdot[:3]
+        return tuple(wdot) + sp.vadd(sp.vadd(cdot[3:], sp.cross(wdot, p)), sp.cross(w, pdot))
+
+    columns = []
+    if tree.floating:
+        pbdot = tuple(base[2][3:])  # the base origin's velocity
+        columns += [column(c, (0, 0, 0) + sp.cross(pbdot, c[:3])) for c in base_columns(tree, base)]
+    on_path = set(bodies)
+    columns += [column(s[i], sp.crm(v[i], s[i])) if i in on_path else (0,) * 6 for i in range(tree.nb)]
+    return _column_major(columns)
+
+
+def forward_velocity_kinematics(tree: Tree, ops, q, qd, base, link: int) -> list:
+    """The link origin's twist ``[omega, pdot]`` (world axes)."""
+    bodies, s, p = _frame(tree, ops, q, base, link)
+    v, _ = velocities(tree, base, s, qd, bodies)
+    return list(at_point(v[tree.link_body[link]], p))
+
+
+def forward_acceleration_kinematics(tree: Tree, ops, q, qd, qdd, base, link: int) -> list:
+    """The link origin's classical acceleration ``[omegadot, pddot] = J nudot + Jdot nu`` (world axes)."""
+    bodies, s, p = _frame(tree, ops, q, base, link)
+    v, a = velocities(tree, base, s, qd, bodies, qdd)
+    body = tree.link_body[link]
+    return list(classical(a[body], v[body], p))
