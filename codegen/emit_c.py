@@ -180,8 +180,10 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict, optiona
         if isinstance(step, Expr):
             fn.body.append((printer.define(step), ""))
         elif isinstance(step, Guard):
-            fn.body.append((f"if (!{prefix}_positive({printer.ref(step.value)})) "
-                            f"{{ {zero}; return {status[_status_name(step.status)]}; }}", c_text(step.message)))
+            value = printer.ref(step.value)
+            test = f"!{prefix}_positive({value})" if step.strict else f"{prefix}_negative({value})"
+            fn.body.append((f"if ({test}) {{ {zero}; return {status[_status_name(step.status)]}; }}",
+                            c_text(step.message)))
         elif isinstance(step, Call):
             fn.body.extend(_call_lines(step, printer, prefix, zero))
             fn.solves.add(cholesky_copy(step))

@@ -40,10 +40,13 @@ class CasadiOps:
 
     sin = staticmethod(ca.sin)
     cos = staticmethod(ca.cos)
+    sqrt = staticmethod(ca.sqrt)
 
     @staticmethod
     def require_positive(x, error, message):
         """Nothing to record: a CasADi graph has no status (see the module docstring)."""
+
+    require_not_negative = require_positive
 
     @staticmethod
     def solve_spd(A, b, what):

@@ -554,8 +554,7 @@ def test_operation_counts(compiled, generated, name):
         assert f"/* {op}: {summary} */\nint {name}_{op}(" in g.files[f"{name}_{op}.c"]
         assert n["mul"] > 0 and n["add"] > 0
         assert n["sin"] == n["cos"] == _revolute_joints_that_matter(g.model, op) <= g.model.joint_count, op
-        assert n["calls"] == (1 if op == "forward_dynamics_crba" or (op == "forward_dynamics" and c.floating)
-                              else 0), op
+        assert n["calls"] == (1 if op == "forward_dynamics" and c.floating else 0), op
     # the text of the sources: one sin and one cos call per counted one
     fn = g.files[f"{name}_mass_matrix.c"].split(f"int {name}_mass_matrix(", 1)[1].split("\n}\n", 1)[0]
     assert fn.count(" sin(") == counts["mass_matrix"]["sin"] and fn.count(" cos(") == counts["mass_matrix"]["cos"]

@@ -37,6 +37,7 @@ from . import coordinates
 from .aba import aba
 from .crba import crba
 from .kinematics import Tree
+from .ltdl import dof_parents, solve_tree
 from .rnea import rnea
 
 #: The flat ``base`` input: each field's slice (the one statement of this layout).
@@ -60,7 +61,7 @@ DOCS = {
     "gravity": "g(q) + J^T loads, the forces that hold the robot still (RNEA).",
     "inverse_dynamics": "tau = M qdd + C qd + g + J^T loads (RNEA).",
     "forward_dynamics": "qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.",
-    "forward_dynamics_crba": "qdd from M (CRBA), the bias of one RNEA call and one checked Cholesky solve.",
+    "forward_dynamics_crba": "qdd from M (CRBA), the bias of one RNEA call and one checked tree-sparse LTDL solve.",
     "passive_terms": "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
     "inverse_dynamics_derivatives": "Jacobians of inverse dynamics (CasADi AD of RNEA), column-major, G rows.",
     "forward_dynamics_derivatives": "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (checked Cholesky), "
@@ -158,10 +159,13 @@ def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
     if op == "forward_dynamics" and tree.nj == tree.nb:
         return {"acc": aba(tree, ops, q, qd, inputs["tau"], (quat, velocity), loads)}
     if op in ("forward_dynamics", "forward_dynamics_crba"):
-        # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, one checked Cholesky solve
+        # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, then one checked solve: the tree-sparse
+        # LTDL, or the dense Cholesky where mimic joints couple coordinates outside the tree's pattern
         H = mass_matrix()
         bias = forces(qd, zeros, (quat, velocity, still), loads)
         rhs = [sp.sub(t, b) for t, b in zip(inputs["tau"], bias)]
+        if tree.nj == tree.nb:
+            return {"acc": solve_tree(H, rhs, dof_parents(tree.parent, tree.floating), ops, "mass matrix")}
         return {"acc": list(ops.solve_spd(H, rhs, "mass matrix"))}
     if op == "passive_terms":
         return {
