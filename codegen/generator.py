@@ -41,10 +41,6 @@ def trace(model: RobotModel, op: str, tree: Tree = None, prefix: str = None) -> 
     size = sizes(tree, len(model.links))
     names = input_names(op, model.floating)
     try:
-        if op in DERIVATIVE_SIGNATURES:
-            from .derivatives import trace_derivatives
-
-            return trace_derivatives(model, op, prefix or model.name, tree)
         graph = Graph()
         inputs = {name: graph.input(name, size[name]) for name in names}
         outputs = evaluate(tree, SymbolicOps(graph), op, inputs)

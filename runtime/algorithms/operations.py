@@ -36,9 +36,11 @@ from .. import spatial as sp
 from . import coordinates
 from .aba import aba
 from .crba import crba
+from .fd_derivatives import fd_derivatives
 from .kinematics import Tree
 from .ltdl import dof_parents, solve_tree
 from .rnea import rnea
+from .rnea_derivatives import rnea_derivatives
 
 #: The flat ``base`` input: each field's slice (the one statement of this layout).
 BASE = {"translation": slice(0, 3), "quat": slice(3, 7), "velocity": slice(7, 13), "acceleration": slice(13, 19)}
@@ -63,21 +65,12 @@ DOCS = {
     "forward_dynamics": "qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.",
     "forward_dynamics_crba": "qdd from M (CRBA), the bias of one RNEA call and one checked tree-sparse LTDL solve.",
     "passive_terms": "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
-    "inverse_dynamics_derivatives": "Jacobians of inverse dynamics (CasADi AD of RNEA), column-major, G rows.",
-    "forward_dynamics_derivatives": "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (checked Cholesky), "
+    "inverse_dynamics_derivatives": "Jacobians of inverse dynamics (analytic RNEA derivatives), column-major, G rows.",
+    "forward_dynamics_derivatives": "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (sparse LTDL of M), "
                                     "column-major, G rows.",
 }
 
 
-def describe(tree: Tree, op: str) -> str:
-    """`DOCS` line of ``op`` for this tree (forward dynamics with mimic joints is not ABA, see above)."""
-    if op == "forward_dynamics" and tree.nj < tree.nb:
-        return "qdd = M^-1 (tau - C qd - g - J^T loads); with mimic joints by CRBA, one RNEA bias and one " \
-               "checked Cholesky solve."
-    return DOCS[op]
-
-
-#: Jacobians, generated as C (rbdgen.codegen.derivatives) and CasADi: inputs, then
 #: (output, differentiated input) pairs; ``base_*`` pairs exist for a floating base only.
 DERIVATIVE_SIGNATURES = {
     "inverse_dynamics_derivatives": (
@@ -173,4 +166,14 @@ def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
             "g": forces(zeros, zeros, (quat, still, still), None),
             "c": forces(qd, zeros, (quat, velocity, still), None, gravity=False),
         }
-    raise ValueError(f"unknown operation {op!r}; expected one of {sorted(SIGNATURES)}")
+    if op == "inverse_dynamics_derivatives":
+        return _jacobians(op, tree, rnea_derivatives(tree, ops, q, qd, inputs["qdd"], (quat, velocity, acceleration), loads))
+    if op == "forward_dynamics_derivatives":
+        return _jacobians(op, tree, fd_derivatives(tree, ops, q, qd, inputs["tau"], (quat, velocity), loads))
+    raise ValueError(f"unknown operation {op!r}; expected one of {sorted(SIGNATURES) + sorted(DERIVATIVE_SIGNATURES)}")
+
+
+def _jacobians(op, tree, columns):
+    """Flat column-major Jacobians from ``{wrt: [columns]}``."""
+    return {key: [x for column in columns[wrt] for x in column]
+            for key, (_, wrt) in derivative_outputs(op, tree.floating).items()}

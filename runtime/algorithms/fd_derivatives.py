@@ -1,0 +1,49 @@
+"""Analytic derivatives of forward dynamics (as Pinocchio's ``computeABADerivatives``).
+
+With ``acc = FD(q, qd, tau)`` from ABA (its checks included) and
+``ID(q, qd, acc) = tau``: ``dacc/dx = -M^-1 dID/dx`` for x in q, qd and the base
+motion, and ``dacc/dtau = M^-1``. ``dID/dx`` comes from `rnea_derivatives` at
+``qdd = acc``; ``M^-1`` is applied column by column through the tree-sparse LTDL
+factorisation of M (`ltdl`: the positivity and conditioning checks on its
+pivots), never a dense solve. Instead of one residual check per column, one
+probe checks the sum of all the columns (``M sum(x) = sum(b)``).
+"""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from .aba import aba
+from .crba import crba
+from .ltdl import check_residual, dof_parents, ltdl, ltdl_apply_inverse
+from .rnea_derivatives import rnea_derivatives
+
+WHAT = "mass matrix (forward-dynamics derivatives)"
+
+
+def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
+    """Jacobians of `aba` as columns of G scalars: ``{"q": [J columns], "qd": ..., "tau": [G columns]}``
+    and, floating, ``"base_velocity"`` (6 columns) and ``"base_rotation"`` (3 columns, see `rnea_derivatives`).
+
+    ``base``: ``(quat_xyzw, velocity)`` as for `aba`.
+    """
+    off = 6 if tree.floating else 0
+    G = tree.nb + off
+    acc = aba(tree, ops, q, qd, tau, base, loads)
+    id_base = (base[0], base[1], acc[:6]) if tree.floating else None               # ID sees the base acceleration
+    dID = rnea_derivatives(tree, ops, q, qd, acc[off:], id_base, loads)
+    H = crba(tree, ops, q, base[0] if tree.floating else None)
+    lam = dof_parents(tree.parent, tree.floating)
+    L, Dinv = ltdl(H, lam, ops, WHAT)
+    rhs = {"tau": [[int(r == c) for r in range(G)] for c in range(G)]}             # dacc/dtau = M^-1
+    for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ()):
+        rhs[wrt] = [[sp.neg(x) for x in column] for column in dID[wrt]]            # -dID/dx
+    out = {wrt: [ltdl_apply_inverse(L, Dinv, lam, b) for b in columns] for wrt, columns in rhs.items()}
+    x_sum = [_total(row) for row in zip(*(x for columns in out.values() for x in columns))]
+    b_sum = [_total(row) for row in zip(*(b for columns in rhs.values() for b in columns))]
+    check_residual(H, lam, x_sum, b_sum, ops, WHAT)
+    return out
+
+
+def _total(values):
+    """Left-to-right sum, structural zeros folded."""
+    return sp.dot(values, (1,) * len(values))
