@@ -42,12 +42,12 @@ def outputs(op, floating):
     return list(derivative_outputs(op, floating)) if op in DERIVATIVES else list(SIGNATURES[op][1])
 
 
-def bench_program(generated, data) -> str:
-    """A C timing loop (c_loop.BENCH_C) over ``OPS``, several outputs per call allowed."""
+def bench_program(generated, data, ops=OPS) -> str:
+    """A C timing loop (c_loop.BENCH_C) over ``ops``, several outputs per call allowed."""
     model, prefix, sizes = generated.model, generated.prefix, generated.manifest["sizes"]
     arrays = "\n".join(c_array(f"in_{k}", v) for k, v in data.items() if k != "loads")
     bodies = []
-    for op in OPS:
+    for op in ops:
         args = "".join(f"in_{n} + i * {sizes[n]}, " if n != "loads" else "NULL, "
                        for n in input_names(op, model.floating))
         names = outputs(op, model.floating)

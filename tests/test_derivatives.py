@@ -100,8 +100,8 @@ def numpy_jacobians(model, op: str, inputs: dict) -> dict:
     names = input_names(op, model.floating)
     flat = evaluate(tree, NumpyOps, op, {n: list(np.ascontiguousarray(inputs[n].T)) for n in names})
     shapes = derivative_shapes(tree)
-    return {key: np.array(values).T.reshape(N, shapes[key][1], shapes[key][0]).transpose(0, 2, 1)
-            for key, values in flat.items()}
+    return {key: np.array([np.broadcast_to(v, (N,)) for v in values]).T  # structural zeros are ints
+            .reshape(N, shapes[key][1], shapes[key][0]).transpose(0, 2, 1) for key, values in flat.items()}
 
 
 # -- finite differences -------------------------------------------------------------------------------
