@@ -112,6 +112,8 @@ class Printer:
             return f"{x.args[0]}[{x.args[1]}]"
         if x.op == "ret":
             return f"x{x.args[0]}[{x.args[1]}]"
+        if x.op == "eps":
+            return self.eps + self.suffix
         raise KeyError(f"{x} is used before it is computed")
 
     def declare(self, node: Expr) -> str:

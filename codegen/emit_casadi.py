@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import casadi as ca
 
+from ..algorithms.cholesky import EPS
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import BASE, BASE_SIZE, SIGNATURES, derivative_outputs, evaluate, input_names, sizes
 from ..names import check_prefix
@@ -41,6 +42,7 @@ class CasadiOps:
     sin = staticmethod(ca.sin)
     cos = staticmethod(ca.cos)
     sqrt = staticmethod(ca.sqrt)
+    eps = EPS
 
     @staticmethod
     def require_positive(x, error, message):

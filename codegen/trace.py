@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 class Expr:
-    """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index) and ``ret`` (call, index)."""
+    """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index), ``ret`` (call, index)
+    and ``eps`` (the emitted precision's machine epsilon)."""
 
     __slots__ = ("graph", "op", "args", "id")
 
@@ -122,6 +123,10 @@ class Graph:
         """A named input array of ``size`` scalars."""
         return [self._node("in", (name, k)) for k in range(size)]
 
+    def epsilon(self):
+        """The machine epsilon of the precision the kernel is emitted in (a leaf)."""
+        return self._node("eps", ())
+
     # -- arithmetic with folding ------------------------------------------------
     def add(self, a, b):
         if _is_number(a) and _is_number(b):
@@ -220,6 +225,10 @@ class SymbolicOps:
 
     def sqrt(self, x):
         return self.graph.unary("sqrt", x, math.sqrt)
+
+    @property
+    def eps(self):
+        return self.graph.epsilon()
 
     def require_positive(self, x, error, message):
         self.graph.guard(x, error.status, message)

@@ -1,6 +1,7 @@
 """Scalar backends: what the algorithms need beyond ``+ - * /``.
 
-A backend supplies ``sin``, ``cos``, ``sqrt``, ``require_positive`` (a runtime
+A backend supplies ``sin``, ``cos``, ``sqrt``, ``eps`` (the machine epsilon of
+its precision), ``require_positive`` (a runtime
 check ``x > 0`` that raises, or becomes a guard in generated code),
 ``require_not_negative`` (the check ``!(x < 0)``: NaN passes) and ``solve_spd``
 (the dense checked Cholesky solve). The symbolic backend lives in
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .algorithms.cholesky import cholesky_solve
+from .algorithms.cholesky import EPS, cholesky_solve
 
 
 class NumpyOps:
@@ -20,6 +21,7 @@ class NumpyOps:
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
     sqrt = staticmethod(np.sqrt)
+    eps = EPS
 
     @staticmethod
     def require_positive(x, error, message):

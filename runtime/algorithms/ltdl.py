@@ -9,7 +9,8 @@ base is six coordinates in a chain (its 6x6 block is dense); a joint on the
 base hangs under its last coordinate.
 
 The checks are the dense checked Cholesky's (`cholesky`), reformulated so that
-a trace turns each into a guard and needs no solver call:
+a trace turns each into a guard and needs no solver call (``eps`` is the machine
+epsilon of the backend's precision, ``ops.eps``):
 
 1. positivity: every pivot ``D[k] > 0`` (NaN included), else `SingularError`;
 2. conditioning: every pivot of the diagonally equilibrated matrix,
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import IllConditionedError, SingularError
-from .cholesky import RCOND_MIN, residual_tolerance
+from .cholesky import residual_tolerance
 
 
 def dof_parents(parent, floating: bool) -> tuple:
@@ -57,12 +58,13 @@ def ltdl(H, lam, ops, what: str):
     ``Dinv[k] = 1 / D[k]``.
     """
     n = len(H)
+    rcond_min = ops.sqrt(ops.eps)
     A = [{j: H[k][j] for j in ancestors(lam, k)} for k in range(n)]
     D = [H[k][k] for k in range(n)]
     Dinv = [None] * n
     for k in reversed(range(n)):
         ops.require_positive(D[k], SingularError, f"{what} is not positive definite (pivot {k})")
-        ops.require_positive(sp.sub(D[k], sp.mul(RCOND_MIN, H[k][k])), IllConditionedError,
+        ops.require_positive(sp.sub(D[k], sp.mul(rcond_min, H[k][k])), IllConditionedError,
                              f"{what} is ill-conditioned (equilibrated pivot {k} <= sqrt(eps))")
         Dinv[k] = 1 / D[k]
         for i in ancestors(lam, k):
@@ -102,7 +104,7 @@ def check_residual(H, lam, x, b, ops, what: str):
             r[k] = sp.sub(r[k], sp.mul(H[k][j], x[j]))
             r[j] = sp.sub(r[j], sp.mul(H[k][j], x[k]))
             frob = sp.add(frob, sp.mul(2, sp.mul(H[k][j], H[k][j])))
-    bound = sp.mul(residual_tolerance(len(b)), sp.add(sp.mul(ops.sqrt(frob), _norm2(x, ops)), _norm2(b, ops)))
+    bound = sp.mul(residual_tolerance(len(b), ops.eps), sp.add(sp.mul(ops.sqrt(frob), _norm2(x, ops)), _norm2(b, ops)))
     ops.require_not_negative(sp.sub(bound, _norm2(r, ops)), IllConditionedError,
                              f"{what}: residual check failed (||b - H x||_2 above its bound)")
 
