@@ -93,7 +93,7 @@ class Printer:
     """Names and spells scalars as C expressions."""
 
     def __init__(self, precision: str):
-        self.real, self.suffix, self.fsuffix, _ = PRECISIONS[precision]
+        self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
         self.names = {}
 
     def literal(self, x) -> str:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rbdgen.algorithms import cholesky as ch
-from rbdgen.algorithms.ltdl import check_residual, dof_parents, ltdl, solve_tree
+from rbdgen.algorithms.ltdl import check_residual, dof_parents, ltdl, ltdl_inverse, solve_tree
 from rbdgen.backends import NumpyOps
 from rbdgen.errors import IllConditionedError, NonFiniteError, SingularError
 
@@ -71,6 +71,18 @@ def test_factors_and_solution(n):
                 np.testing.assert_allclose(value, [Lt[k, j] for Lt in Ls], rtol=1e-10, atol=1e-12)
         x = np.array(solve_tree(_rows(H), list(b.T), lam, NumpyOps, "H")).T
         np.testing.assert_allclose(x, np.linalg.solve(H, b[..., None])[..., 0], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 20])
+def test_inverse(n):
+    """`ltdl_inverse` from the factors against numpy.linalg.inv."""
+    rng = np.random.default_rng(10 + n)
+    lam = _random_tree(rng, n)
+    L, D = _factors(rng, lam)
+    H = L.T @ np.diag(D) @ L
+    factors, Dinv = ltdl(_rows(H[None]), lam, NumpyOps, "H")
+    Hinv = np.array([[np.broadcast_to(x, (1,))[0] for x in row] for row in ltdl_inverse(factors, Dinv, lam)])
+    np.testing.assert_allclose(Hinv, np.linalg.inv(H), rtol=1e-10, atol=1e-12)
 
 
 def test_mass_matrix_pattern_is_exploited():

@@ -5,7 +5,8 @@ With ``acc = FD(q, qd, tau)`` from ABA (its checks included) and
 motion, and ``dacc/dtau = M^-1``. ``dID/dx`` comes from `rnea_derivatives` at
 ``qdd = acc``; ``M^-1`` is applied column by column through the tree-sparse LTDL
 factorisation of M (`ltdl`: the positivity and conditioning checks on its
-pivots), never a dense solve. Instead of one residual check per column, one
+pivots), never a dense solve, and ``M^-1`` itself is ``L^-1 D^-1 L^-T`` from the
+same factors (`ltdl_inverse`). Instead of one residual check per column, one
 probe checks the sum of all the columns (``M sum(x) = sum(b)``).
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from .. import spatial as sp
 from .aba import aba
 from .crba import crba
-from .ltdl import check_residual, dof_parents, ltdl, ltdl_apply_inverse
+from .ltdl import check_residual, dof_parents, ltdl, ltdl_apply_inverse, ltdl_inverse
 from .rnea_derivatives import rnea_derivatives
 
 WHAT = "mass matrix (forward-dynamics derivatives)"
@@ -34,10 +35,11 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
     H = crba(tree, ops, q, base[0] if tree.floating else None)
     lam = dof_parents(tree.parent, tree.floating)
     L, Dinv = ltdl(H, lam, ops, WHAT)
-    rhs = {"tau": [[int(r == c) for r in range(G)] for c in range(G)]}             # dacc/dtau = M^-1
-    for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ()):
-        rhs[wrt] = [[sp.neg(x) for x in column] for column in dID[wrt]]            # -dID/dx
+    rhs = {wrt: [[sp.neg(x) for x in column] for column in dID[wrt]]               # -dID/dx
+           for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ())}
     out = {wrt: [ltdl_apply_inverse(L, Dinv, lam, b) for b in columns] for wrt, columns in rhs.items()}
+    out["tau"] = ltdl_inverse(L, Dinv, lam)                                        # dacc/dtau = M^-1 (symmetric)
+    rhs["tau"] = [[int(r == c) for r in range(G)] for c in range(G)]
     x_sum = [_total(row) for row in zip(*(x for columns in out.values() for x in columns))]
     b_sum = [_total(row) for row in zip(*(b for columns in rhs.values() for b in columns))]
     check_residual(H, lam, x_sum, b_sum, ops, WHAT)
