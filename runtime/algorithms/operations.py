@@ -166,6 +166,9 @@ def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
             "g": forces(zeros, zeros, (quat, still, still), None),
             "c": forces(qd, zeros, (quat, velocity, still), None, gravity=False),
         }
+    if op in DERIVATIVE_SIGNATURES and tree.nj != tree.nb:
+        raise ValueError(f"{op}: not available for a model with mimic joints (its coordinates are not the "
+                         "tree's); generate the other operations")
     if op == "inverse_dynamics_derivatives":
         return _jacobians(op, tree, rnea_derivatives(tree, ops, q, qd, inputs["qdd"], (quat, velocity, acceleration), loads))
     if op == "forward_dynamics_derivatives":
