@@ -1,6 +1,6 @@
 """Analytic derivatives of forward dynamics (as Pinocchio's ``computeABADerivatives``).
 
-With ``acc = FD(q, qd, tau)`` from ABA (its checks included) and
+With ``acc = FD(q, qd, tau)`` (`operations.evaluate`'s forward dynamics, its checks included) and
 ``ID(q, qd, acc) = tau``: ``dacc/dx = -M^-1 dID/dx`` for x in q, qd and the base
 motion, and ``dacc/dtau = M^-1``. ``dID/dx`` comes from `rnea_derivatives` at
 ``qdd = acc``; ``M^-1`` is applied column by column through the tree-sparse LTDL
@@ -13,7 +13,7 @@ probe checks the sum of all the columns (``M sum(x) = sum(b)``).
 from __future__ import annotations
 
 from .. import spatial as sp
-from .aba import aba
+from . import coordinates
 from .crba import crba
 from .ltdl import check_residual, dof_parents, ltdl, ltdl_apply_inverse, ltdl_inverse
 from .rnea_derivatives import rnea_derivatives
@@ -21,22 +21,28 @@ from .rnea_derivatives import rnea_derivatives
 WHAT = "mass matrix (forward-dynamics derivatives)"
 
 
-def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
-    """Jacobians of `aba` as columns of G scalars: ``{"q": [J columns], "qd": ..., "tau": [G columns]}``
-    and, floating, ``"base_velocity"`` (6 columns) and ``"base_rotation"`` (3 columns, see `rnea_derivatives`).
+def fd_derivatives(tree, ops, q, qd, acc, base=None, loads=None) -> dict:
+    """Jacobians of forward dynamics at its result ``acc`` as columns of G scalars: ``{"q": [J columns],
+    "qd": ..., "tau": [G columns]}`` and, floating, ``"base_velocity"`` (6 columns) and
+    ``"base_rotation"`` (3 columns, see `rnea_derivatives`).
 
-    ``base``: ``(quat_xyzw, velocity)`` as for `aba`.
+    ``q``, ``qd``: the bodies' coordinates (`coordinates.positions`, `coordinates.rates`);
+    ``base``: ``(quat_xyzw, velocity)`` as for `aba`. With mimic joints ``P^T M P`` has no tree
+    pattern: each column is a dense checked solve instead.
     """
     off = 6 if tree.floating else 0
-    G = tree.nb + off
-    acc = aba(tree, ops, q, qd, tau, base, loads)
+    G = tree.nj + off
     id_base = (base[0], base[1], acc[:6]) if tree.floating else None               # ID sees the base acceleration
-    dID = rnea_derivatives(tree, ops, q, qd, acc[off:], id_base, loads)
-    H = crba(tree, ops, q, base[0] if tree.floating else None)
-    lam = dof_parents(tree.parent, tree.floating)
-    L, Dinv = ltdl(H, lam, ops, WHAT)
+    qdd = coordinates.rates(tree, acc[off:])
+    dID = coordinates.jacobians(tree, rnea_derivatives(tree, ops, q, qd, qdd, id_base, loads))
+    H = coordinates.matrix(tree, crba(tree, ops, q, base[0] if tree.floating else None))
     rhs = {wrt: [[sp.neg(x) for x in column] for column in dID[wrt]]               # -dID/dx
            for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ())}
+    if tree.nj != tree.nb:
+        rhs["tau"] = [[int(r == c) for r in range(G)] for c in range(G)]
+        return {wrt: [list(ops.solve_spd(H, b, WHAT)) for b in columns] for wrt, columns in rhs.items()}
+    lam = dof_parents(tree.parent, tree.floating)
+    L, Dinv = ltdl(H, lam, ops, WHAT)
     out = {wrt: [ltdl_apply_inverse(L, Dinv, lam, b) for b in columns] for wrt, columns in rhs.items()}
     out["tau"] = ltdl_inverse(L, Dinv, lam)                                        # dacc/dtau = M^-1 (symmetric)
     rhs["tau"] = [[int(r == c) for r in range(G)] for c in range(G)]

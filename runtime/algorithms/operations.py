@@ -166,13 +166,13 @@ def evaluate(tree: Tree, ops, op: str, inputs: dict) -> dict:
             "g": forces(zeros, zeros, (quat, still, still), None),
             "c": forces(qd, zeros, (quat, velocity, still), None, gravity=False),
         }
-    if op in DERIVATIVE_SIGNATURES and tree.nj != tree.nb:
-        raise ValueError(f"{op}: not available for a model with mimic joints (its coordinates are not the "
-                         "tree's); generate the other operations")
     if op == "inverse_dynamics_derivatives":
-        return _jacobians(op, tree, rnea_derivatives(tree, ops, q, qd, inputs["qdd"], (quat, velocity, acceleration), loads))
+        qdd = coordinates.rates(tree, inputs["qdd"])
+        jac = rnea_derivatives(tree, ops, q, qd, qdd, (quat, velocity, acceleration), loads)
+        return _jacobians(op, tree, coordinates.jacobians(tree, jac))
     if op == "forward_dynamics_derivatives":
-        return _jacobians(op, tree, fd_derivatives(tree, ops, q, qd, inputs["tau"], (quat, velocity), loads))
+        acc = evaluate(tree, ops, "forward_dynamics", inputs)["acc"]
+        return _jacobians(op, tree, fd_derivatives(tree, ops, q, qd, acc, (quat, velocity), loads))
     raise ValueError(f"unknown operation {op!r}; expected one of {sorted(SIGNATURES) + sorted(DERIVATIVE_SIGNATURES)}")
 
 
