@@ -71,6 +71,15 @@ DOCS = {
 }
 
 
+def describe(tree: Tree, op: str) -> str:
+    """`DOCS` line of ``op`` for this tree (forward dynamics with mimic joints is not ABA, see above)."""
+    if op == "forward_dynamics" and tree.nj < tree.nb:
+        return "qdd = M^-1 (tau - C qd - g - J^T loads); with mimic joints by CRBA, one RNEA bias and one " \
+               "checked Cholesky solve."
+    return DOCS[op]
+
+
+#: Jacobians (`rnea_derivatives`, `fd_derivatives`; CasADi: its own AD): inputs, then
 #: (output, differentiated input) pairs; ``base_*`` pairs exist for a floating base only.
 DERIVATIVE_SIGNATURES = {
     "inverse_dynamics_derivatives": (
