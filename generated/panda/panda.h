@@ -158,16 +158,16 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
  */
 int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const double *tau, const double *loads, double *acc, const unsigned char *mask, int *status);
 
-/* panda_forward_dynamics_crba: qdd from M (CRBA), the bias of one RNEA call and one checked Cholesky solve.
+/* panda_forward_dynamics_crba: qdd from M (CRBA), the bias of one RNEA call and one checked tree-sparse LTDL solve.
  *   q      in  [7] joint positions (J)
  *   qd     in  [7] joint velocities (J)
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 814 mul, 783 add, 6 sin, 6 cos, 1 calls.
- * Stack: at most 15232 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 1020 mul, 963 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Stack: at most 17280 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 15232
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17280
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after

@@ -176,17 +176,17 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
  */
 int solo_forward_dynamics_batch(int n, const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc, const unsigned char *mask, int *status);
 
-/* solo_forward_dynamics_crba: qdd from M (CRBA), the bias of one RNEA call and one checked Cholesky solve.
+/* solo_forward_dynamics_crba: qdd from M (CRBA), the bias of one RNEA call and one checked tree-sparse LTDL solve.
  *   base   in  [19] base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), acceleration [omegadot_W, pddot_W] (6); world frame, angular first
  *   q      in  [12] joint positions (J)
  *   qd     in  [12] joint velocities (J)
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1832 mul, 1660 add, 1 div, 12 sin, 12 cos, 1 calls.
- * Stack: at most 35640 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 2796 mul, 2522 add, 15 div, 12 sin, 12 cos, 4 sqrt.
+ * Stack: at most 44344 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 35640
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 44344
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
