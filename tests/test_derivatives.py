@@ -87,7 +87,7 @@ def jacobians(builds, name: str, backend: str, op: str) -> dict:
             third = st.qdd if op == OPS[0] else st.tau
             _RESULTS[key] = getattr(compiled, op)(*st.head(), st.q, st.qd, third, loads=st.loads)
         elif backend == "numpy":
-            _RESULTS[key] = numpy_jacobians(gen.model, op, casadi_inputs(st))
+            _RESULTS[key] = numpy_jacobians(gen.model, op, st.flat())
         else:
             _RESULTS[key] = casadi_map(gen.casadi(op), st.flat())
     return _RESULTS[key]
