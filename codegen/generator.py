@@ -19,7 +19,7 @@ from ..model import RobotModel
 from ..names import c_text, check_prefix, default_prefix
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
-from . import emit_c
+from . import emit_c, packaging
 from .trace import Graph, Kernel, StructuralFailure, SymbolicOps
 
 log = logging.getLogger(__name__)
@@ -172,7 +172,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     info = dict(
         banner=f"{prefix}: rigid-body dynamics specialised for one robot",
         version=__version__,
-        source=c_text(source or f"a RobotModel named {model.name}"),
+        source=c_text(f"the robot model {model.name}"),  # not the file: one model, one text, one build
         digest=model.digest,
         J=model.joint_count,
         G=model.generalized_count,
@@ -207,5 +207,6 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "model": model.as_dict(),
     }
     files[f"{prefix}.json"] = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    files.update(packaging.files(manifest, files))
     log.info("generated %s: %s", prefix, {k: f"{v:.2f}s" for k, v in timings.items()})
     return Generated(model, prefix, precision, files, manifest, timings)

@@ -160,8 +160,15 @@ class SolverBase(abc.ABC):
     #: The operations this solver evaluates (a compiled solver: those it was built with).
     operations: tuple = tuple(SIGNATURES)
 
+    #: Floating-point type of the computation ("double" or "float").
+    precision: str = "double"
+
     def __init__(self, model: RobotModel):
         self.model = model
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} {self.model.name}: J={self.joint_count}, G={self.generalized_count}, "
+                f"{len(self.operations)} ops, {self.precision}>")
 
     # -- sizes and names ----------------------------------------------------
     @property
