@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import jinja2
 
+from ..algorithms.operations import BASE
 from ..build import DEFAULT_FLAGS
-from ..errors import STATUS
-from ..solver import MESSAGES
+from ..errors import OK, STATUS
 
 #: The flags the README recommends: the build's, without the optimisation level and debug options.
 FLAGS = " ".join(f for f in DEFAULT_FLAGS if not f.startswith(("-O", "-g")))
@@ -46,8 +46,8 @@ def files(manifest: dict, sources: dict) -> dict:
         flags=FLAGS,
         table=table,
         stack=stack,
-        statuses=[(0, "success", "")] + [(code, MESSAGES[code], f"`{error.__name__}`")
-                                          for code, error in STATUS.items() if error],
+        statuses=[(OK, "success", "—")] + [(code, error.reason, f"`{error.__name__}`")
+                                            for code, error in STATUS.items() if error],
         example=_example(prefix, manifest),
     )
     return {
@@ -65,9 +65,10 @@ def _example(prefix: str, manifest: dict) -> dict:
     arrays = [n for n in info["inputs"] + info["outputs"] if n != "loads"]
     c = [f"{real} {name}[{size[name]}] = {{0}};" for name in arrays]
     cpp = [f"std::array<{real}, {size[name]}> {name}{{}};" for name in arrays]
-    if "base" in arrays:  # identity orientation: the quaternion (x, y, z, w) after the translation
-        c.append("base[6] = 1;  /* base: translation, rotation (x, y, z, w), velocity, acceleration */")
-        cpp.append("base[6] = 1;  // base: translation, rotation (x, y, z, w), velocity, acceleration")
+    if "base" in arrays:  # identity orientation: w, the last of the quaternion (x, y, z, w), is 1
+        w = BASE["quat"].stop - 1
+        c.append(f"base[{w}] = 1;  /* base: translation, rotation (x, y, z, w), velocity, acceleration */")
+        cpp.append(f"base[{w}] = 1;  // base: translation, rotation (x, y, z, w), velocity, acceleration")
     names = info["inputs"] + info["outputs"]
     return dict(
         op=op,
