@@ -34,7 +34,7 @@ def test_version_and_python_m():
     assert rbdgen.__version__ == meta["version"]
     proc = _rbdgen("info", PANDA)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("panda: fixed base\n") and "J = 7 moving joints" in proc.stdout
+    assert proc.stdout.startswith("panda: fixed base") and "J = 7 moving joints" in proc.stdout
 
 
 def test_reprs(compiled):
