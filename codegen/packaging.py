@@ -42,7 +42,7 @@ def files(manifest: dict, sources: dict) -> dict:
         L=len(model["links"]),
         floating=model["floating"],
         sources=sorted(n for n in sources if n.endswith(".c")),
-        headers=sorted(n for n in sources if n.endswith(".h")),
+        headers=[f"{prefix}.h"],  # the public one; the sources' own header stays beside them
         flags=FLAGS,
         table=table,
         stack=stack,
