@@ -40,9 +40,9 @@ def test_version_and_python_m():
 def test_reprs(compiled):
     model = rbdgen.load_urdf(ROBOTS["solo12"].path, floating=True)
     assert repr(model) == f"<RobotModel solo: J=12, G=18, L={len(model.links)}, floating base>"
-    assert repr(rbdgen.NumpySolver(model)) == f"<NumpySolver solo: J=12, G=18, {len(rbdgen.NumpySolver.operations)} ops, double>"
-    solver = compiled("panda")
-    assert repr(solver) == "<CompiledSolver panda: J=7, G=7, 7 ops, double>"
+    engine = rbdgen.NumpySolver(model)  # the floating-base class of the NumPy engine
+    assert repr(engine) == f"<FloatingNumpySolver solo: J=12, G=18, {len(engine.operations)} ops, double>"
+    assert repr(compiled("panda")) == "<FixedCompiledSolver panda: J=7, G=7, 7 ops, double>"
 
 
 def test_output_to_a_closed_pipe_is_quiet():
