@@ -166,12 +166,12 @@ def cmd_info(args, progress: Progress) -> int:
         else:
             print(f"    mimic: {j.name}, {j.kind}, {parent}: {j.mimic.multiplier!r} * {j.mimic.joint} "
                   f"+ {j.mimic.offset!r}")
+    print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     print("  tree:")
     print(f"    {model.links[0].name}")
     for body, depth in _depth_first(model):
         indent = "  " * min(depth, MAX_INDENT)
         print(f"    {indent}{model.joints[body].name}" + (f"  (depth {depth})" if depth > MAX_INDENT else ""))
-    print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     return 0
 
 
