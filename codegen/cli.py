@@ -22,7 +22,7 @@ from pathlib import Path
 from .. import __version__
 from ..build import cache_dir
 from ..builder import TRAVERSALS
-from ..errors import BuildError, ModelError, SolverError, ValidationError
+from ..errors import BuildError, ManifestError, ModelError, SolverError, ValidationError
 from ..names import check_prefix
 from ..solver import load
 from ..urdf import load_urdf
@@ -35,8 +35,8 @@ class UsageError(Exception):
 
 
 #: Errors caused by what the user gave (a robot file, a path, an option).
-BAD_INPUT = (ModelError, UsageError, FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError,
-             PermissionError)
+BAD_INPUT = (ModelError, ManifestError, UsageError, FileNotFoundError, FileExistsError, IsADirectoryError,
+             NotADirectoryError, PermissionError)
 
 #: Errors of the machine: no C compiler, unusable build cache, a missing optional package
 #: (xacro, MuJoCo). Anything that is neither, nor a failed check, is a bug.

@@ -296,6 +296,16 @@ def test_check_without_a_manifest(capsys, tmp_path):
     assert "rbdgen: error:" in err and "manifest" in err
 
 
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"prefix": "x"}', "\udcff"])
+def test_check_with_a_broken_manifest(capsys, tmp_path, text):
+    """A corrupted or foreign manifest is bad input (exit 2, one line naming the file), not an internal error."""
+    (tmp_path / "robot.json").write_text(text, errors="surrogateescape")
+    code, out, err = run(capsys, "check", tmp_path)
+    assert code == 2
+    assert "robot.json: not an rbdgen manifest" in err and "rbdgen generate" in err
+    assert "Traceback" not in err
+
+
 def test_console_script_smoke():
     """The installed ``rbdgen`` command (or ``python -m rbdgen.codegen.cli``) in a subprocess."""
     commands = [[sys.executable, "-m", "rbdgen.codegen.cli"]]
