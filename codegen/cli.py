@@ -10,14 +10,19 @@ internal error (a bug: the traceback, then one line asking to report it).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import logging
+import os
 import sys
 import time
 import traceback
 from pathlib import Path
 
+from .. import __version__
+from ..build import cache_dir
 from ..builder import TRAVERSALS
-from ..errors import BuildError, ModelError, SolverError, ValidationError
+from ..errors import BuildError, ManifestError, ModelError, SolverError, ValidationError
 from ..names import check_prefix
 from ..solver import load
 from ..urdf import load_urdf
@@ -30,8 +35,8 @@ class UsageError(Exception):
 
 
 #: Errors caused by what the user gave (a robot file, a path, an option).
-BAD_INPUT = (ModelError, UsageError, FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError,
-             PermissionError)
+BAD_INPUT = (ModelError, ManifestError, UsageError, FileNotFoundError, FileExistsError, IsADirectoryError,
+             NotADirectoryError, PermissionError)
 
 #: Errors of the machine: no C compiler, unusable build cache, a missing optional package
 #: (xacro, MuJoCo). Anything that is neither, nor a failed check, is a bug.
@@ -166,6 +171,7 @@ def cmd_info(args, progress: Progress) -> int:
         else:
             print(f"    mimic: {j.name}, {j.kind}, {parent}: {j.mimic.multiplier!r} * {j.mimic.joint} "
                   f"+ {j.mimic.offset!r}")
+    print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     print("  tree:")
     print(f"    {model.links[0].name}")
     for body, depth in _depth_first(model):
@@ -188,7 +194,8 @@ def _depth_first(model):
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rbdgen", description="Specialised rigid-body dynamics solvers for one robot.")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--version", action="version", version=f"rbdgen {__version__}")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.add_argument("-v", "--verbose", action="store_true", help="log details")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -231,9 +238,15 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(name)s: %(message)s")
+    level = logging.ERROR if args.quiet else logging.INFO if args.verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(name)s: %(message)s")
     try:
-        return args.run(args, Progress(args.quiet))
+        with _stdout(args.quiet):
+            code = args.run(args, Progress(args.quiet))
+            sys.stdout.flush()  # here, so that a closed pipe is seen while it can be handled
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except BAD_INPUT as exc:
         print(f"\nrbdgen: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -247,6 +260,19 @@ def main(argv=None) -> int:
         traceback.print_exc()
         print("rbdgen: internal error (the traceback above); please report it", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _stdout(quiet: bool):
+    """Standard output, or nothing at all with ``-q``."""
+    if not quiet:
+        return contextlib.nullcontext()
+    return contextlib.redirect_stdout(io.StringIO())
+
+
+def _reader_gone() -> int:
+    """The reader of our output left (``rbdgen info X | head``): stop quietly, as SIGPIPE would."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+    return 141
 
 
 if __name__ == "__main__":

@@ -71,7 +71,7 @@ class Printer:
     """Names and spells scalars as C expressions."""
 
     def __init__(self, precision: str):
-        self.real, self.suffix, self.fsuffix, _ = PRECISIONS[precision]
+        self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
         self.names = {}
 
     def literal(self, x) -> str:
@@ -90,6 +90,8 @@ class Printer:
             return f"{x.args[0]}[{x.args[1]}]"
         if x.op == "ret":
             return f"x{x.args[0]}[{x.args[1]}]"
+        if x.op == "eps":
+            return self.eps + self.suffix
         raise KeyError(f"{x} is used before it is computed")
 
     def declare(self, node: Expr) -> str:
@@ -144,8 +146,10 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict) -> CFun
         if isinstance(step, Expr):
             fn.body.append((printer.define(step), ""))
         elif isinstance(step, Guard):
-            fn.body.append((f"if (!{prefix}_positive({printer.ref(step.value)})) "
-                            f"{{ {zero}; return {status[_status_name(step.status)]}; }}", c_text(step.message)))
+            value = printer.ref(step.value)
+            test = f"!{prefix}_positive({value})" if step.strict else f"{prefix}_negative({value})"
+            fn.body.append((f"if ({test}) {{ {zero}; return {status[_status_name(step.status)]}; }}",
+                            c_text(step.message)))
         elif isinstance(step, Call):
             fn.body.extend(_call_lines(step, printer, prefix, zero))
             fn.solves.add(cholesky_copy(step))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import casadi as ca
 
+from ..algorithms.cholesky import EPS
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import BASE, BASE_SIZE, dimensions, evaluate, operation
 
@@ -32,10 +33,13 @@ class CasadiOps:
     sin = staticmethod(ca.sin)
     cos = staticmethod(ca.cos)
     sqrt = staticmethod(ca.sqrt)
+    eps = EPS
 
     @staticmethod
     def require_positive(x, error, message):
         """Nothing to record: a CasADi graph has no status (see the module docstring)."""
+
+    require_not_negative = require_positive
 
     @staticmethod
     def solve_spd(A, b, what):

@@ -10,7 +10,7 @@ order, which is a topological order: emission needs no sort, and output order
 is deterministic.
 
 `SymbolicOps` is the scalar backend the algorithms see: ``require_positive``
-records a guard and ``solve_spd`` records a call of the checked Cholesky solve.
+and ``require_not_negative`` record guards and ``solve_spd`` records a call of the checked Cholesky solve.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 class Expr:
-    """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index) and ``ret`` (call, index)."""
+    """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index), ``ret`` (call, index)
+    and ``eps`` (the emitted precision's machine epsilon)."""
 
     __slots__ = ("graph", "op", "args", "id")
 
@@ -70,11 +71,13 @@ def _key(x):
 
 @dataclass
 class Guard:
-    """``if (!(value > 0)) return status;`` placed right after ``value`` is computed."""
+    """``if (!(value > 0)) return status;`` placed right after ``value`` is computed
+    (``strict=False``: ``if (value < 0) return status;``, NaN passes)."""
 
     value: Expr
     status: int
     message: str
+    strict: bool = True
 
 
 class StructuralFailure(Exception):
@@ -119,6 +122,10 @@ class Graph:
     def input(self, name: str, size: int) -> list:
         """A named input array of ``size`` scalars."""
         return [self._node("in", (name, k)) for k in range(size)]
+
+    def epsilon(self):
+        """The machine epsilon of the precision the kernel is emitted in (a leaf)."""
+        return self._node("eps", ())
 
     # -- arithmetic with folding ------------------------------------------------
     def add(self, a, b):
@@ -183,13 +190,13 @@ class Graph:
         return fn(a) if _is_number(a) else self._node(op, (a,))
 
     # -- statements ---------------------------------------------------------------
-    def guard(self, value, status: int, message: str):
+    def guard(self, value, status: int, message: str, strict: bool = True):
         """Record a check; a number that passes needs none, one that fails ends the trace (`StructuralFailure`)."""
         if _is_number(value):
-            if not value > 0:
-                raise StructuralFailure(Guard(value, status, message))
+            if (not value > 0) if strict else value < 0:
+                raise StructuralFailure(Guard(value, status, message, strict))
             return
-        self.guards.append(Guard(value, status, message))
+        self.guards.append(Guard(value, status, message, strict))
 
     def call(self, A, B, what: str) -> list:
         """Solve A X = B (the checked Cholesky) for the columns of B; returns the columns of X."""
@@ -219,8 +226,15 @@ class SymbolicOps:
     def sqrt(self, x):
         return self.graph.unary("sqrt", x, math.sqrt)
 
+    @property
+    def eps(self):
+        return self.graph.epsilon()
+
     def require_positive(self, x, error, message):
         self.graph.guard(x, error.status, message)
+
+    def require_not_negative(self, x, error, message):
+        self.graph.guard(x, error.status, message, strict=False)
 
     def solve_spd(self, A, b, what):
         return self.graph.call([list(row) for row in A], [list(b)], what)[0]

@@ -1,15 +1,18 @@
 """Scalar backends: what the algorithms need beyond ``+ - * /``.
 
-A backend supplies ``sin``, ``cos``, ``sqrt``, ``require_positive`` (a runtime check that
-raises, or becomes a guard in generated code) and ``solve_spd`` (the one checked
-Cholesky solve). The symbolic backend lives in ``rbdgen.codegen.trace``.
+A backend supplies ``sin``, ``cos``, ``sqrt``, ``eps`` (the machine epsilon of
+its precision), ``require_positive`` (a runtime
+check ``x > 0`` that raises, or becomes a guard in generated code),
+``require_not_negative`` (the check ``!(x < 0)``: NaN passes) and ``solve_spd``
+(the dense checked Cholesky solve). The symbolic backend lives in
+``rbdgen.codegen.trace``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .algorithms.cholesky import cholesky_solve
+from .algorithms.cholesky import EPS, cholesky_solve
 
 
 class NumpyOps:
@@ -18,10 +21,18 @@ class NumpyOps:
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
     sqrt = staticmethod(np.sqrt)
+    eps = EPS
 
     @staticmethod
     def require_positive(x, error, message):
-        ok = np.asarray(x) > 0
+        NumpyOps._require(np.asarray(x) > 0, error, message)
+
+    @staticmethod
+    def require_not_negative(x, error, message):
+        NumpyOps._require(~(np.asarray(x) < 0), error, message)
+
+    @staticmethod
+    def _require(ok, error, message):
         if not np.all(ok):
             bad = int(np.flatnonzero(~np.broadcast_to(ok, np.shape(ok) or (1,)))[0])
             raise error(f"{message} (state {bad})")

@@ -35,6 +35,7 @@ from collections.abc import Mapping
 
 from .errors import ModelError
 from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
+from .names import default_prefix
 
 __all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble", "symbol_name"]
 
@@ -62,12 +63,10 @@ class JointSpec:
 
 
 def symbol_name(raw) -> str:
-    """A robot name as a symbol prefix valid in C and CasADi: letters, digits, single underscores."""
-    name = re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z_]", "_", (raw or "").strip())).strip("_")
-    if not name:
+    """A robot name as a symbol prefix valid in C and CasADi (the rule of `rbdgen.names.default_prefix`)."""
+    if not re.search(r"[0-9A-Za-z]", raw or ""):
         logger.warning("the robot has no usable name (%r); using 'robot'", raw)
-        return "robot"
-    return "robot_" + name if name[0].isdigit() else name
+    return default_prefix(raw or "")
 
 
 def assemble(name: str, links: Mapping, joints, floating=False, joint_order=None, armature=None,

@@ -14,6 +14,10 @@ class ModelError(ValueError):
     """The robot description is malformed or physically invalid."""
 
 
+class ManifestError(ValueError):
+    """A generated folder's manifest (``<prefix>.json``) is unreadable or not rbdgen's."""
+
+
 class SolverError(RuntimeError):
     """A dynamics operation could not produce a finite, accurate result.
 

@@ -15,6 +15,7 @@ import ctypes
 import inspect
 from pathlib import Path
 
+from .algorithms.operations import BASE, BASE_SIZE
 from .interface import OPERATIONS, BaseState, Load
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 
@@ -72,7 +73,12 @@ def entry_files(manifest: dict) -> dict:
     prefix, sizes, floating = manifest["prefix"], manifest["sizes"], manifest["model"]["floating"]
     G = sizes["q"] + (6 if floating else 0)
     lines = [f"/* CPython entry points of {prefix} (rbdgen.fastpath). */",
-             f'#include "{prefix}.h"', '#include "pyentry.h"', ""]
+             f'#include "{prefix}.h"',
+             "/* the base vector's layout (rbdgen.algorithms.operations.BASE), in BASE_FIELDS' order */",
+             f"#define RBDGEN_PYENTRY_BASE_FIELDS {{{', '.join(str(s.stop - s.start) for s in BASE.values())}}}",
+             f"#define RBDGEN_PYENTRY_BASE_LENGTH {BASE_SIZE}",
+             f"#define RBDGEN_PYENTRY_QUAT {BASE['quat'].start}",
+             '#include "pyentry.h"', ""]
     entries = []
     for op in operations(manifest):
         inputs = manifest["operations"][op]["inputs"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from typing import Dict, Optional, Tuple, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -164,10 +164,17 @@ class SolverBase(abc.ABC):
     """Argument handling for every solver; see the module docstring for shapes."""
 
     #: The operations this solver evaluates (a compiled solver: those it was built with).
-    operations: tuple = tuple(name for name, op in RECORDS.items() if op.algorithm is not None)
+    operations: tuple = tuple(name for name, op in RECORDS.items() if op.of is None)
+
+    #: Floating-point type of the computation ("double" or "float").
+    precision: str = "double"
 
     def __init__(self, model: RobotModel):
         self.model = model
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} {self.model.name}: J={self.joint_count}, G={self.generalized_count}, "
+                f"{len(self.operations)} ops, {self.precision}>")
 
     # -- sizes and names ----------------------------------------------------
     @property
@@ -332,7 +339,7 @@ class SolverBase(abc.ABC):
             out[...] = result
         return out
 
-    def _inputs(self, op: str, args: tuple, loads) -> Tuple[Dict[str, np.ndarray], bool]:
+    def _inputs(self, op: str, args: tuple, loads) -> Tuple[Dict[str, Any], bool]:
         """Validate and broadcast the arguments to one batch size N; returns (dict, batched).
 
         An operation on a link takes it last (a name or an id): the dict's ``"link"`` holds its id.
@@ -341,7 +348,7 @@ class SolverBase(abc.ABC):
         names = [n for n in record.input_names(self.floating) if n != "loads"] + (["link"] if record.link else [])
         if len(args) != len(names):
             raise TypeError(f"{op}({', '.join(names)}) takes {len(names)} positional arguments, got {len(args)}")
-        arrays = {"link": self._link(args[-1], "link", "the link")} if record.link else {}
+        arrays: Dict[str, Any] = {"link": self._link(args[-1], "link", "the link")} if record.link else {}
         if self.floating:
             arrays.update(self._base_arrays(args[0], op))
             names, args = names[1:], args[1:]
@@ -354,7 +361,7 @@ class SolverBase(abc.ABC):
         if len(set(batched)) > 1:
             raise ValueError(f"arguments have different batch sizes: {sorted(set(batched))}")
         N = batched[0] if batched else 1
-        out = {}
+        out: Dict[str, Any] = {}
         for key, a in arrays.items():
             if key == "link":
                 out[key] = a

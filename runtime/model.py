@@ -359,6 +359,10 @@ class RobotModel:
         if self.floating and self.base_inertia.mass + sum(j.inertia.mass for j in self.joints) <= 0.0:
             raise ModelError("floating base: the whole tree is massless")
 
+    def __repr__(self) -> str:
+        return (f"<RobotModel {self.name}: J={self.joint_count}, G={self.generalized_count}, L={len(self.links)}, "
+                f"{'floating' if self.floating else 'fixed'} base>")
+
     # -- sizes and names -------------------------------------------------
     @property
     def joint_count(self) -> int:

@@ -48,7 +48,7 @@ typedef int (*rbdgen_kernel)(const double *const *in, double *out);
 typedef struct {
     PyMethodDef def;       /* RBDGEN_METHOD(name, doc) */
     rbdgen_kernel kernel;
-    int floating;          /* 1: the first argument is a BaseState (19 reals to the C) */
+    int floating;          /* 1: the first argument is a BaseState (RBDGEN_PYENTRY_BASE_LENGTH reals to the C) */
     int arrays;            /* joint-space arrays after the base: 1 to 3 */
     Py_ssize_t size[3];    /* their lengths */
     Py_ssize_t links;      /* > 0: takes `loads`, (links, 6) per state */
@@ -233,9 +233,10 @@ static int rbdgen_batch(Py_ssize_t *n, const rbdgen_arg *a)
     return 1;
 }
 
-/* The base's four fields: translation (3), rotation_xyzw (4), velocity (6),
- * acceleration (6); velocity and acceleration may be the default scalar 0. */
-static const Py_ssize_t rbdgen_base_sizes[4] = {3, 4, 6, 6};
+/* The base's four fields: translation, rotation_xyzw, velocity, acceleration, their
+ * sizes from the including file (RBDGEN_PYENTRY_BASE_FIELDS, written by rbdgen.fastpath
+ * from the one layout in Python); velocity and acceleration may be the default scalar 0. */
+static const Py_ssize_t rbdgen_base_sizes[4] = RBDGEN_PYENTRY_BASE_FIELDS;
 static const double rbdgen_zeros[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
 
 /* Convert the BaseState `base` into `a[0..4)`; the return value as rbdgen_input's. */
@@ -379,7 +380,7 @@ static PyObject *rbdgen_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     PyObject *loads_arg, *out_arg, *mask_arg, *result, *target = NULL;
     rbdgen_arg a[RBDGEN_ARGS];
     const double *in[6];
-    double base[19], *dst;
+    double base[RBDGEN_PYENTRY_BASE_LENGTH], *dst;
     const npy_bool *mask = NULL;
     Py_ssize_t n = -1, i, k, j, count = 0, per_state, nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     npy_intp shape[3];
@@ -480,10 +481,11 @@ static PyObject *rbdgen_call(PyObject *self, PyObject *const *args, Py_ssize_t n
         for (i = 0; i < states && status == 0; ++i) {
             double *y = dst + i * per_state;
             if (e->floating) { /* every state's quaternion, as the general path checks them all */
+                const double *quat = base + RBDGEN_PYENTRY_QUAT;
                 double n2;
                 for (k = 0, j = 0; k < 4; j += rbdgen_base_sizes[k], ++k)
                     memcpy(base + j, a[k].data + i * a[k].stride, sizeof(double) * (size_t)rbdgen_base_sizes[k]);
-                n2 = base[3] * base[3] + base[4] * base[4] + base[5] * base[5] + base[6] * base[6];
+                n2 = quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3];
                 if (!(n2 > 1e-100 && n2 < 1e100)) {
                     status = -1; /* the general path scales this quaternion (or rejects it) */
                     break;

@@ -22,7 +22,7 @@ import numpy as np
 from . import fastpath
 from .algorithms.operations import operation
 from .build import DEFAULT_FLAGS, load_extension
-from .errors import STATUS, ValidationError
+from .errors import STATUS, ManifestError, ValidationError
 from .interface import OUTPUTS, SolverBase, flat_inputs
 from .model import RobotModel
 from .names import check_file_name, check_prefix
@@ -54,7 +54,7 @@ class CompiledSolver(SolverBase):
         #: functions, ``{op: {link id: function name after the prefix}}``.
         self.operations = tuple(dict.fromkeys(info.get("operation", name)
                                               for name, info in manifest["operations"].items()))
-        self.frames = {}
+        self.frames: Dict[str, Any] = {}
         for name, info in manifest["operations"].items():
             if "link" in info:
                 self.frames.setdefault(info["operation"], {})[info["link"]] = name
@@ -237,6 +237,10 @@ class FloatingCompiledSolver(FloatingBaseSolver, CompiledSolver):
     """`CompiledSolver` of a floating-base robot."""
 
 
+#: What `load` needs from a manifest.
+MANIFEST_KEYS = ("prefix", "precision", "sources", "operations", "cdef", "model", "sizes", "shapes")
+
+
 def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:
     """Load a solver written by ``Generated.write`` (compiling it if the cache lacks it).
 
@@ -246,7 +250,15 @@ def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:
     manifests = sorted(folder.glob("*.json"))
     if len(manifests) != 1:
         raise FileNotFoundError(f"{folder}: expected one rbdgen manifest (*.json), found {len(manifests)}")
-    manifest = json.loads(manifests[0].read_text())
+    try:
+        manifest = json.loads(manifests[0].read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ManifestError(f"{manifests[0]}: not an rbdgen manifest ({exc}); regenerate the folder with "
+                         "`rbdgen generate`") from None
+    missing = [key for key in MANIFEST_KEYS if not isinstance(manifest, dict) or key not in manifest]
+    if missing:
+        raise ManifestError(f"{manifests[0]}: not an rbdgen manifest (no {', '.join(missing)}); regenerate the "
+                         "folder with `rbdgen generate`")
     check_prefix(manifest["prefix"], f"{manifests[0]}: prefix")
     files = {name: (folder / check_file_name(name, folder)).read_text() for name in manifest["sources"]}
     return CompiledSolver(manifest, files, flags, cache)

@@ -224,6 +224,21 @@ def rigid_xform_back(X, I):
     return m, hA, tuple(tuple(row) for row in IbA)
 
 
+def rigid_variation(I, v):
+    """Idot = v x* I - I v x: the rate of change of a rigid inertia moving with v, itself in
+    rigid-inertia form (0, hdot, Ibdot): hdot = m u + w x h, Ibdot = P + P^T with P = wx Ib - ux hx."""
+    m, h, Ib = I
+    w, u = v[:3], v[3:]
+    wx, ux, hx = skew(w), skew(u), skew(h)
+    P = [[sub(dot(wx[i], (Ib[0][j], Ib[1][j], Ib[2][j])), dot(ux[i], (hx[0][j], hx[1][j], hx[2][j])))
+          for j in range(3)] for i in range(3)]
+    Ibdot = [[0] * 3 for _ in range(3)]
+    for i in range(3):
+        for j in range(i, 3):
+            Ibdot[i][j] = Ibdot[j][i] = add(P[i][j], P[j][i])
+    return 0, vadd(tuple(mul(m, x) for x in u), cross(w, h)), tuple(tuple(row) for row in Ibdot)
+
+
 def rigid_matrix(I):
     """The 6x6 spatial inertia [[Ib, hx], [hx^T, m 1]]."""
     m, h, Ib = I

@@ -1,7 +1,8 @@
 """Shared helpers of the dynamics tests: solvers, references, errors.
 
 Random states and the references come from `rbdgen.testing` (shared with the
-benchmarks); everything is in rbdgen's (= dynibo 0.5.2's) conventions.
+benchmarks); everything is in rbdgen's (= dynibo 0.5.2's) conventions
+(``docs/concepts.md``).
 """
 
 from __future__ import annotations

@@ -121,9 +121,11 @@ def test_generate_compiles_and_validates(capsys, tmp_path, cache):
     assert any((p / build.RECORD).is_file() for p in cache.iterdir())  # built into $RBDGEN_CACHE
     assert "validating" in err  # progress lines go to stderr
     # the folder it wrote is good for `check`
-    code, out, err = run(capsys, "-q", "check", out_dir, "--samples", "4")
+    code, out, err = run(capsys, "check", out_dir, "--samples", "4")
     assert code == 0, err
-    assert "mass_matrix" in out and err == ""
+    assert "mass_matrix" in out
+    code, out, err = run(capsys, "-q", "check", out_dir, "--samples", "4")  # quiet: nothing at all
+    assert (code, out, err) == (0, "", "")
 
 
 def test_generate_no_compile_options(capsys, tmp_path, cache):
@@ -131,7 +133,8 @@ def test_generate_no_compile_options(capsys, tmp_path, cache):
     code, out, err = run(capsys, "-q", "generate", ROBOTS["solo12"].path, "--floating", "-o", out_dir,
                          "--no-compile", "--ops", "mass_matrix", "gravity", "--prefix", "quad", "--float")
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["quad.h", "quad.json", "quad_gravity.c", "quad_internal.h",
+    assert sorted(p.name for p in out_dir.iterdir()) == ["CMakeLists.txt", "README.md", "quad.h", "quad.json",
+                                                         "quad.pc.in", "quad_gravity.c", "quad_internal.h",
                                                          "quad_mass_matrix.c"]
     expected = rbdgen.generate(ROBOTS["solo12"].path, ops=["mass_matrix", "gravity"], prefix="quad",
                                precision="float", floating=True)
@@ -141,7 +144,7 @@ def test_generate_no_compile_options(capsys, tmp_path, cache):
         "mass_matrix", "gravity"]
     assert "int quad_gravity(const float *base" in (out_dir / "quad.h").read_text()
     assert not cache.exists() or not any(cache.iterdir())  # nothing compiled
-    assert err == ""  # -q: no progress lines
+    assert out == err == ""  # -q: no progress lines, no summary
 
 
 def test_generate_refuses_to_overwrite_a_differing_file(capsys, tmp_path):
@@ -291,6 +294,16 @@ def test_check_without_a_manifest(capsys, tmp_path):
     code, out, err = run(capsys, "check", tmp_path)
     assert code == 2
     assert "rbdgen: error:" in err and "manifest" in err
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"prefix": "x"}', "\udcff"])
+def test_check_with_a_broken_manifest(capsys, tmp_path, text):
+    """A corrupted or foreign manifest is bad input (exit 2, one line naming the file), not an internal error."""
+    (tmp_path / "robot.json").write_text(text, errors="surrogateescape")
+    code, out, err = run(capsys, "check", tmp_path)
+    assert code == 2
+    assert "robot.json: not an rbdgen manifest" in err and "rbdgen generate" in err
+    assert "Traceback" not in err
 
 
 def test_console_script_smoke():

@@ -3,7 +3,8 @@
 On panda (fixed base) and solo12 (floating base), at random states with loads on
 several links, both ``CompiledSolver.inverse_dynamics_derivatives`` /
 ``forward_dynamics_derivatives`` (C, built once per session with both derivative
-operations in one build) and ``Generated.casadi("..._derivatives")`` are compared:
+operations in one build), ``Generated.casadi("..._derivatives")`` (CasADi's AD) and the
+analytic algorithms on the NumPy backend (`numpy_jacobians`) are compared:
 
 1. with central finite differences of the NumPy engine (Richardson-extrapolated,
    error O(h^4) + O(eps / h); h = 1e-3 for the nonlinear inputs q and the base
@@ -26,6 +27,9 @@ import numpy as np
 import pytest
 
 import rbdgen
+from rbdgen.algorithms.kinematics import Tree
+from rbdgen.algorithms.operations import dimensions, evaluate, operation
+from rbdgen.backends import NumpyOps
 from conftest import TEST_FLAGS
 from helpers import LOAD_LINKS, random_states, rel_error, solver
 from helpers import pinocchio as pinocchio_reference
@@ -38,7 +42,7 @@ from test_casadi import casadi_map  # noqa: E402
 NAMES = ["panda", "solo12"]
 OPS = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
 SAMPLES = 4
-BACKENDS = ("c", "casadi")
+BACKENDS = ("c", "casadi", "numpy")
 
 #: Step of the finite differences per differentiated input (see the module docstring).
 STEPS = {"q": 1e-3, "base_rotation": 1e-3, "qd": 1e-2, "base_velocity": 1e-2,
@@ -82,9 +86,24 @@ def jacobians(builds, name: str, backend: str, op: str) -> dict:
         if backend == "c":
             third = st.qdd if op == OPS[0] else st.tau
             _RESULTS[key] = getattr(compiled, op)(*st.head(), st.q, st.qd, third, loads=st.loads)
+        elif backend == "numpy":
+            _RESULTS[key] = numpy_jacobians(gen.model, op, st.flat())
         else:
             _RESULTS[key] = casadi_map(gen.casadi(op), st.flat())
     return _RESULTS[key]
+
+
+def numpy_jacobians(model, op: str, inputs: dict) -> dict:
+    """The analytic derivative algorithms on the NumPy backend: ``{output: (N, G, cols)}``."""
+    tree = Tree.from_model(model)
+    N = inputs["q"].shape[0]
+    record = operation(op)
+    names = record.input_names(model.floating)
+    flat = evaluate(tree, NumpyOps, op, {n: list(np.ascontiguousarray(inputs[n].T)) for n in names})
+    dims = dimensions(tree, len(model.links))
+    shapes = {p.name: p.dims(dims) for p in record.output_ports(model.floating)}
+    return {key: np.array([np.broadcast_to(v, (N,)) for v in values]).T  # structural zeros are ints
+            .reshape(N, shapes[key][1], shapes[key][0]).transpose(0, 2, 1) for key, values in flat.items()}
 
 
 # -- finite differences -------------------------------------------------------------------------------
@@ -283,14 +302,15 @@ def test_pinocchio_conversion_is_not_vacuous():
 # -- C against CasADi, identities -----------------------------------------------------------------------
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("name", NAMES)
-def test_c_equals_casadi(derivative_builds, name, op):
-    c, cas = jacobians(derivative_builds, name, "c", op), jacobians(derivative_builds, name, "casadi", op)
-    assert set(c) == set(cas)
+@pytest.mark.parametrize("other", ["casadi", "numpy"])
+def test_c_equals_casadi_and_numpy(derivative_builds, name, op, other):
+    c, them = jacobians(derivative_builds, name, "c", op), jacobians(derivative_builds, name, other, op)
+    assert set(c) == set(them)
     for key in c:
-        assert c[key].shape == cas[key].shape
+        assert c[key].shape == them[key].shape
         for i in range(states(name).n):
-            err = rel_error(c[key][i], cas[key][i])
-            assert err <= CASADI_TOLERANCE, f"{name} {key} state {i}: relative error {err:.3e}"
+            err = rel_error(c[key][i], them[key][i])
+            assert err <= CASADI_TOLERANCE, f"{name} {other} {key} state {i}: relative error {err:.3e}"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -30,7 +30,10 @@ def test_wheel_installs_only_rbdgen(wheel):
     for required in ("rbdgen/__init__.py", "rbdgen/algorithms/rnea.py", "rbdgen/codegen/generator.py",
                      "rbdgen/templates/c/operation.c.j2", "rbdgen/templates/c/cholesky.c.j2",
                      "rbdgen/templates/c/checks.c.j2", "rbdgen/testing/states.py",
-                     "rbdgen/generated/panda/panda_gravity.c", "rbdgen/generated/solo/solo.h"):
+                     "rbdgen/templates/cmake/CMakeLists.txt.j2", "rbdgen/templates/cmake/README.md.j2",
+                     "rbdgen/templates/cmake/pkgconfig.pc.in.j2", "rbdgen/generated/panda/CMakeLists.txt",
+                     "rbdgen/generated/panda/panda.pc.in", "rbdgen/generated/panda/README.md",
+                     "rbdgen/generated/panda/panda_gravity.c", "rbdgen/generated/solo/solo.h", "rbdgen/__main__.py"):
         assert required in names, required
     assert not any(n.startswith(("codegen/", "runtime/", "tests/", "templates/")) for n in names)
 

@@ -107,8 +107,8 @@ def eigen_include(prefix: Path) -> Path:
                       "or `apt-get install libeigen3-dev`")
 
 
-def build_pinocchio_bench(cxx_flags, cache: Path, log=print) -> tuple:
-    """Compile benchmarks/pinocchio_bench.cpp once (cached by source, flags and pin version).
+def build_pinocchio_bench(cxx_flags, cache: Path, log=print, source="pinocchio_bench.cpp") -> tuple:
+    """Compile benchmarks/``source`` (a C++ loop over Pinocchio) once (cached by source, flags and pin version).
 
     Returns ``(executable, seconds spent compiling (0.0 on a cache hit))``; raises `Unavailable`.
     """
@@ -117,12 +117,12 @@ def build_pinocchio_bench(cxx_flags, cache: Path, log=print) -> tuple:
     cxx = shutil.which(os.environ.get("CXX", "g++"))
     if cxx is None:
         raise Unavailable("no C++ compiler (g++) found")
-    source = (HERE / "pinocchio_bench.cpp").read_bytes()
-    command = [cxx, *cxx_flags, *PINOCCHIO_DEFINES, f"-I{prefix / 'include'}", f"-I{eigen}", "pinocchio_bench.cpp",
-               "-o", "pinocchio-bench", f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lboost_serialization"]
-    log(f"  Pinocchio's C++ benchmark ({' '.join(cxx_flags)}; a minute or two unless cached)")
+    name = Path(source).stem.replace("_", "-")
+    command = [cxx, *cxx_flags, *PINOCCHIO_DEFINES, f"-I{prefix / 'include'}", f"-I{eigen}", source,
+               "-o", name, f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lboost_serialization"]
+    log(f"  {source} ({' '.join(cxx_flags)}; a minute or two unless cached)")
     try:
-        return compile_program(cache, "pinocchio-bench", {"pinocchio_bench.cpp": source}, command,
+        return compile_program(cache, name, {source: (HERE / source).read_bytes()}, command,
                                extra_key=(importlib.metadata.version("pin"),))
     except BuildError as exc:
         raise Unavailable(str(exc)) from None

@@ -4,355 +4,7 @@
  */
 #include "panda_internal.h"
 
-/* ------------------------------------------------------------------------
- * panda_cholesky_solve: the checked, equilibrated Cholesky solve
- * (dynibo 0.5.2 semantics; the reference is rbdgen.algorithms.cholesky).
- *
- * Template variables: prefix, M (the macro prefix), S (status macro names),
- * real (double), eps (2.220446049250313e-16), sqrt (sqrt), fabs (fabs), and
- * optionally cholesky_copies (default: the generic copy alone).  Needs
- * <math.h> and the checks of checks.c.j2 (the generated files include both).
- *
- * int panda_cholesky_solve(int n, int m, const double *A, const double *b,
- *                               double *x, double *work)
- * solves A x = b for a symmetric positive definite n x n matrix A and m
- * right-hand sides (one factorization and condition estimate for all).
- *   A     column-major n x n; ONLY THE LOWER TRIANGLE IS READ:
- *         A[j*n + i] with i >= j (the strict upper triangle is ignored).
- *   b     n x m right-hand sides, column-major (column k at b + k*n).
- *   x     n x m outputs, column-major; all set to zero whenever the status
- *         is not 0.
- *         x must not alias A, b or work.
- *   work  caller scratch of at least n*n + 4*n reals
- *         (= RBDGEN_panda_CHOLESKY_WORK_SIZE(n)); layout:
- *         [0, n*n)          scaled matrix As, overwritten by L (column-major)
- *         [n*n, n*n+n)      s, the diagonal scales 1/sqrt(A[i][i])
- *         [n*n+n, n*n+2n)   y, solve buffer of the condition estimate
- *         [n*n+2n, n*n+3n)  xi, sign vector of the condition estimate
- *         [n*n+3n, n*n+4n)  z, second solve buffer of the condition estimate
- * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT (n < 0 or a NULL
- *         pointer with n > 0), RBDGEN_panda_SINGULAR, RBDGEN_panda_ILL_CONDITIONED or
- *         RBDGEN_panda_NON_FINITE.
- *
- * Algorithm (identical to the NumPy reference, with the same order of
- * floating-point operations; compiled without floating-point contraction,
- * e.g. -ffp-contract=off or an ISO -std=c99 mode, the results are
- * bit-identical to the reference for real = double):
- *  1. a non-finite lower-triangle entry of A or entry of b -> NON_FINITE.
- *  2. a diagonal entry A[i][i] <= 0 -> SINGULAR; s[i] = 1 / sqrt(A[i][i]).
- *  3. As[i][j] = (s[i] * A[i][j]) * s[j] (lower triangle); ||As||_1 = largest
- *     column sum of |As| with As taken as symmetric (sums in index order).
- *  4. Cholesky As = L L^T, left-looking: each entry is reduced by
- *     L[i][k] * L[j][k] for k = 0, 1, ..., j-1 in that order; a pivot d with
- *     !(d > 0) (NaN included) -> SINGULAR.  r = 1 / sqrt(d) is stored as the
- *     diagonal (the solves multiply by it), L[i][j] = a * r.
- *  5. rcond = 1 / (||As||_1 * est), est = Hager's (1984) estimate of
- *     ||B||_1, B = As^{-1} = (L L^T)^{-1} (symmetric, so B^T products are the
- *     same solves), in Higham's (1988, Algorithm 4.1; LAPACK DLACON) form:
- *        y = B (e / n)                      e = (1, ..., 1)
- *        if n == 1: est = |y[0]|, done
- *        est = ||y||_1;  xi = sign(y);  z = B xi;  j = argmax |z|
- *        for iter = 2, ..., 5:
- *            y = B e_j;  est_old = est;  est = ||y||_1
- *            converged = (sign(y) == xi) || est <= est_old
- *            est = max(est, est_old)   (DLACON keeps the smaller; both are
- *                                       valid lower bounds)
- *            if converged or iter == 5: break
- *            xi = sign(y);  z = B xi;  j_last = j;  j = argmax |z|
- *            if |z[j]| <= z[j_last]  (Hager's test ||z||_inf <= z^T e_j_last):
- *                break
- *        v_i = (-1)^i (1 + i / (n - 1)), i = 0..n-1   (Higham's extra vector)
- *        est = max(est, 2 ||B v||_1 / (3 n))
- *     sign(t) = t >= 0 ? +1 : -1; argmax is the first index of the largest
- *     |z|; max(a, b) = a > b ? a : b.  Every candidate is ||B v||_1 with
- *     ||v||_1 = 1, so est <= ||B||_1 and rcond is never below the exact one.
- *     !(rcond > sqrt(eps)) -> ILL_CONDITIONED.
- *  6. y = L^{-1} (s * b) (column-oriented forward substitution),
- *     w = L^{-T} y (back substitution, each w[i] reduced for k = n-1 down to
- *     i+1), x = s * w.
- *  7. r = b - A x with the original symmetric A (each r[i] reduced for
- *     j = 0..n-1); !(||r||_inf <= tol * (||A||_inf * ||x||_inf + ||b||_inf))
- *     with tol = 100 * n * eps -> ILL_CONDITIONED.  Maxima of |t| propagate NaN.
- *  8. a non-finite x -> NON_FINITE; otherwise OK.
- * Every test of NaN, finiteness or positivity uses the checks of checks.c.j2,
- * which -ffast-math cannot remove.
- * No allocation, no global or static state.
- *
- * Copies: cholesky_copies lists (tag, n, m), the copies a generated file's
- * solves use.  The one with an empty tag and no sizes is the generic
- * function above; one with sizes n, m is
- *   int panda_cholesky_solve<tag>(const double *A, const double *b,
- *                                      double *x, double *work)
- * = panda_cholesky_solve(n, m, A, b, x, work) for valid (non-NULL)
- * arguments: the same code with the sizes constant and its loops marked for
- * complete unrolling (#pragma GCC unroll, which GCC and Clang honour), so a
- * small solve runs as straight-line code.  Same operations, same results.
- * ------------------------------------------------------------------------ */
-
-/* Scratch size, in reals, that panda_cholesky_solve needs for size n (a macro: an
- * unused static function would warn under Clang's -Wunused-function). */
-#define RBDGEN_panda_CHOLESKY_WORK_SIZE(n) ((n) * (n) + 4 * (n))
-
-/* NaN-propagating running maximum (t >= 0 or NaN). */
-static inline double panda_cholesky_max_(double m, double t)
-{
-    return (t > m || panda_isnan(t)) ? t : m;
-}
-
-/* Entry (i, j) of the symmetric matrix whose lower triangle is the
-   column-major A. */
-static inline double panda_cholesky_sym_(int n, const double *A, int i, int j)
-{
-    return i >= j ? A[j * n + i] : A[i * n + j];
-}
-
-/* v <- (L L^T)^{-1} v in place; L column-major, lower triangle, diagonal 1 / L[k][k]. */
-static inline void panda_cholesky_apply_7x1_(int n, const double *L, double *v)
-{
-    int i, k;
-#pragma GCC unroll 7
-    for (k = 0; k < n; ++k) {
-        const double *col = L + k * n;
-        v[k] = v[k] * col[k];
-#pragma GCC unroll 7
-        for (i = k + 1; i < n; ++i)
-            v[i] = v[i] - col[i] * v[k];
-    }
-#pragma GCC unroll 7
-    for (k = n - 1; k >= 0; --k) {
-        v[k] = v[k] * L[k * n + k];
-#pragma GCC unroll 7
-        for (i = 0; i < k; ++i)
-            v[i] = v[i] - L[i * n + k] * v[k];
-    }
-}
-
-/* First index of the largest |z[i]|. */
-static inline int panda_cholesky_argmax_7x1_(int n, const double *z)
-{
-    int i, j = 0;
-    double best = fabs(z[0]);
-#pragma GCC unroll 7
-    for (i = 1; i < n; ++i) {
-        double t = fabs(z[i]);
-        if (t > best) {
-            best = t;
-            j = i;
-        }
-    }
-    return j;
-}
-
-/* ||v||_1 summed in index order. */
-static inline double panda_cholesky_norm1_7x1_(int n, const double *v)
-{
-    int i;
-    double acc = (double)0;
-#pragma GCC unroll 7
-    for (i = 0; i < n; ++i)
-        acc = acc + fabs(v[i]);
-    return acc;
-}
-
-/* Steps 1-8 without clearing x on failure; steps 6-8 once per right-hand side. */
-static inline int panda_cholesky_solve_7x1_(const double *A, const double *B,
-                                             double *X, double *work)
-{
-    const int n = 7, m = 1;
-    const double zero = (double)0, one = (double)1;
-    const double eps = (double)2.220446049250313e-16;
-    double *W = work;
-    double *s = work + n * n;
-    double *y = s + n;
-    double *xi = y + n;
-    double *z = xi + n;
-    double anorm, est, est_new, est_old, rcond, acc, d, ljj, ljk, t;
-    double rnorm, an_inf, xn, bn, tol;
-    int i, j, k, it, jlast, same, converged, col;
-
-    /* 1. non-finite input */
-#pragma GCC unroll 7
-    for (j = 0; j < n; ++j)
-#pragma GCC unroll 7
-        for (i = j; i < n; ++i)
-            if (!panda_finite1(A[j * n + i]))
-                return RBDGEN_panda_NON_FINITE;
-#pragma GCC unroll 7
-    for (i = 0; i < n * m; ++i)
-        if (!panda_finite1(B[i]))
-            return RBDGEN_panda_NON_FINITE;
-
-    /* 2. diagonal scales */
-#pragma GCC unroll 7
-    for (i = 0; i < n; ++i) {
-        d = A[i * n + i];
-        if (!panda_positive(d))
-            return RBDGEN_panda_SINGULAR;
-        s[i] = one / sqrt(d);
-    }
-
-    /* 3. equilibrated lower triangle and its one-norm */
-#pragma GCC unroll 7
-    for (j = 0; j < n; ++j)
-#pragma GCC unroll 7
-        for (i = j; i < n; ++i)
-            W[j * n + i] = (s[i] * A[j * n + i]) * s[j];
-    anorm = zero;
-#pragma GCC unroll 7
-    for (j = 0; j < n; ++j) {
-        acc = zero;
-#pragma GCC unroll 7
-        for (i = 0; i < n; ++i)
-            acc = acc + fabs(panda_cholesky_sym_(n, W, i, j));
-        anorm = panda_cholesky_max_(anorm, acc);
-    }
-
-    /* 4. left-looking Cholesky, in place */
-#pragma GCC unroll 7
-    for (j = 0; j < n; ++j) {
-        double *cj = W + j * n;
-#pragma GCC unroll 7
-        for (k = 0; k < j; ++k) {
-            const double *ck = W + k * n;
-            ljk = ck[j];
-#pragma GCC unroll 7
-            for (i = j; i < n; ++i)
-                cj[i] = cj[i] - ck[i] * ljk;
-        }
-        d = cj[j];
-        if (!panda_positive(d))
-            return RBDGEN_panda_SINGULAR;
-        ljj = one / sqrt(d);  /* the diagonal keeps 1 / L[j][j]: the solves multiply */
-        cj[j] = ljj;
-#pragma GCC unroll 7
-        for (i = j + 1; i < n; ++i)
-            cj[i] = cj[i] * ljj;
-    }
-
-    /* 5. Hager/Higham estimate of ||As^{-1}||_1 and the reciprocal condition */
-    if (n > 0) {
-#pragma GCC unroll 7
-        for (i = 0; i < n; ++i)
-            y[i] = one / (double)n;
-        panda_cholesky_apply_7x1_(n, W, y);
-        if (n == 1) {
-            est = fabs(y[0]);
-        } else {
-            est = panda_cholesky_norm1_7x1_(n, y);
-#pragma GCC unroll 7
-            for (i = 0; i < n; ++i) {
-                xi[i] = y[i] >= zero ? one : -one;
-                z[i] = xi[i];
-            }
-            panda_cholesky_apply_7x1_(n, W, z);
-            j = panda_cholesky_argmax_7x1_(n, z);
-            for (it = 2; it <= 5; ++it) {
-#pragma GCC unroll 7
-                for (i = 0; i < n; ++i)
-                    y[i] = zero;
-                y[j] = one;
-                panda_cholesky_apply_7x1_(n, W, y);
-                est_old = est;
-                est_new = panda_cholesky_norm1_7x1_(n, y);
-                same = 1;
-#pragma GCC unroll 7
-                for (i = 0; i < n; ++i)
-                    if ((y[i] >= zero ? one : -one) != xi[i])
-                        same = 0;
-                converged = same || est_new <= est_old;
-                est = est_new > est_old ? est_new : est_old;
-                if (converged || it == 5)
-                    break;
-#pragma GCC unroll 7
-                for (i = 0; i < n; ++i) {
-                    xi[i] = y[i] >= zero ? one : -one;
-                    z[i] = xi[i];
-                }
-                panda_cholesky_apply_7x1_(n, W, z);
-                jlast = j;
-                j = panda_cholesky_argmax_7x1_(n, z);
-                if (fabs(z[j]) <= z[jlast])
-                    break;
-            }
-#pragma GCC unroll 7
-            for (i = 0; i < n; ++i)
-                y[i] = (i % 2 == 0 ? one : -one) * (one + (double)i / (double)(n - 1));
-            panda_cholesky_apply_7x1_(n, W, y);
-            t = (double)2 * panda_cholesky_norm1_7x1_(n, y) / ((double)3 * (double)n);
-            if (t > est)
-                est = t;
-        }
-        rcond = one / (anorm * est);
-        if (panda_isnan(rcond) || !(rcond > sqrt(eps)))
-            return RBDGEN_panda_ILL_CONDITIONED;
-    }
-
-    /* ||A||_inf of the original symmetric A, for the residual checks */
-    an_inf = zero;
-#pragma GCC unroll 7
-    for (j = 0; j < n; ++j) {
-        acc = zero;
-#pragma GCC unroll 7
-        for (i = 0; i < n; ++i)
-            acc = acc + fabs(panda_cholesky_sym_(n, A, i, j));
-        an_inf = panda_cholesky_max_(an_inf, acc);
-    }
-    tol = (double)100 * (double)n * eps;
-    for (col = 0; col < m; ++col) {
-        const double *b = B + col * n;
-        double *x = X + col * n;
-
-        /* 6. x = s * L^{-T} L^{-1} (s * b) */
-#pragma GCC unroll 7
-        for (i = 0; i < n; ++i)
-            x[i] = s[i] * b[i];
-        panda_cholesky_apply_7x1_(n, W, x);
-#pragma GCC unroll 7
-        for (i = 0; i < n; ++i)
-            x[i] = x[i] * s[i];
-
-        /* 7. normalized residual on the original A */
-        rnorm = zero;
-#pragma GCC unroll 7
-        for (i = 0; i < n; ++i) {
-            acc = b[i];
-#pragma GCC unroll 7
-            for (j = 0; j < n; ++j)
-                acc = acc - panda_cholesky_sym_(n, A, i, j) * x[j];
-            rnorm = panda_cholesky_max_(rnorm, fabs(acc));
-        }
-        xn = zero;
-        bn = zero;
-#pragma GCC unroll 7
-        for (i = 0; i < n; ++i) {
-            xn = panda_cholesky_max_(xn, fabs(x[i]));
-            bn = panda_cholesky_max_(bn, fabs(b[i]));
-        }
-        t = tol * (an_inf * xn + bn);
-        if (panda_isnan(rnorm) || panda_isnan(t) || rnorm > t)
-            return RBDGEN_panda_ILL_CONDITIONED;
-
-        /* 8. non-finite solution */
-#pragma GCC unroll 7
-        for (i = 0; i < n; ++i)
-            if (!panda_finite1(x[i]))
-                return RBDGEN_panda_NON_FINITE;
-    }
-    return RBDGEN_panda_OK;
-}
-
-/* panda_cholesky_solve(7, 1, A, b, x, work) for valid arguments. */
-static int panda_cholesky_solve_7x1(const double *A, const double *b, double *x, double *work)
-{
-    int i, status;
-    status = panda_cholesky_solve_7x1_(A, b, x, work);
-    if (status != RBDGEN_panda_OK)
-        for (i = 0; i < 7; ++i)
-            x[i] = (double)0;
-    return status;
-}
-
-/* forward_dynamics_crba: 814 mul, 783 add, 6 sin, 6 cos, 1 calls */
+/* forward_dynamics_crba: 1020 mul, 963 add, 6 div, 6 sin, 6 cos, 4 sqrt */
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7) || !panda_finite(tau, 7) || (loads != NULL && !panda_finite(loads, 78))) {
@@ -2050,51 +1702,423 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1633 = tau[4] - t1551;
         const double t1634 = tau[5] - t1533;
         const double t1635 = tau[6] - t1498;
-        /* mass matrix: checked Cholesky solve */
-        double A0[49], b0[7], x0[7], w0[77];
-        A0[0] = t343;
-        A0[1] = t338;
-        A0[2] = t351;
-        A0[3] = t369;
-        A0[4] = t409;
-        A0[5] = t465;
-        A0[6] = t535;
-        A0[8] = t326;
-        A0[9] = t348;
-        A0[10] = t366;
-        A0[11] = t406;
-        A0[12] = t462;
-        A0[13] = t532;
-        A0[16] = t274;
-        A0[17] = t243;
-        A0[18] = t390;
-        A0[19] = t446;
-        A0[20] = t516;
-        A0[24] = t219;
-        A0[25] = t377;
-        A0[26] = t429;
-        A0[27] = t499;
-        A0[32] = t147;
-        A0[33] = t128;
-        A0[34] = t479;
-        A0[40] = t106;
-        A0[41] = t75;
-        A0[48] = 0.006684151967360945;
-        b0[0] = t1629;
-        b0[1] = t1630;
-        b0[2] = t1631;
-        b0[3] = t1632;
-        b0[4] = t1633;
-        b0[5] = t1634;
-        b0[6] = t1635;
-        { const int s = panda_cholesky_solve_7x1(A0, b0, x0, w0); if (s) { panda_zero(acc, 7); return s; } }
-        acc[0] = x0[0];
-        acc[1] = x0[1];
-        acc[2] = x0[2];
-        acc[3] = x0[3];
-        acc[4] = x0[4];
-        acc[5] = x0[5];
-        acc[6] = x0[6];
+        const double t1636 = sqrt(2.220446049250313e-16);
+        const double t1637 = 0.006684151967360945 * t1636;
+        const double t1638 = 0.006684151967360945 - t1637;
+        if (!panda_positive(t1638)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 6 <= sqrt(eps)) */
+        const double t1639 = 149.6076098932297 * t75;
+        const double t1640 = t75 * t1639;
+        const double t1641 = t106 - t1640;
+        if (!panda_positive(t1641)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 5) */
+        const double t1642 = t479 * t1639;
+        const double t1643 = t128 - t1642;
+        const double t1644 = t499 * t1639;
+        const double t1645 = t429 - t1644;
+        const double t1646 = t516 * t1639;
+        const double t1647 = t446 - t1646;
+        const double t1648 = t532 * t1639;
+        const double t1649 = t462 - t1648;
+        const double t1650 = t535 * t1639;
+        const double t1651 = t465 - t1650;
+        const double t1652 = 149.6076098932297 * t479;
+        const double t1653 = t479 * t1652;
+        const double t1654 = t147 - t1653;
+        const double t1655 = t499 * t1652;
+        const double t1656 = t377 - t1655;
+        const double t1657 = t516 * t1652;
+        const double t1658 = t390 - t1657;
+        const double t1659 = t532 * t1652;
+        const double t1660 = t406 - t1659;
+        const double t1661 = t535 * t1652;
+        const double t1662 = t409 - t1661;
+        const double t1663 = 149.6076098932297 * t499;
+        const double t1664 = t499 * t1663;
+        const double t1665 = t219 - t1664;
+        const double t1666 = t516 * t1663;
+        const double t1667 = t243 - t1666;
+        const double t1668 = t532 * t1663;
+        const double t1669 = t366 - t1668;
+        const double t1670 = t535 * t1663;
+        const double t1671 = t369 - t1670;
+        const double t1672 = 149.6076098932297 * t516;
+        const double t1673 = t516 * t1672;
+        const double t1674 = t274 - t1673;
+        const double t1675 = t532 * t1672;
+        const double t1676 = t348 - t1675;
+        const double t1677 = t535 * t1672;
+        const double t1678 = t351 - t1677;
+        const double t1679 = 149.6076098932297 * t532;
+        const double t1680 = t532 * t1679;
+        const double t1681 = t326 - t1680;
+        const double t1682 = t535 * t1679;
+        const double t1683 = t338 - t1682;
+        const double t1684 = 149.6076098932297 * t535;
+        const double t1685 = t535 * t1684;
+        const double t1686 = t343 - t1685;
+        const double t1687 = t106 * t1636;
+        const double t1688 = t1641 - t1687;
+        if (!panda_positive(t1688)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 5 <= sqrt(eps)) */
+        const double t1689 = 1.0 / t1641;
+        const double t1690 = t1643 * t1689;
+        const double t1691 = t1643 * t1690;
+        const double t1692 = t1654 - t1691;
+        if (!panda_positive(t1692)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 4) */
+        const double t1693 = t1645 * t1690;
+        const double t1694 = t1656 - t1693;
+        const double t1695 = t1647 * t1690;
+        const double t1696 = t1658 - t1695;
+        const double t1697 = t1649 * t1690;
+        const double t1698 = t1660 - t1697;
+        const double t1699 = t1651 * t1690;
+        const double t1700 = t1662 - t1699;
+        const double t1701 = t1645 * t1689;
+        const double t1702 = t1645 * t1701;
+        const double t1703 = t1665 - t1702;
+        const double t1704 = t1647 * t1701;
+        const double t1705 = t1667 - t1704;
+        const double t1706 = t1649 * t1701;
+        const double t1707 = t1669 - t1706;
+        const double t1708 = t1651 * t1701;
+        const double t1709 = t1671 - t1708;
+        const double t1710 = t1647 * t1689;
+        const double t1711 = t1647 * t1710;
+        const double t1712 = t1674 - t1711;
+        const double t1713 = t1649 * t1710;
+        const double t1714 = t1676 - t1713;
+        const double t1715 = t1651 * t1710;
+        const double t1716 = t1678 - t1715;
+        const double t1717 = t1649 * t1689;
+        const double t1718 = t1649 * t1717;
+        const double t1719 = t1681 - t1718;
+        const double t1720 = t1651 * t1717;
+        const double t1721 = t1683 - t1720;
+        const double t1722 = t1651 * t1689;
+        const double t1723 = t1651 * t1722;
+        const double t1724 = t1686 - t1723;
+        const double t1725 = t147 * t1636;
+        const double t1726 = t1692 - t1725;
+        if (!panda_positive(t1726)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 4 <= sqrt(eps)) */
+        const double t1727 = 1.0 / t1692;
+        const double t1728 = t1694 * t1727;
+        const double t1729 = t1694 * t1728;
+        const double t1730 = t1703 - t1729;
+        if (!panda_positive(t1730)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 3) */
+        const double t1731 = t1696 * t1728;
+        const double t1732 = t1705 - t1731;
+        const double t1733 = t1698 * t1728;
+        const double t1734 = t1707 - t1733;
+        const double t1735 = t1700 * t1728;
+        const double t1736 = t1709 - t1735;
+        const double t1737 = t1696 * t1727;
+        const double t1738 = t1696 * t1737;
+        const double t1739 = t1712 - t1738;
+        const double t1740 = t1698 * t1737;
+        const double t1741 = t1714 - t1740;
+        const double t1742 = t1700 * t1737;
+        const double t1743 = t1716 - t1742;
+        const double t1744 = t1698 * t1727;
+        const double t1745 = t1698 * t1744;
+        const double t1746 = t1719 - t1745;
+        const double t1747 = t1700 * t1744;
+        const double t1748 = t1721 - t1747;
+        const double t1749 = t1700 * t1727;
+        const double t1750 = t1700 * t1749;
+        const double t1751 = t1724 - t1750;
+        const double t1752 = t219 * t1636;
+        const double t1753 = t1730 - t1752;
+        if (!panda_positive(t1753)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 3 <= sqrt(eps)) */
+        const double t1754 = 1.0 / t1730;
+        const double t1755 = t1732 * t1754;
+        const double t1756 = t1732 * t1755;
+        const double t1757 = t1739 - t1756;
+        if (!panda_positive(t1757)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 2) */
+        const double t1758 = t1734 * t1755;
+        const double t1759 = t1741 - t1758;
+        const double t1760 = t1736 * t1755;
+        const double t1761 = t1743 - t1760;
+        const double t1762 = t1734 * t1754;
+        const double t1763 = t1734 * t1762;
+        const double t1764 = t1746 - t1763;
+        const double t1765 = t1736 * t1762;
+        const double t1766 = t1748 - t1765;
+        const double t1767 = t1736 * t1754;
+        const double t1768 = t1736 * t1767;
+        const double t1769 = t1751 - t1768;
+        const double t1770 = t274 * t1636;
+        const double t1771 = t1757 - t1770;
+        if (!panda_positive(t1771)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
+        const double t1772 = 1.0 / t1757;
+        const double t1773 = t1759 * t1772;
+        const double t1774 = t1759 * t1773;
+        const double t1775 = t1764 - t1774;
+        if (!panda_positive(t1775)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 1) */
+        const double t1776 = t1761 * t1773;
+        const double t1777 = t1766 - t1776;
+        const double t1778 = t1761 * t1772;
+        const double t1779 = t1761 * t1778;
+        const double t1780 = t1769 - t1779;
+        const double t1781 = t326 * t1636;
+        const double t1782 = t1775 - t1781;
+        if (!panda_positive(t1782)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
+        const double t1783 = 1.0 / t1775;
+        const double t1784 = t1777 * t1783;
+        const double t1785 = t1777 * t1784;
+        const double t1786 = t1780 - t1785;
+        if (!panda_positive(t1786)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 0) */
+        const double t1787 = t343 * t1636;
+        const double t1788 = t1786 - t1787;
+        if (!panda_positive(t1788)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
+        const double t1789 = 1.0 / t1786;
+        const double t1790 = t1635 * t1639;
+        const double t1791 = t1634 - t1790;
+        const double t1792 = t1635 * t1652;
+        const double t1793 = t1633 - t1792;
+        const double t1794 = t1635 * t1663;
+        const double t1795 = t1632 - t1794;
+        const double t1796 = t1635 * t1672;
+        const double t1797 = t1631 - t1796;
+        const double t1798 = t1635 * t1679;
+        const double t1799 = t1630 - t1798;
+        const double t1800 = t1635 * t1684;
+        const double t1801 = t1629 - t1800;
+        const double t1802 = t1690 * t1791;
+        const double t1803 = t1793 - t1802;
+        const double t1804 = t1701 * t1791;
+        const double t1805 = t1795 - t1804;
+        const double t1806 = t1710 * t1791;
+        const double t1807 = t1797 - t1806;
+        const double t1808 = t1717 * t1791;
+        const double t1809 = t1799 - t1808;
+        const double t1810 = t1722 * t1791;
+        const double t1811 = t1801 - t1810;
+        const double t1812 = t1728 * t1803;
+        const double t1813 = t1805 - t1812;
+        const double t1814 = t1737 * t1803;
+        const double t1815 = t1807 - t1814;
+        const double t1816 = t1744 * t1803;
+        const double t1817 = t1809 - t1816;
+        const double t1818 = t1749 * t1803;
+        const double t1819 = t1811 - t1818;
+        const double t1820 = t1755 * t1813;
+        const double t1821 = t1815 - t1820;
+        const double t1822 = t1762 * t1813;
+        const double t1823 = t1817 - t1822;
+        const double t1824 = t1767 * t1813;
+        const double t1825 = t1819 - t1824;
+        const double t1826 = t1773 * t1821;
+        const double t1827 = t1823 - t1826;
+        const double t1828 = t1778 * t1821;
+        const double t1829 = t1825 - t1828;
+        const double t1830 = t1784 * t1827;
+        const double t1831 = t1829 - t1830;
+        const double t1832 = t1789 * t1831;
+        const double t1833 = t1783 * t1827;
+        const double t1834 = t1772 * t1821;
+        const double t1835 = t1754 * t1813;
+        const double t1836 = t1727 * t1803;
+        const double t1837 = t1689 * t1791;
+        const double t1838 = 149.6076098932297 * t1635;
+        const double t1839 = t1784 * t1832;
+        const double t1840 = t1833 - t1839;
+        const double t1841 = t1773 * t1840;
+        const double t1842 = t1834 - t1841;
+        const double t1843 = t1778 * t1832;
+        const double t1844 = t1842 - t1843;
+        const double t1845 = t1755 * t1844;
+        const double t1846 = t1835 - t1845;
+        const double t1847 = t1762 * t1840;
+        const double t1848 = t1846 - t1847;
+        const double t1849 = t1767 * t1832;
+        const double t1850 = t1848 - t1849;
+        const double t1851 = t1728 * t1850;
+        const double t1852 = t1836 - t1851;
+        const double t1853 = t1737 * t1844;
+        const double t1854 = t1852 - t1853;
+        const double t1855 = t1744 * t1840;
+        const double t1856 = t1854 - t1855;
+        const double t1857 = t1749 * t1832;
+        const double t1858 = t1856 - t1857;
+        const double t1859 = t1690 * t1858;
+        const double t1860 = t1837 - t1859;
+        const double t1861 = t1701 * t1850;
+        const double t1862 = t1860 - t1861;
+        const double t1863 = t1710 * t1844;
+        const double t1864 = t1862 - t1863;
+        const double t1865 = t1717 * t1840;
+        const double t1866 = t1864 - t1865;
+        const double t1867 = t1722 * t1832;
+        const double t1868 = t1866 - t1867;
+        const double t1869 = t1639 * t1868;
+        const double t1870 = t1838 - t1869;
+        const double t1871 = t1652 * t1858;
+        const double t1872 = t1870 - t1871;
+        const double t1873 = t1663 * t1850;
+        const double t1874 = t1872 - t1873;
+        const double t1875 = t1672 * t1844;
+        const double t1876 = t1874 - t1875;
+        const double t1877 = t1679 * t1840;
+        const double t1878 = t1876 - t1877;
+        const double t1879 = t1684 * t1832;
+        const double t1880 = t1878 - t1879;
+        const double t1881 = t343 * t1832;
+        const double t1882 = t1629 - t1881;
+        const double t1883 = t326 * t1840;
+        const double t1884 = t1630 - t1883;
+        const double t1885 = t326 + t343;
+        const double t1886 = t338 * t1832;
+        const double t1887 = t1884 - t1886;
+        const double t1888 = t338 * t1840;
+        const double t1889 = t1882 - t1888;
+        const double t1890 = t274 * t1844;
+        const double t1891 = t1631 - t1890;
+        const double t1892 = t274 + t1885;
+        const double t1893 = t348 * t1840;
+        const double t1894 = t1891 - t1893;
+        const double t1895 = t348 * t1844;
+        const double t1896 = t1887 - t1895;
+        const double t1897 = t351 * t1832;
+        const double t1898 = t1894 - t1897;
+        const double t1899 = t351 * t1844;
+        const double t1900 = t1889 - t1899;
+        const double t1901 = t219 * t1850;
+        const double t1902 = t1632 - t1901;
+        const double t1903 = t219 + t1892;
+        const double t1904 = t243 * t1844;
+        const double t1905 = t1902 - t1904;
+        const double t1906 = t243 * t1850;
+        const double t1907 = t1898 - t1906;
+        const double t1908 = t366 * t1840;
+        const double t1909 = t1905 - t1908;
+        const double t1910 = t366 * t1850;
+        const double t1911 = t1896 - t1910;
+        const double t1912 = t369 * t1832;
+        const double t1913 = t1909 - t1912;
+        const double t1914 = t369 * t1850;
+        const double t1915 = t1900 - t1914;
+        const double t1916 = t147 * t1858;
+        const double t1917 = t1633 - t1916;
+        const double t1918 = t147 + t1903;
+        const double t1919 = t377 * t1850;
+        const double t1920 = t1917 - t1919;
+        const double t1921 = t377 * t1858;
+        const double t1922 = t1913 - t1921;
+        const double t1923 = t390 * t1844;
+        const double t1924 = t1920 - t1923;
+        const double t1925 = t390 * t1858;
+        const double t1926 = t1907 - t1925;
+        const double t1927 = t406 * t1840;
+        const double t1928 = t1924 - t1927;
+        const double t1929 = t406 * t1858;
+        const double t1930 = t1911 - t1929;
+        const double t1931 = t409 * t1832;
+        const double t1932 = t1928 - t1931;
+        const double t1933 = t409 * t1858;
+        const double t1934 = t1915 - t1933;
+        const double t1935 = t106 * t1868;
+        const double t1936 = t1634 - t1935;
+        const double t1937 = t106 + t1918;
+        const double t1938 = t128 * t1858;
+        const double t1939 = t1936 - t1938;
+        const double t1940 = t128 * t1868;
+        const double t1941 = t1932 - t1940;
+        const double t1942 = t429 * t1850;
+        const double t1943 = t1939 - t1942;
+        const double t1944 = t429 * t1868;
+        const double t1945 = t1922 - t1944;
+        const double t1946 = t446 * t1844;
+        const double t1947 = t1943 - t1946;
+        const double t1948 = t446 * t1868;
+        const double t1949 = t1926 - t1948;
+        const double t1950 = t462 * t1840;
+        const double t1951 = t1947 - t1950;
+        const double t1952 = t462 * t1868;
+        const double t1953 = t1930 - t1952;
+        const double t1954 = t465 * t1832;
+        const double t1955 = t1951 - t1954;
+        const double t1956 = t465 * t1868;
+        const double t1957 = t1934 - t1956;
+        const double t1958 = 0.006684151967360945 * t1880;
+        const double t1959 = t1635 - t1958;
+        const double t1960 = 0.006684151967360945 + t1937;
+        const double t1961 = t75 * t1868;
+        const double t1962 = t1959 - t1961;
+        const double t1963 = t75 * t1880;
+        const double t1964 = t1955 - t1963;
+        const double t1965 = t479 * t1858;
+        const double t1966 = t1962 - t1965;
+        const double t1967 = t479 * t1880;
+        const double t1968 = t1941 - t1967;
+        const double t1969 = t499 * t1850;
+        const double t1970 = t1966 - t1969;
+        const double t1971 = t499 * t1880;
+        const double t1972 = t1945 - t1971;
+        const double t1973 = t516 * t1844;
+        const double t1974 = t1970 - t1973;
+        const double t1975 = t516 * t1880;
+        const double t1976 = t1949 - t1975;
+        const double t1977 = t532 * t1840;
+        const double t1978 = t1974 - t1977;
+        const double t1979 = t532 * t1880;
+        const double t1980 = t1953 - t1979;
+        const double t1981 = t535 * t1832;
+        const double t1982 = t1978 - t1981;
+        const double t1983 = t535 * t1880;
+        const double t1984 = t1957 - t1983;
+        const double t1985 = 700.0 * 2.220446049250313e-16;
+        const double t1986 = t1832 * t1832;
+        const double t1987 = t1840 * t1840;
+        const double t1988 = t1986 + t1987;
+        const double t1989 = t1844 * t1844;
+        const double t1990 = t1988 + t1989;
+        const double t1991 = t1850 * t1850;
+        const double t1992 = t1990 + t1991;
+        const double t1993 = t1858 * t1858;
+        const double t1994 = t1992 + t1993;
+        const double t1995 = t1868 * t1868;
+        const double t1996 = t1994 + t1995;
+        const double t1997 = t1880 * t1880;
+        const double t1998 = t1996 + t1997;
+        const double t1999 = sqrt(t1998);
+        const double t2000 = t1960 * t1999;
+        const double t2001 = t1629 * t1629;
+        const double t2002 = t1630 * t1630;
+        const double t2003 = t2001 + t2002;
+        const double t2004 = t1631 * t1631;
+        const double t2005 = t2003 + t2004;
+        const double t2006 = t1632 * t1632;
+        const double t2007 = t2005 + t2006;
+        const double t2008 = t1633 * t1633;
+        const double t2009 = t2007 + t2008;
+        const double t2010 = t1634 * t1634;
+        const double t2011 = t2009 + t2010;
+        const double t2012 = t1635 * t1635;
+        const double t2013 = t2011 + t2012;
+        const double t2014 = sqrt(t2013);
+        const double t2015 = t2000 + t2014;
+        const double t2016 = t1985 * t2015;
+        const double t2017 = t1984 * t1984;
+        const double t2018 = t1980 * t1980;
+        const double t2019 = t2017 + t2018;
+        const double t2020 = t1976 * t1976;
+        const double t2021 = t2019 + t2020;
+        const double t2022 = t1972 * t1972;
+        const double t2023 = t2021 + t2022;
+        const double t2024 = t1968 * t1968;
+        const double t2025 = t2023 + t2024;
+        const double t2026 = t1964 * t1964;
+        const double t2027 = t2025 + t2026;
+        const double t2028 = t1982 * t1982;
+        const double t2029 = t2027 + t2028;
+        const double t2030 = sqrt(t2029);
+        const double t2031 = t2016 - t2030;
+        if (panda_negative(t2031)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix: residual check failed (||b - H x||_2 above its bound) */
+        acc[0] = t1832;
+        acc[1] = t1840;
+        acc[2] = t1844;
+        acc[3] = t1850;
+        acc[4] = t1858;
+        acc[5] = t1868;
+        acc[6] = t1880;
     }
     if (!panda_finite(acc, 7)) {
         panda_zero(acc, 7);

@@ -4,355 +4,7 @@
  */
 #include "solo_internal.h"
 
-/* ------------------------------------------------------------------------
- * solo_cholesky_solve: the checked, equilibrated Cholesky solve
- * (dynibo 0.5.2 semantics; the reference is rbdgen.algorithms.cholesky).
- *
- * Template variables: prefix, M (the macro prefix), S (status macro names),
- * real (double), eps (2.220446049250313e-16), sqrt (sqrt), fabs (fabs), and
- * optionally cholesky_copies (default: the generic copy alone).  Needs
- * <math.h> and the checks of checks.c.j2 (the generated files include both).
- *
- * int solo_cholesky_solve(int n, int m, const double *A, const double *b,
- *                               double *x, double *work)
- * solves A x = b for a symmetric positive definite n x n matrix A and m
- * right-hand sides (one factorization and condition estimate for all).
- *   A     column-major n x n; ONLY THE LOWER TRIANGLE IS READ:
- *         A[j*n + i] with i >= j (the strict upper triangle is ignored).
- *   b     n x m right-hand sides, column-major (column k at b + k*n).
- *   x     n x m outputs, column-major; all set to zero whenever the status
- *         is not 0.
- *         x must not alias A, b or work.
- *   work  caller scratch of at least n*n + 4*n reals
- *         (= RBDGEN_solo_CHOLESKY_WORK_SIZE(n)); layout:
- *         [0, n*n)          scaled matrix As, overwritten by L (column-major)
- *         [n*n, n*n+n)      s, the diagonal scales 1/sqrt(A[i][i])
- *         [n*n+n, n*n+2n)   y, solve buffer of the condition estimate
- *         [n*n+2n, n*n+3n)  xi, sign vector of the condition estimate
- *         [n*n+3n, n*n+4n)  z, second solve buffer of the condition estimate
- * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT (n < 0 or a NULL
- *         pointer with n > 0), RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED or
- *         RBDGEN_solo_NON_FINITE.
- *
- * Algorithm (identical to the NumPy reference, with the same order of
- * floating-point operations; compiled without floating-point contraction,
- * e.g. -ffp-contract=off or an ISO -std=c99 mode, the results are
- * bit-identical to the reference for real = double):
- *  1. a non-finite lower-triangle entry of A or entry of b -> NON_FINITE.
- *  2. a diagonal entry A[i][i] <= 0 -> SINGULAR; s[i] = 1 / sqrt(A[i][i]).
- *  3. As[i][j] = (s[i] * A[i][j]) * s[j] (lower triangle); ||As||_1 = largest
- *     column sum of |As| with As taken as symmetric (sums in index order).
- *  4. Cholesky As = L L^T, left-looking: each entry is reduced by
- *     L[i][k] * L[j][k] for k = 0, 1, ..., j-1 in that order; a pivot d with
- *     !(d > 0) (NaN included) -> SINGULAR.  r = 1 / sqrt(d) is stored as the
- *     diagonal (the solves multiply by it), L[i][j] = a * r.
- *  5. rcond = 1 / (||As||_1 * est), est = Hager's (1984) estimate of
- *     ||B||_1, B = As^{-1} = (L L^T)^{-1} (symmetric, so B^T products are the
- *     same solves), in Higham's (1988, Algorithm 4.1; LAPACK DLACON) form:
- *        y = B (e / n)                      e = (1, ..., 1)
- *        if n == 1: est = |y[0]|, done
- *        est = ||y||_1;  xi = sign(y);  z = B xi;  j = argmax |z|
- *        for iter = 2, ..., 5:
- *            y = B e_j;  est_old = est;  est = ||y||_1
- *            converged = (sign(y) == xi) || est <= est_old
- *            est = max(est, est_old)   (DLACON keeps the smaller; both are
- *                                       valid lower bounds)
- *            if converged or iter == 5: break
- *            xi = sign(y);  z = B xi;  j_last = j;  j = argmax |z|
- *            if |z[j]| <= z[j_last]  (Hager's test ||z||_inf <= z^T e_j_last):
- *                break
- *        v_i = (-1)^i (1 + i / (n - 1)), i = 0..n-1   (Higham's extra vector)
- *        est = max(est, 2 ||B v||_1 / (3 n))
- *     sign(t) = t >= 0 ? +1 : -1; argmax is the first index of the largest
- *     |z|; max(a, b) = a > b ? a : b.  Every candidate is ||B v||_1 with
- *     ||v||_1 = 1, so est <= ||B||_1 and rcond is never below the exact one.
- *     !(rcond > sqrt(eps)) -> ILL_CONDITIONED.
- *  6. y = L^{-1} (s * b) (column-oriented forward substitution),
- *     w = L^{-T} y (back substitution, each w[i] reduced for k = n-1 down to
- *     i+1), x = s * w.
- *  7. r = b - A x with the original symmetric A (each r[i] reduced for
- *     j = 0..n-1); !(||r||_inf <= tol * (||A||_inf * ||x||_inf + ||b||_inf))
- *     with tol = 100 * n * eps -> ILL_CONDITIONED.  Maxima of |t| propagate NaN.
- *  8. a non-finite x -> NON_FINITE; otherwise OK.
- * Every test of NaN, finiteness or positivity uses the checks of checks.c.j2,
- * which -ffast-math cannot remove.
- * No allocation, no global or static state.
- *
- * Copies: cholesky_copies lists (tag, n, m), the copies a generated file's
- * solves use.  The one with an empty tag and no sizes is the generic
- * function above; one with sizes n, m is
- *   int solo_cholesky_solve<tag>(const double *A, const double *b,
- *                                      double *x, double *work)
- * = solo_cholesky_solve(n, m, A, b, x, work) for valid (non-NULL)
- * arguments: the same code with the sizes constant and its loops marked for
- * complete unrolling (#pragma GCC unroll, which GCC and Clang honour), so a
- * small solve runs as straight-line code.  Same operations, same results.
- * ------------------------------------------------------------------------ */
-
-/* Scratch size, in reals, that solo_cholesky_solve needs for size n (a macro: an
- * unused static function would warn under Clang's -Wunused-function). */
-#define RBDGEN_solo_CHOLESKY_WORK_SIZE(n) ((n) * (n) + 4 * (n))
-
-/* NaN-propagating running maximum (t >= 0 or NaN). */
-static inline double solo_cholesky_max_(double m, double t)
-{
-    return (t > m || solo_isnan(t)) ? t : m;
-}
-
-/* Entry (i, j) of the symmetric matrix whose lower triangle is the
-   column-major A. */
-static inline double solo_cholesky_sym_(int n, const double *A, int i, int j)
-{
-    return i >= j ? A[j * n + i] : A[i * n + j];
-}
-
-/* v <- (L L^T)^{-1} v in place; L column-major, lower triangle, diagonal 1 / L[k][k]. */
-static inline void solo_cholesky_apply_18x1_(int n, const double *L, double *v)
-{
-    int i, k;
-#pragma GCC unroll 18
-    for (k = 0; k < n; ++k) {
-        const double *col = L + k * n;
-        v[k] = v[k] * col[k];
-#pragma GCC unroll 18
-        for (i = k + 1; i < n; ++i)
-            v[i] = v[i] - col[i] * v[k];
-    }
-#pragma GCC unroll 18
-    for (k = n - 1; k >= 0; --k) {
-        v[k] = v[k] * L[k * n + k];
-#pragma GCC unroll 18
-        for (i = 0; i < k; ++i)
-            v[i] = v[i] - L[i * n + k] * v[k];
-    }
-}
-
-/* First index of the largest |z[i]|. */
-static inline int solo_cholesky_argmax_18x1_(int n, const double *z)
-{
-    int i, j = 0;
-    double best = fabs(z[0]);
-#pragma GCC unroll 18
-    for (i = 1; i < n; ++i) {
-        double t = fabs(z[i]);
-        if (t > best) {
-            best = t;
-            j = i;
-        }
-    }
-    return j;
-}
-
-/* ||v||_1 summed in index order. */
-static inline double solo_cholesky_norm1_18x1_(int n, const double *v)
-{
-    int i;
-    double acc = (double)0;
-#pragma GCC unroll 18
-    for (i = 0; i < n; ++i)
-        acc = acc + fabs(v[i]);
-    return acc;
-}
-
-/* Steps 1-8 without clearing x on failure; steps 6-8 once per right-hand side. */
-static inline int solo_cholesky_solve_18x1_(const double *A, const double *B,
-                                             double *X, double *work)
-{
-    const int n = 18, m = 1;
-    const double zero = (double)0, one = (double)1;
-    const double eps = (double)2.220446049250313e-16;
-    double *W = work;
-    double *s = work + n * n;
-    double *y = s + n;
-    double *xi = y + n;
-    double *z = xi + n;
-    double anorm, est, est_new, est_old, rcond, acc, d, ljj, ljk, t;
-    double rnorm, an_inf, xn, bn, tol;
-    int i, j, k, it, jlast, same, converged, col;
-
-    /* 1. non-finite input */
-#pragma GCC unroll 18
-    for (j = 0; j < n; ++j)
-#pragma GCC unroll 18
-        for (i = j; i < n; ++i)
-            if (!solo_finite1(A[j * n + i]))
-                return RBDGEN_solo_NON_FINITE;
-#pragma GCC unroll 18
-    for (i = 0; i < n * m; ++i)
-        if (!solo_finite1(B[i]))
-            return RBDGEN_solo_NON_FINITE;
-
-    /* 2. diagonal scales */
-#pragma GCC unroll 18
-    for (i = 0; i < n; ++i) {
-        d = A[i * n + i];
-        if (!solo_positive(d))
-            return RBDGEN_solo_SINGULAR;
-        s[i] = one / sqrt(d);
-    }
-
-    /* 3. equilibrated lower triangle and its one-norm */
-#pragma GCC unroll 18
-    for (j = 0; j < n; ++j)
-#pragma GCC unroll 18
-        for (i = j; i < n; ++i)
-            W[j * n + i] = (s[i] * A[j * n + i]) * s[j];
-    anorm = zero;
-#pragma GCC unroll 18
-    for (j = 0; j < n; ++j) {
-        acc = zero;
-#pragma GCC unroll 18
-        for (i = 0; i < n; ++i)
-            acc = acc + fabs(solo_cholesky_sym_(n, W, i, j));
-        anorm = solo_cholesky_max_(anorm, acc);
-    }
-
-    /* 4. left-looking Cholesky, in place */
-#pragma GCC unroll 18
-    for (j = 0; j < n; ++j) {
-        double *cj = W + j * n;
-#pragma GCC unroll 18
-        for (k = 0; k < j; ++k) {
-            const double *ck = W + k * n;
-            ljk = ck[j];
-#pragma GCC unroll 18
-            for (i = j; i < n; ++i)
-                cj[i] = cj[i] - ck[i] * ljk;
-        }
-        d = cj[j];
-        if (!solo_positive(d))
-            return RBDGEN_solo_SINGULAR;
-        ljj = one / sqrt(d);  /* the diagonal keeps 1 / L[j][j]: the solves multiply */
-        cj[j] = ljj;
-#pragma GCC unroll 18
-        for (i = j + 1; i < n; ++i)
-            cj[i] = cj[i] * ljj;
-    }
-
-    /* 5. Hager/Higham estimate of ||As^{-1}||_1 and the reciprocal condition */
-    if (n > 0) {
-#pragma GCC unroll 18
-        for (i = 0; i < n; ++i)
-            y[i] = one / (double)n;
-        solo_cholesky_apply_18x1_(n, W, y);
-        if (n == 1) {
-            est = fabs(y[0]);
-        } else {
-            est = solo_cholesky_norm1_18x1_(n, y);
-#pragma GCC unroll 18
-            for (i = 0; i < n; ++i) {
-                xi[i] = y[i] >= zero ? one : -one;
-                z[i] = xi[i];
-            }
-            solo_cholesky_apply_18x1_(n, W, z);
-            j = solo_cholesky_argmax_18x1_(n, z);
-            for (it = 2; it <= 5; ++it) {
-#pragma GCC unroll 18
-                for (i = 0; i < n; ++i)
-                    y[i] = zero;
-                y[j] = one;
-                solo_cholesky_apply_18x1_(n, W, y);
-                est_old = est;
-                est_new = solo_cholesky_norm1_18x1_(n, y);
-                same = 1;
-#pragma GCC unroll 18
-                for (i = 0; i < n; ++i)
-                    if ((y[i] >= zero ? one : -one) != xi[i])
-                        same = 0;
-                converged = same || est_new <= est_old;
-                est = est_new > est_old ? est_new : est_old;
-                if (converged || it == 5)
-                    break;
-#pragma GCC unroll 18
-                for (i = 0; i < n; ++i) {
-                    xi[i] = y[i] >= zero ? one : -one;
-                    z[i] = xi[i];
-                }
-                solo_cholesky_apply_18x1_(n, W, z);
-                jlast = j;
-                j = solo_cholesky_argmax_18x1_(n, z);
-                if (fabs(z[j]) <= z[jlast])
-                    break;
-            }
-#pragma GCC unroll 18
-            for (i = 0; i < n; ++i)
-                y[i] = (i % 2 == 0 ? one : -one) * (one + (double)i / (double)(n - 1));
-            solo_cholesky_apply_18x1_(n, W, y);
-            t = (double)2 * solo_cholesky_norm1_18x1_(n, y) / ((double)3 * (double)n);
-            if (t > est)
-                est = t;
-        }
-        rcond = one / (anorm * est);
-        if (solo_isnan(rcond) || !(rcond > sqrt(eps)))
-            return RBDGEN_solo_ILL_CONDITIONED;
-    }
-
-    /* ||A||_inf of the original symmetric A, for the residual checks */
-    an_inf = zero;
-#pragma GCC unroll 18
-    for (j = 0; j < n; ++j) {
-        acc = zero;
-#pragma GCC unroll 18
-        for (i = 0; i < n; ++i)
-            acc = acc + fabs(solo_cholesky_sym_(n, A, i, j));
-        an_inf = solo_cholesky_max_(an_inf, acc);
-    }
-    tol = (double)100 * (double)n * eps;
-    for (col = 0; col < m; ++col) {
-        const double *b = B + col * n;
-        double *x = X + col * n;
-
-        /* 6. x = s * L^{-T} L^{-1} (s * b) */
-#pragma GCC unroll 18
-        for (i = 0; i < n; ++i)
-            x[i] = s[i] * b[i];
-        solo_cholesky_apply_18x1_(n, W, x);
-#pragma GCC unroll 18
-        for (i = 0; i < n; ++i)
-            x[i] = x[i] * s[i];
-
-        /* 7. normalized residual on the original A */
-        rnorm = zero;
-#pragma GCC unroll 18
-        for (i = 0; i < n; ++i) {
-            acc = b[i];
-#pragma GCC unroll 18
-            for (j = 0; j < n; ++j)
-                acc = acc - solo_cholesky_sym_(n, A, i, j) * x[j];
-            rnorm = solo_cholesky_max_(rnorm, fabs(acc));
-        }
-        xn = zero;
-        bn = zero;
-#pragma GCC unroll 18
-        for (i = 0; i < n; ++i) {
-            xn = solo_cholesky_max_(xn, fabs(x[i]));
-            bn = solo_cholesky_max_(bn, fabs(b[i]));
-        }
-        t = tol * (an_inf * xn + bn);
-        if (solo_isnan(rnorm) || solo_isnan(t) || rnorm > t)
-            return RBDGEN_solo_ILL_CONDITIONED;
-
-        /* 8. non-finite solution */
-#pragma GCC unroll 18
-        for (i = 0; i < n; ++i)
-            if (!solo_finite1(x[i]))
-                return RBDGEN_solo_NON_FINITE;
-    }
-    return RBDGEN_solo_OK;
-}
-
-/* solo_cholesky_solve(18, 1, A, b, x, work) for valid arguments. */
-static int solo_cholesky_solve_18x1(const double *A, const double *b, double *x, double *work)
-{
-    int i, status;
-    status = solo_cholesky_solve_18x1_(A, b, x, work);
-    if (status != RBDGEN_solo_OK)
-        for (i = 0; i < 18; ++i)
-            x[i] = (double)0;
-    return status;
-}
-
-/* forward_dynamics_crba: 1832 mul, 1660 add, 1 div, 12 sin, 12 cos, 1 calls */
+/* forward_dynamics_crba: 2796 mul, 2522 add, 15 div, 12 sin, 12 cos, 4 sqrt */
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -4038,216 +3690,1901 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3568 = tau[15] - t2870;
         const double t3569 = tau[16] - t3021;
         const double t3570 = tau[17] - t3172;
-        /* mass matrix: checked Cholesky solve */
-        double A0[324], b0[18], x0[18], w0[396];
-        A0[0] = t1397;
-        A0[1] = t1402;
-        A0[2] = t1407;
-        A0[3] = 0.0;
-        A0[4] = t1390;
-        A0[5] = t1339;
-        A0[6] = t760;
-        A0[7] = t790;
-        A0[8] = t820;
-        A0[9] = t850;
-        A0[10] = t893;
-        A0[11] = t942;
-        A0[12] = t991;
-        A0[13] = t1040;
-        A0[14] = t1106;
-        A0[15] = t1172;
-        A0[16] = t1238;
-        A0[17] = t1304;
-        A0[19] = t1412;
-        A0[20] = t1417;
-        A0[21] = t1344;
-        A0[22] = 0.0;
-        A0[23] = t1391;
-        A0[24] = t765;
-        A0[25] = t795;
-        A0[26] = t825;
-        A0[27] = t855;
-        A0[28] = t898;
-        A0[29] = t947;
-        A0[30] = t996;
-        A0[31] = t1045;
-        A0[32] = t1111;
-        A0[33] = t1177;
-        A0[34] = t1243;
-        A0[35] = t1309;
-        A0[38] = t1422;
-        A0[39] = t1392;
-        A0[40] = t1334;
-        A0[41] = 0.0;
-        A0[42] = t770;
-        A0[43] = t800;
-        A0[44] = t830;
-        A0[45] = t860;
-        A0[46] = t903;
-        A0[47] = t952;
-        A0[48] = t1001;
-        A0[49] = t1050;
-        A0[50] = t1116;
-        A0[51] = t1182;
-        A0[52] = t1248;
-        A0[53] = t1314;
-        A0[57] = 2.50000279;
-        A0[58] = 0.0;
-        A0[59] = 0.0;
-        A0[60] = t773;
-        A0[61] = t803;
-        A0[62] = t833;
-        A0[63] = t863;
-        A0[64] = t908;
-        A0[65] = t957;
-        A0[66] = t1006;
-        A0[67] = t1055;
-        A0[68] = t1121;
-        A0[69] = t1187;
-        A0[70] = t1253;
-        A0[71] = t1319;
-        A0[76] = 2.50000279;
-        A0[77] = 0.0;
-        A0[78] = t776;
-        A0[79] = t806;
-        A0[80] = t836;
-        A0[81] = t866;
-        A0[82] = t913;
-        A0[83] = t962;
-        A0[84] = t1011;
-        A0[85] = t1060;
-        A0[86] = t1126;
-        A0[87] = t1192;
-        A0[88] = t1258;
-        A0[89] = t1324;
-        A0[95] = 2.50000279;
-        A0[96] = t779;
-        A0[97] = t809;
-        A0[98] = t839;
-        A0[99] = t869;
-        A0[100] = t918;
-        A0[101] = t967;
-        A0[102] = t1016;
-        A0[103] = t1065;
-        A0[104] = t1131;
-        A0[105] = t1197;
-        A0[106] = t1263;
-        A0[107] = t1329;
-        A0[114] = t488;
-        A0[115] = 0.0;
-        A0[116] = 0.0;
-        A0[117] = 0.0;
-        A0[118] = t873;
-        A0[119] = 0.0;
-        A0[120] = 0.0;
-        A0[121] = 0.0;
-        A0[122] = t1083;
-        A0[123] = 0.0;
-        A0[124] = 0.0;
-        A0[125] = 0.0;
-        A0[133] = t444;
-        A0[134] = 0.0;
-        A0[135] = 0.0;
-        A0[136] = 0.0;
-        A0[137] = t922;
-        A0[138] = 0.0;
-        A0[139] = 0.0;
-        A0[140] = 0.0;
-        A0[141] = t1149;
-        A0[142] = 0.0;
-        A0[143] = 0.0;
-        A0[152] = t400;
-        A0[153] = 0.0;
-        A0[154] = 0.0;
-        A0[155] = 0.0;
-        A0[156] = t971;
-        A0[157] = 0.0;
-        A0[158] = 0.0;
-        A0[159] = 0.0;
-        A0[160] = t1215;
-        A0[161] = 0.0;
-        A0[171] = t356;
-        A0[172] = 0.0;
-        A0[173] = 0.0;
-        A0[174] = 0.0;
-        A0[175] = t1020;
-        A0[176] = 0.0;
-        A0[177] = 0.0;
-        A0[178] = 0.0;
-        A0[179] = t1281;
-        A0[190] = t313;
-        A0[191] = 0.0;
-        A0[192] = 0.0;
-        A0[193] = 0.0;
-        A0[194] = t298;
-        A0[195] = 0.0;
-        A0[196] = 0.0;
-        A0[197] = 0.0;
-        A0[209] = t268;
-        A0[210] = 0.0;
-        A0[211] = 0.0;
-        A0[212] = 0.0;
-        A0[213] = t253;
-        A0[214] = 0.0;
-        A0[215] = 0.0;
-        A0[228] = t223;
-        A0[229] = 0.0;
-        A0[230] = 0.0;
-        A0[231] = 0.0;
-        A0[232] = t208;
-        A0[233] = 0.0;
-        A0[247] = t178;
-        A0[248] = 0.0;
-        A0[249] = 0.0;
-        A0[250] = 0.0;
-        A0[251] = t163;
-        A0[266] = 0.0005426192213171668;
-        A0[267] = 0.0;
-        A0[268] = 0.0;
-        A0[269] = 0.0;
-        A0[285] = 0.0005426192213171668;
-        A0[286] = 0.0;
-        A0[287] = 0.0;
-        A0[304] = 0.0005426192213171668;
-        A0[305] = 0.0;
-        A0[323] = 0.0005426192213171668;
-        b0[0] = t3553;
-        b0[1] = t3554;
-        b0[2] = t3555;
-        b0[3] = t3556;
-        b0[4] = t3557;
-        b0[5] = t3558;
-        b0[6] = t3559;
-        b0[7] = t3560;
-        b0[8] = t3561;
-        b0[9] = t3562;
-        b0[10] = t3563;
-        b0[11] = t3564;
-        b0[12] = t3565;
-        b0[13] = t3566;
-        b0[14] = t3567;
-        b0[15] = t3568;
-        b0[16] = t3569;
-        b0[17] = t3570;
-        { const int s = solo_cholesky_solve_18x1(A0, b0, x0, w0); if (s) { solo_zero(acc, 18); return s; } }
-        acc[0] = x0[0];
-        acc[1] = x0[1];
-        acc[2] = x0[2];
-        acc[3] = x0[3];
-        acc[4] = x0[4];
-        acc[5] = x0[5];
-        acc[6] = x0[6];
-        acc[7] = x0[7];
-        acc[8] = x0[8];
-        acc[9] = x0[9];
-        acc[10] = x0[10];
-        acc[11] = x0[11];
-        acc[12] = x0[12];
-        acc[13] = x0[13];
-        acc[14] = x0[14];
-        acc[15] = x0[15];
-        acc[16] = x0[16];
-        acc[17] = x0[17];
+        const double t3571 = sqrt(2.220446049250313e-16);
+        const double t3572 = 0.0005426192213171668 * t3571;
+        const double t3573 = 0.0005426192213171668 - t3572;
+        if (!solo_positive(t3573)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 17 <= sqrt(eps)) */
+        if (!solo_positive(t3573)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 16 <= sqrt(eps)) */
+        if (!solo_positive(t3573)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 15 <= sqrt(eps)) */
+        if (!solo_positive(t3573)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 14 <= sqrt(eps)) */
+        const double t3574 = 1842.9129686423128 * t163;
+        const double t3575 = t163 * t3574;
+        const double t3576 = t178 - t3575;
+        if (!solo_positive(t3576)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 13) */
+        const double t3577 = t1281 * t3574;
+        const double t3578 = t1020 - t3577;
+        const double t3579 = t1329 * t3574;
+        const double t3580 = t1065 - t3579;
+        const double t3581 = t1324 * t3574;
+        const double t3582 = t1060 - t3581;
+        const double t3583 = t1319 * t3574;
+        const double t3584 = t1055 - t3583;
+        const double t3585 = t1314 * t3574;
+        const double t3586 = t1050 - t3585;
+        const double t3587 = t1309 * t3574;
+        const double t3588 = t1045 - t3587;
+        const double t3589 = t1304 * t3574;
+        const double t3590 = t1040 - t3589;
+        const double t3591 = 1842.9129686423128 * t1281;
+        const double t3592 = t1281 * t3591;
+        const double t3593 = t356 - t3592;
+        const double t3594 = t1329 * t3591;
+        const double t3595 = t869 - t3594;
+        const double t3596 = t1324 * t3591;
+        const double t3597 = t866 - t3596;
+        const double t3598 = t1319 * t3591;
+        const double t3599 = t863 - t3598;
+        const double t3600 = t1314 * t3591;
+        const double t3601 = t860 - t3600;
+        const double t3602 = t1309 * t3591;
+        const double t3603 = t855 - t3602;
+        const double t3604 = t1304 * t3591;
+        const double t3605 = t850 - t3604;
+        const double t3606 = 1842.9129686423128 * t1329;
+        const double t3607 = t1329 * t3606;
+        const double t3608 = 2.50000279 - t3607;
+        const double t3609 = t1324 * t3606;
+        const double t3610 = -t3609;
+        const double t3611 = t1319 * t3606;
+        const double t3612 = -t3611;
+        const double t3613 = t1314 * t3606;
+        const double t3614 = -t3613;
+        const double t3615 = t1309 * t3606;
+        const double t3616 = t1391 - t3615;
+        const double t3617 = t1304 * t3606;
+        const double t3618 = t1339 - t3617;
+        const double t3619 = 1842.9129686423128 * t1324;
+        const double t3620 = t1324 * t3619;
+        const double t3621 = 2.50000279 - t3620;
+        const double t3622 = t1319 * t3619;
+        const double t3623 = -t3622;
+        const double t3624 = t1314 * t3619;
+        const double t3625 = t1334 - t3624;
+        const double t3626 = t1309 * t3619;
+        const double t3627 = -t3626;
+        const double t3628 = t1304 * t3619;
+        const double t3629 = t1390 - t3628;
+        const double t3630 = 1842.9129686423128 * t1319;
+        const double t3631 = t1319 * t3630;
+        const double t3632 = 2.50000279 - t3631;
+        const double t3633 = t1314 * t3630;
+        const double t3634 = t1392 - t3633;
+        const double t3635 = t1309 * t3630;
+        const double t3636 = t1344 - t3635;
+        const double t3637 = t1304 * t3630;
+        const double t3638 = -t3637;
+        const double t3639 = 1842.9129686423128 * t1314;
+        const double t3640 = t1314 * t3639;
+        const double t3641 = t1422 - t3640;
+        const double t3642 = t1309 * t3639;
+        const double t3643 = t1417 - t3642;
+        const double t3644 = t1304 * t3639;
+        const double t3645 = t1407 - t3644;
+        const double t3646 = 1842.9129686423128 * t1309;
+        const double t3647 = t1309 * t3646;
+        const double t3648 = t1412 - t3647;
+        const double t3649 = t1304 * t3646;
+        const double t3650 = t1402 - t3649;
+        const double t3651 = 1842.9129686423128 * t1304;
+        const double t3652 = t1304 * t3651;
+        const double t3653 = t1397 - t3652;
+        const double t3654 = 1842.9129686423128 * t208;
+        const double t3655 = t208 * t3654;
+        const double t3656 = t223 - t3655;
+        if (!solo_positive(t3656)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 12) */
+        const double t3657 = t1215 * t3654;
+        const double t3658 = t971 - t3657;
+        const double t3659 = t1263 * t3654;
+        const double t3660 = t1016 - t3659;
+        const double t3661 = t1258 * t3654;
+        const double t3662 = t1011 - t3661;
+        const double t3663 = t1253 * t3654;
+        const double t3664 = t1006 - t3663;
+        const double t3665 = t1248 * t3654;
+        const double t3666 = t1001 - t3665;
+        const double t3667 = t1243 * t3654;
+        const double t3668 = t996 - t3667;
+        const double t3669 = t1238 * t3654;
+        const double t3670 = t991 - t3669;
+        const double t3671 = 1842.9129686423128 * t1215;
+        const double t3672 = t1215 * t3671;
+        const double t3673 = t400 - t3672;
+        const double t3674 = t1263 * t3671;
+        const double t3675 = t839 - t3674;
+        const double t3676 = t1258 * t3671;
+        const double t3677 = t836 - t3676;
+        const double t3678 = t1253 * t3671;
+        const double t3679 = t833 - t3678;
+        const double t3680 = t1248 * t3671;
+        const double t3681 = t830 - t3680;
+        const double t3682 = t1243 * t3671;
+        const double t3683 = t825 - t3682;
+        const double t3684 = t1238 * t3671;
+        const double t3685 = t820 - t3684;
+        const double t3686 = 1842.9129686423128 * t1263;
+        const double t3687 = t1263 * t3686;
+        const double t3688 = t3608 - t3687;
+        const double t3689 = t1258 * t3686;
+        const double t3690 = t3610 - t3689;
+        const double t3691 = t1253 * t3686;
+        const double t3692 = t3612 - t3691;
+        const double t3693 = t1248 * t3686;
+        const double t3694 = t3614 - t3693;
+        const double t3695 = t1243 * t3686;
+        const double t3696 = t3616 - t3695;
+        const double t3697 = t1238 * t3686;
+        const double t3698 = t3618 - t3697;
+        const double t3699 = 1842.9129686423128 * t1258;
+        const double t3700 = t1258 * t3699;
+        const double t3701 = t3621 - t3700;
+        const double t3702 = t1253 * t3699;
+        const double t3703 = t3623 - t3702;
+        const double t3704 = t1248 * t3699;
+        const double t3705 = t3625 - t3704;
+        const double t3706 = t1243 * t3699;
+        const double t3707 = t3627 - t3706;
+        const double t3708 = t1238 * t3699;
+        const double t3709 = t3629 - t3708;
+        const double t3710 = 1842.9129686423128 * t1253;
+        const double t3711 = t1253 * t3710;
+        const double t3712 = t3632 - t3711;
+        const double t3713 = t1248 * t3710;
+        const double t3714 = t3634 - t3713;
+        const double t3715 = t1243 * t3710;
+        const double t3716 = t3636 - t3715;
+        const double t3717 = t1238 * t3710;
+        const double t3718 = t3638 - t3717;
+        const double t3719 = 1842.9129686423128 * t1248;
+        const double t3720 = t1248 * t3719;
+        const double t3721 = t3641 - t3720;
+        const double t3722 = t1243 * t3719;
+        const double t3723 = t3643 - t3722;
+        const double t3724 = t1238 * t3719;
+        const double t3725 = t3645 - t3724;
+        const double t3726 = 1842.9129686423128 * t1243;
+        const double t3727 = t1243 * t3726;
+        const double t3728 = t3648 - t3727;
+        const double t3729 = t1238 * t3726;
+        const double t3730 = t3650 - t3729;
+        const double t3731 = 1842.9129686423128 * t1238;
+        const double t3732 = t1238 * t3731;
+        const double t3733 = t3653 - t3732;
+        const double t3734 = 1842.9129686423128 * t253;
+        const double t3735 = t253 * t3734;
+        const double t3736 = t268 - t3735;
+        if (!solo_positive(t3736)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 11) */
+        const double t3737 = t1149 * t3734;
+        const double t3738 = t922 - t3737;
+        const double t3739 = t1197 * t3734;
+        const double t3740 = t967 - t3739;
+        const double t3741 = t1192 * t3734;
+        const double t3742 = t962 - t3741;
+        const double t3743 = t1187 * t3734;
+        const double t3744 = t957 - t3743;
+        const double t3745 = t1182 * t3734;
+        const double t3746 = t952 - t3745;
+        const double t3747 = t1177 * t3734;
+        const double t3748 = t947 - t3747;
+        const double t3749 = t1172 * t3734;
+        const double t3750 = t942 - t3749;
+        const double t3751 = 1842.9129686423128 * t1149;
+        const double t3752 = t1149 * t3751;
+        const double t3753 = t444 - t3752;
+        const double t3754 = t1197 * t3751;
+        const double t3755 = t809 - t3754;
+        const double t3756 = t1192 * t3751;
+        const double t3757 = t806 - t3756;
+        const double t3758 = t1187 * t3751;
+        const double t3759 = t803 - t3758;
+        const double t3760 = t1182 * t3751;
+        const double t3761 = t800 - t3760;
+        const double t3762 = t1177 * t3751;
+        const double t3763 = t795 - t3762;
+        const double t3764 = t1172 * t3751;
+        const double t3765 = t790 - t3764;
+        const double t3766 = 1842.9129686423128 * t1197;
+        const double t3767 = t1197 * t3766;
+        const double t3768 = t3688 - t3767;
+        const double t3769 = t1192 * t3766;
+        const double t3770 = t3690 - t3769;
+        const double t3771 = t1187 * t3766;
+        const double t3772 = t3692 - t3771;
+        const double t3773 = t1182 * t3766;
+        const double t3774 = t3694 - t3773;
+        const double t3775 = t1177 * t3766;
+        const double t3776 = t3696 - t3775;
+        const double t3777 = t1172 * t3766;
+        const double t3778 = t3698 - t3777;
+        const double t3779 = 1842.9129686423128 * t1192;
+        const double t3780 = t1192 * t3779;
+        const double t3781 = t3701 - t3780;
+        const double t3782 = t1187 * t3779;
+        const double t3783 = t3703 - t3782;
+        const double t3784 = t1182 * t3779;
+        const double t3785 = t3705 - t3784;
+        const double t3786 = t1177 * t3779;
+        const double t3787 = t3707 - t3786;
+        const double t3788 = t1172 * t3779;
+        const double t3789 = t3709 - t3788;
+        const double t3790 = 1842.9129686423128 * t1187;
+        const double t3791 = t1187 * t3790;
+        const double t3792 = t3712 - t3791;
+        const double t3793 = t1182 * t3790;
+        const double t3794 = t3714 - t3793;
+        const double t3795 = t1177 * t3790;
+        const double t3796 = t3716 - t3795;
+        const double t3797 = t1172 * t3790;
+        const double t3798 = t3718 - t3797;
+        const double t3799 = 1842.9129686423128 * t1182;
+        const double t3800 = t1182 * t3799;
+        const double t3801 = t3721 - t3800;
+        const double t3802 = t1177 * t3799;
+        const double t3803 = t3723 - t3802;
+        const double t3804 = t1172 * t3799;
+        const double t3805 = t3725 - t3804;
+        const double t3806 = 1842.9129686423128 * t1177;
+        const double t3807 = t1177 * t3806;
+        const double t3808 = t3728 - t3807;
+        const double t3809 = t1172 * t3806;
+        const double t3810 = t3730 - t3809;
+        const double t3811 = 1842.9129686423128 * t1172;
+        const double t3812 = t1172 * t3811;
+        const double t3813 = t3733 - t3812;
+        const double t3814 = 1842.9129686423128 * t298;
+        const double t3815 = t298 * t3814;
+        const double t3816 = t313 - t3815;
+        if (!solo_positive(t3816)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 10) */
+        const double t3817 = t1083 * t3814;
+        const double t3818 = t873 - t3817;
+        const double t3819 = t1131 * t3814;
+        const double t3820 = t918 - t3819;
+        const double t3821 = t1126 * t3814;
+        const double t3822 = t913 - t3821;
+        const double t3823 = t1121 * t3814;
+        const double t3824 = t908 - t3823;
+        const double t3825 = t1116 * t3814;
+        const double t3826 = t903 - t3825;
+        const double t3827 = t1111 * t3814;
+        const double t3828 = t898 - t3827;
+        const double t3829 = t1106 * t3814;
+        const double t3830 = t893 - t3829;
+        const double t3831 = 1842.9129686423128 * t1083;
+        const double t3832 = t1083 * t3831;
+        const double t3833 = t488 - t3832;
+        const double t3834 = t1131 * t3831;
+        const double t3835 = t779 - t3834;
+        const double t3836 = t1126 * t3831;
+        const double t3837 = t776 - t3836;
+        const double t3838 = t1121 * t3831;
+        const double t3839 = t773 - t3838;
+        const double t3840 = t1116 * t3831;
+        const double t3841 = t770 - t3840;
+        const double t3842 = t1111 * t3831;
+        const double t3843 = t765 - t3842;
+        const double t3844 = t1106 * t3831;
+        const double t3845 = t760 - t3844;
+        const double t3846 = 1842.9129686423128 * t1131;
+        const double t3847 = t1131 * t3846;
+        const double t3848 = t3768 - t3847;
+        const double t3849 = t1126 * t3846;
+        const double t3850 = t3770 - t3849;
+        const double t3851 = t1121 * t3846;
+        const double t3852 = t3772 - t3851;
+        const double t3853 = t1116 * t3846;
+        const double t3854 = t3774 - t3853;
+        const double t3855 = t1111 * t3846;
+        const double t3856 = t3776 - t3855;
+        const double t3857 = t1106 * t3846;
+        const double t3858 = t3778 - t3857;
+        const double t3859 = 1842.9129686423128 * t1126;
+        const double t3860 = t1126 * t3859;
+        const double t3861 = t3781 - t3860;
+        const double t3862 = t1121 * t3859;
+        const double t3863 = t3783 - t3862;
+        const double t3864 = t1116 * t3859;
+        const double t3865 = t3785 - t3864;
+        const double t3866 = t1111 * t3859;
+        const double t3867 = t3787 - t3866;
+        const double t3868 = t1106 * t3859;
+        const double t3869 = t3789 - t3868;
+        const double t3870 = 1842.9129686423128 * t1121;
+        const double t3871 = t1121 * t3870;
+        const double t3872 = t3792 - t3871;
+        const double t3873 = t1116 * t3870;
+        const double t3874 = t3794 - t3873;
+        const double t3875 = t1111 * t3870;
+        const double t3876 = t3796 - t3875;
+        const double t3877 = t1106 * t3870;
+        const double t3878 = t3798 - t3877;
+        const double t3879 = 1842.9129686423128 * t1116;
+        const double t3880 = t1116 * t3879;
+        const double t3881 = t3801 - t3880;
+        const double t3882 = t1111 * t3879;
+        const double t3883 = t3803 - t3882;
+        const double t3884 = t1106 * t3879;
+        const double t3885 = t3805 - t3884;
+        const double t3886 = 1842.9129686423128 * t1111;
+        const double t3887 = t1111 * t3886;
+        const double t3888 = t3808 - t3887;
+        const double t3889 = t1106 * t3886;
+        const double t3890 = t3810 - t3889;
+        const double t3891 = 1842.9129686423128 * t1106;
+        const double t3892 = t1106 * t3891;
+        const double t3893 = t3813 - t3892;
+        const double t3894 = t178 * t3571;
+        const double t3895 = t3576 - t3894;
+        if (!solo_positive(t3895)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 13 <= sqrt(eps)) */
+        const double t3896 = 1.0 / t3576;
+        const double t3897 = t3578 * t3896;
+        const double t3898 = t3578 * t3897;
+        const double t3899 = t3593 - t3898;
+        if (!solo_positive(t3899)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 9) */
+        const double t3900 = t3580 * t3897;
+        const double t3901 = t3595 - t3900;
+        const double t3902 = t3582 * t3897;
+        const double t3903 = t3597 - t3902;
+        const double t3904 = t3584 * t3897;
+        const double t3905 = t3599 - t3904;
+        const double t3906 = t3586 * t3897;
+        const double t3907 = t3601 - t3906;
+        const double t3908 = t3588 * t3897;
+        const double t3909 = t3603 - t3908;
+        const double t3910 = t3590 * t3897;
+        const double t3911 = t3605 - t3910;
+        const double t3912 = t3580 * t3896;
+        const double t3913 = t3580 * t3912;
+        const double t3914 = t3848 - t3913;
+        const double t3915 = t3582 * t3912;
+        const double t3916 = t3850 - t3915;
+        const double t3917 = t3584 * t3912;
+        const double t3918 = t3852 - t3917;
+        const double t3919 = t3586 * t3912;
+        const double t3920 = t3854 - t3919;
+        const double t3921 = t3588 * t3912;
+        const double t3922 = t3856 - t3921;
+        const double t3923 = t3590 * t3912;
+        const double t3924 = t3858 - t3923;
+        const double t3925 = t3582 * t3896;
+        const double t3926 = t3582 * t3925;
+        const double t3927 = t3861 - t3926;
+        const double t3928 = t3584 * t3925;
+        const double t3929 = t3863 - t3928;
+        const double t3930 = t3586 * t3925;
+        const double t3931 = t3865 - t3930;
+        const double t3932 = t3588 * t3925;
+        const double t3933 = t3867 - t3932;
+        const double t3934 = t3590 * t3925;
+        const double t3935 = t3869 - t3934;
+        const double t3936 = t3584 * t3896;
+        const double t3937 = t3584 * t3936;
+        const double t3938 = t3872 - t3937;
+        const double t3939 = t3586 * t3936;
+        const double t3940 = t3874 - t3939;
+        const double t3941 = t3588 * t3936;
+        const double t3942 = t3876 - t3941;
+        const double t3943 = t3590 * t3936;
+        const double t3944 = t3878 - t3943;
+        const double t3945 = t3586 * t3896;
+        const double t3946 = t3586 * t3945;
+        const double t3947 = t3881 - t3946;
+        const double t3948 = t3588 * t3945;
+        const double t3949 = t3883 - t3948;
+        const double t3950 = t3590 * t3945;
+        const double t3951 = t3885 - t3950;
+        const double t3952 = t3588 * t3896;
+        const double t3953 = t3588 * t3952;
+        const double t3954 = t3888 - t3953;
+        const double t3955 = t3590 * t3952;
+        const double t3956 = t3890 - t3955;
+        const double t3957 = t3590 * t3896;
+        const double t3958 = t3590 * t3957;
+        const double t3959 = t3893 - t3958;
+        const double t3960 = t223 * t3571;
+        const double t3961 = t3656 - t3960;
+        if (!solo_positive(t3961)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 12 <= sqrt(eps)) */
+        const double t3962 = 1.0 / t3656;
+        const double t3963 = t3658 * t3962;
+        const double t3964 = t3658 * t3963;
+        const double t3965 = t3673 - t3964;
+        if (!solo_positive(t3965)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 8) */
+        const double t3966 = t3660 * t3963;
+        const double t3967 = t3675 - t3966;
+        const double t3968 = t3662 * t3963;
+        const double t3969 = t3677 - t3968;
+        const double t3970 = t3664 * t3963;
+        const double t3971 = t3679 - t3970;
+        const double t3972 = t3666 * t3963;
+        const double t3973 = t3681 - t3972;
+        const double t3974 = t3668 * t3963;
+        const double t3975 = t3683 - t3974;
+        const double t3976 = t3670 * t3963;
+        const double t3977 = t3685 - t3976;
+        const double t3978 = t3660 * t3962;
+        const double t3979 = t3660 * t3978;
+        const double t3980 = t3914 - t3979;
+        const double t3981 = t3662 * t3978;
+        const double t3982 = t3916 - t3981;
+        const double t3983 = t3664 * t3978;
+        const double t3984 = t3918 - t3983;
+        const double t3985 = t3666 * t3978;
+        const double t3986 = t3920 - t3985;
+        const double t3987 = t3668 * t3978;
+        const double t3988 = t3922 - t3987;
+        const double t3989 = t3670 * t3978;
+        const double t3990 = t3924 - t3989;
+        const double t3991 = t3662 * t3962;
+        const double t3992 = t3662 * t3991;
+        const double t3993 = t3927 - t3992;
+        const double t3994 = t3664 * t3991;
+        const double t3995 = t3929 - t3994;
+        const double t3996 = t3666 * t3991;
+        const double t3997 = t3931 - t3996;
+        const double t3998 = t3668 * t3991;
+        const double t3999 = t3933 - t3998;
+        const double t4000 = t3670 * t3991;
+        const double t4001 = t3935 - t4000;
+        const double t4002 = t3664 * t3962;
+        const double t4003 = t3664 * t4002;
+        const double t4004 = t3938 - t4003;
+        const double t4005 = t3666 * t4002;
+        const double t4006 = t3940 - t4005;
+        const double t4007 = t3668 * t4002;
+        const double t4008 = t3942 - t4007;
+        const double t4009 = t3670 * t4002;
+        const double t4010 = t3944 - t4009;
+        const double t4011 = t3666 * t3962;
+        const double t4012 = t3666 * t4011;
+        const double t4013 = t3947 - t4012;
+        const double t4014 = t3668 * t4011;
+        const double t4015 = t3949 - t4014;
+        const double t4016 = t3670 * t4011;
+        const double t4017 = t3951 - t4016;
+        const double t4018 = t3668 * t3962;
+        const double t4019 = t3668 * t4018;
+        const double t4020 = t3954 - t4019;
+        const double t4021 = t3670 * t4018;
+        const double t4022 = t3956 - t4021;
+        const double t4023 = t3670 * t3962;
+        const double t4024 = t3670 * t4023;
+        const double t4025 = t3959 - t4024;
+        const double t4026 = t268 * t3571;
+        const double t4027 = t3736 - t4026;
+        if (!solo_positive(t4027)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 11 <= sqrt(eps)) */
+        const double t4028 = 1.0 / t3736;
+        const double t4029 = t3738 * t4028;
+        const double t4030 = t3738 * t4029;
+        const double t4031 = t3753 - t4030;
+        if (!solo_positive(t4031)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 7) */
+        const double t4032 = t3740 * t4029;
+        const double t4033 = t3755 - t4032;
+        const double t4034 = t3742 * t4029;
+        const double t4035 = t3757 - t4034;
+        const double t4036 = t3744 * t4029;
+        const double t4037 = t3759 - t4036;
+        const double t4038 = t3746 * t4029;
+        const double t4039 = t3761 - t4038;
+        const double t4040 = t3748 * t4029;
+        const double t4041 = t3763 - t4040;
+        const double t4042 = t3750 * t4029;
+        const double t4043 = t3765 - t4042;
+        const double t4044 = t3740 * t4028;
+        const double t4045 = t3740 * t4044;
+        const double t4046 = t3980 - t4045;
+        const double t4047 = t3742 * t4044;
+        const double t4048 = t3982 - t4047;
+        const double t4049 = t3744 * t4044;
+        const double t4050 = t3984 - t4049;
+        const double t4051 = t3746 * t4044;
+        const double t4052 = t3986 - t4051;
+        const double t4053 = t3748 * t4044;
+        const double t4054 = t3988 - t4053;
+        const double t4055 = t3750 * t4044;
+        const double t4056 = t3990 - t4055;
+        const double t4057 = t3742 * t4028;
+        const double t4058 = t3742 * t4057;
+        const double t4059 = t3993 - t4058;
+        const double t4060 = t3744 * t4057;
+        const double t4061 = t3995 - t4060;
+        const double t4062 = t3746 * t4057;
+        const double t4063 = t3997 - t4062;
+        const double t4064 = t3748 * t4057;
+        const double t4065 = t3999 - t4064;
+        const double t4066 = t3750 * t4057;
+        const double t4067 = t4001 - t4066;
+        const double t4068 = t3744 * t4028;
+        const double t4069 = t3744 * t4068;
+        const double t4070 = t4004 - t4069;
+        const double t4071 = t3746 * t4068;
+        const double t4072 = t4006 - t4071;
+        const double t4073 = t3748 * t4068;
+        const double t4074 = t4008 - t4073;
+        const double t4075 = t3750 * t4068;
+        const double t4076 = t4010 - t4075;
+        const double t4077 = t3746 * t4028;
+        const double t4078 = t3746 * t4077;
+        const double t4079 = t4013 - t4078;
+        const double t4080 = t3748 * t4077;
+        const double t4081 = t4015 - t4080;
+        const double t4082 = t3750 * t4077;
+        const double t4083 = t4017 - t4082;
+        const double t4084 = t3748 * t4028;
+        const double t4085 = t3748 * t4084;
+        const double t4086 = t4020 - t4085;
+        const double t4087 = t3750 * t4084;
+        const double t4088 = t4022 - t4087;
+        const double t4089 = t3750 * t4028;
+        const double t4090 = t3750 * t4089;
+        const double t4091 = t4025 - t4090;
+        const double t4092 = t313 * t3571;
+        const double t4093 = t3816 - t4092;
+        if (!solo_positive(t4093)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 10 <= sqrt(eps)) */
+        const double t4094 = 1.0 / t3816;
+        const double t4095 = t3818 * t4094;
+        const double t4096 = t3818 * t4095;
+        const double t4097 = t3833 - t4096;
+        if (!solo_positive(t4097)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 6) */
+        const double t4098 = t3820 * t4095;
+        const double t4099 = t3835 - t4098;
+        const double t4100 = t3822 * t4095;
+        const double t4101 = t3837 - t4100;
+        const double t4102 = t3824 * t4095;
+        const double t4103 = t3839 - t4102;
+        const double t4104 = t3826 * t4095;
+        const double t4105 = t3841 - t4104;
+        const double t4106 = t3828 * t4095;
+        const double t4107 = t3843 - t4106;
+        const double t4108 = t3830 * t4095;
+        const double t4109 = t3845 - t4108;
+        const double t4110 = t3820 * t4094;
+        const double t4111 = t3820 * t4110;
+        const double t4112 = t4046 - t4111;
+        const double t4113 = t3822 * t4110;
+        const double t4114 = t4048 - t4113;
+        const double t4115 = t3824 * t4110;
+        const double t4116 = t4050 - t4115;
+        const double t4117 = t3826 * t4110;
+        const double t4118 = t4052 - t4117;
+        const double t4119 = t3828 * t4110;
+        const double t4120 = t4054 - t4119;
+        const double t4121 = t3830 * t4110;
+        const double t4122 = t4056 - t4121;
+        const double t4123 = t3822 * t4094;
+        const double t4124 = t3822 * t4123;
+        const double t4125 = t4059 - t4124;
+        const double t4126 = t3824 * t4123;
+        const double t4127 = t4061 - t4126;
+        const double t4128 = t3826 * t4123;
+        const double t4129 = t4063 - t4128;
+        const double t4130 = t3828 * t4123;
+        const double t4131 = t4065 - t4130;
+        const double t4132 = t3830 * t4123;
+        const double t4133 = t4067 - t4132;
+        const double t4134 = t3824 * t4094;
+        const double t4135 = t3824 * t4134;
+        const double t4136 = t4070 - t4135;
+        const double t4137 = t3826 * t4134;
+        const double t4138 = t4072 - t4137;
+        const double t4139 = t3828 * t4134;
+        const double t4140 = t4074 - t4139;
+        const double t4141 = t3830 * t4134;
+        const double t4142 = t4076 - t4141;
+        const double t4143 = t3826 * t4094;
+        const double t4144 = t3826 * t4143;
+        const double t4145 = t4079 - t4144;
+        const double t4146 = t3828 * t4143;
+        const double t4147 = t4081 - t4146;
+        const double t4148 = t3830 * t4143;
+        const double t4149 = t4083 - t4148;
+        const double t4150 = t3828 * t4094;
+        const double t4151 = t3828 * t4150;
+        const double t4152 = t4086 - t4151;
+        const double t4153 = t3830 * t4150;
+        const double t4154 = t4088 - t4153;
+        const double t4155 = t3830 * t4094;
+        const double t4156 = t3830 * t4155;
+        const double t4157 = t4091 - t4156;
+        const double t4158 = t356 * t3571;
+        const double t4159 = t3899 - t4158;
+        if (!solo_positive(t4159)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 9 <= sqrt(eps)) */
+        const double t4160 = 1.0 / t3899;
+        const double t4161 = t3901 * t4160;
+        const double t4162 = t3901 * t4161;
+        const double t4163 = t4112 - t4162;
+        const double t4164 = t3903 * t4161;
+        const double t4165 = t4114 - t4164;
+        const double t4166 = t3905 * t4161;
+        const double t4167 = t4116 - t4166;
+        const double t4168 = t3907 * t4161;
+        const double t4169 = t4118 - t4168;
+        const double t4170 = t3909 * t4161;
+        const double t4171 = t4120 - t4170;
+        const double t4172 = t3911 * t4161;
+        const double t4173 = t4122 - t4172;
+        const double t4174 = t3903 * t4160;
+        const double t4175 = t3903 * t4174;
+        const double t4176 = t4125 - t4175;
+        const double t4177 = t3905 * t4174;
+        const double t4178 = t4127 - t4177;
+        const double t4179 = t3907 * t4174;
+        const double t4180 = t4129 - t4179;
+        const double t4181 = t3909 * t4174;
+        const double t4182 = t4131 - t4181;
+        const double t4183 = t3911 * t4174;
+        const double t4184 = t4133 - t4183;
+        const double t4185 = t3905 * t4160;
+        const double t4186 = t3905 * t4185;
+        const double t4187 = t4136 - t4186;
+        const double t4188 = t3907 * t4185;
+        const double t4189 = t4138 - t4188;
+        const double t4190 = t3909 * t4185;
+        const double t4191 = t4140 - t4190;
+        const double t4192 = t3911 * t4185;
+        const double t4193 = t4142 - t4192;
+        const double t4194 = t3907 * t4160;
+        const double t4195 = t3907 * t4194;
+        const double t4196 = t4145 - t4195;
+        const double t4197 = t3909 * t4194;
+        const double t4198 = t4147 - t4197;
+        const double t4199 = t3911 * t4194;
+        const double t4200 = t4149 - t4199;
+        const double t4201 = t3909 * t4160;
+        const double t4202 = t3909 * t4201;
+        const double t4203 = t4152 - t4202;
+        const double t4204 = t3911 * t4201;
+        const double t4205 = t4154 - t4204;
+        const double t4206 = t3911 * t4160;
+        const double t4207 = t3911 * t4206;
+        const double t4208 = t4157 - t4207;
+        const double t4209 = t400 * t3571;
+        const double t4210 = t3965 - t4209;
+        if (!solo_positive(t4210)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 8 <= sqrt(eps)) */
+        const double t4211 = 1.0 / t3965;
+        const double t4212 = t3967 * t4211;
+        const double t4213 = t3967 * t4212;
+        const double t4214 = t4163 - t4213;
+        const double t4215 = t3969 * t4212;
+        const double t4216 = t4165 - t4215;
+        const double t4217 = t3971 * t4212;
+        const double t4218 = t4167 - t4217;
+        const double t4219 = t3973 * t4212;
+        const double t4220 = t4169 - t4219;
+        const double t4221 = t3975 * t4212;
+        const double t4222 = t4171 - t4221;
+        const double t4223 = t3977 * t4212;
+        const double t4224 = t4173 - t4223;
+        const double t4225 = t3969 * t4211;
+        const double t4226 = t3969 * t4225;
+        const double t4227 = t4176 - t4226;
+        const double t4228 = t3971 * t4225;
+        const double t4229 = t4178 - t4228;
+        const double t4230 = t3973 * t4225;
+        const double t4231 = t4180 - t4230;
+        const double t4232 = t3975 * t4225;
+        const double t4233 = t4182 - t4232;
+        const double t4234 = t3977 * t4225;
+        const double t4235 = t4184 - t4234;
+        const double t4236 = t3971 * t4211;
+        const double t4237 = t3971 * t4236;
+        const double t4238 = t4187 - t4237;
+        const double t4239 = t3973 * t4236;
+        const double t4240 = t4189 - t4239;
+        const double t4241 = t3975 * t4236;
+        const double t4242 = t4191 - t4241;
+        const double t4243 = t3977 * t4236;
+        const double t4244 = t4193 - t4243;
+        const double t4245 = t3973 * t4211;
+        const double t4246 = t3973 * t4245;
+        const double t4247 = t4196 - t4246;
+        const double t4248 = t3975 * t4245;
+        const double t4249 = t4198 - t4248;
+        const double t4250 = t3977 * t4245;
+        const double t4251 = t4200 - t4250;
+        const double t4252 = t3975 * t4211;
+        const double t4253 = t3975 * t4252;
+        const double t4254 = t4203 - t4253;
+        const double t4255 = t3977 * t4252;
+        const double t4256 = t4205 - t4255;
+        const double t4257 = t3977 * t4211;
+        const double t4258 = t3977 * t4257;
+        const double t4259 = t4208 - t4258;
+        const double t4260 = t444 * t3571;
+        const double t4261 = t4031 - t4260;
+        if (!solo_positive(t4261)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 7 <= sqrt(eps)) */
+        const double t4262 = 1.0 / t4031;
+        const double t4263 = t4033 * t4262;
+        const double t4264 = t4033 * t4263;
+        const double t4265 = t4214 - t4264;
+        const double t4266 = t4035 * t4263;
+        const double t4267 = t4216 - t4266;
+        const double t4268 = t4037 * t4263;
+        const double t4269 = t4218 - t4268;
+        const double t4270 = t4039 * t4263;
+        const double t4271 = t4220 - t4270;
+        const double t4272 = t4041 * t4263;
+        const double t4273 = t4222 - t4272;
+        const double t4274 = t4043 * t4263;
+        const double t4275 = t4224 - t4274;
+        const double t4276 = t4035 * t4262;
+        const double t4277 = t4035 * t4276;
+        const double t4278 = t4227 - t4277;
+        const double t4279 = t4037 * t4276;
+        const double t4280 = t4229 - t4279;
+        const double t4281 = t4039 * t4276;
+        const double t4282 = t4231 - t4281;
+        const double t4283 = t4041 * t4276;
+        const double t4284 = t4233 - t4283;
+        const double t4285 = t4043 * t4276;
+        const double t4286 = t4235 - t4285;
+        const double t4287 = t4037 * t4262;
+        const double t4288 = t4037 * t4287;
+        const double t4289 = t4238 - t4288;
+        const double t4290 = t4039 * t4287;
+        const double t4291 = t4240 - t4290;
+        const double t4292 = t4041 * t4287;
+        const double t4293 = t4242 - t4292;
+        const double t4294 = t4043 * t4287;
+        const double t4295 = t4244 - t4294;
+        const double t4296 = t4039 * t4262;
+        const double t4297 = t4039 * t4296;
+        const double t4298 = t4247 - t4297;
+        const double t4299 = t4041 * t4296;
+        const double t4300 = t4249 - t4299;
+        const double t4301 = t4043 * t4296;
+        const double t4302 = t4251 - t4301;
+        const double t4303 = t4041 * t4262;
+        const double t4304 = t4041 * t4303;
+        const double t4305 = t4254 - t4304;
+        const double t4306 = t4043 * t4303;
+        const double t4307 = t4256 - t4306;
+        const double t4308 = t4043 * t4262;
+        const double t4309 = t4043 * t4308;
+        const double t4310 = t4259 - t4309;
+        const double t4311 = t488 * t3571;
+        const double t4312 = t4097 - t4311;
+        if (!solo_positive(t4312)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 6 <= sqrt(eps)) */
+        const double t4313 = 1.0 / t4097;
+        const double t4314 = t4099 * t4313;
+        const double t4315 = t4099 * t4314;
+        const double t4316 = t4265 - t4315;
+        if (!solo_positive(t4316)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 5) */
+        const double t4317 = t4101 * t4314;
+        const double t4318 = t4267 - t4317;
+        const double t4319 = t4103 * t4314;
+        const double t4320 = t4269 - t4319;
+        const double t4321 = t4105 * t4314;
+        const double t4322 = t4271 - t4321;
+        const double t4323 = t4107 * t4314;
+        const double t4324 = t4273 - t4323;
+        const double t4325 = t4109 * t4314;
+        const double t4326 = t4275 - t4325;
+        const double t4327 = t4101 * t4313;
+        const double t4328 = t4101 * t4327;
+        const double t4329 = t4278 - t4328;
+        const double t4330 = t4103 * t4327;
+        const double t4331 = t4280 - t4330;
+        const double t4332 = t4105 * t4327;
+        const double t4333 = t4282 - t4332;
+        const double t4334 = t4107 * t4327;
+        const double t4335 = t4284 - t4334;
+        const double t4336 = t4109 * t4327;
+        const double t4337 = t4286 - t4336;
+        const double t4338 = t4103 * t4313;
+        const double t4339 = t4103 * t4338;
+        const double t4340 = t4289 - t4339;
+        const double t4341 = t4105 * t4338;
+        const double t4342 = t4291 - t4341;
+        const double t4343 = t4107 * t4338;
+        const double t4344 = t4293 - t4343;
+        const double t4345 = t4109 * t4338;
+        const double t4346 = t4295 - t4345;
+        const double t4347 = t4105 * t4313;
+        const double t4348 = t4105 * t4347;
+        const double t4349 = t4298 - t4348;
+        const double t4350 = t4107 * t4347;
+        const double t4351 = t4300 - t4350;
+        const double t4352 = t4109 * t4347;
+        const double t4353 = t4302 - t4352;
+        const double t4354 = t4107 * t4313;
+        const double t4355 = t4107 * t4354;
+        const double t4356 = t4305 - t4355;
+        const double t4357 = t4109 * t4354;
+        const double t4358 = t4307 - t4357;
+        const double t4359 = t4109 * t4313;
+        const double t4360 = t4109 * t4359;
+        const double t4361 = t4310 - t4360;
+        const double t4362 = 2.50000279 * t3571;
+        const double t4363 = t4316 - t4362;
+        if (!solo_positive(t4363)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 5 <= sqrt(eps)) */
+        const double t4364 = 1.0 / t4316;
+        const double t4365 = t4318 * t4364;
+        const double t4366 = t4318 * t4365;
+        const double t4367 = t4329 - t4366;
+        if (!solo_positive(t4367)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 4) */
+        const double t4368 = t4320 * t4365;
+        const double t4369 = t4331 - t4368;
+        const double t4370 = t4322 * t4365;
+        const double t4371 = t4333 - t4370;
+        const double t4372 = t4324 * t4365;
+        const double t4373 = t4335 - t4372;
+        const double t4374 = t4326 * t4365;
+        const double t4375 = t4337 - t4374;
+        const double t4376 = t4320 * t4364;
+        const double t4377 = t4320 * t4376;
+        const double t4378 = t4340 - t4377;
+        const double t4379 = t4322 * t4376;
+        const double t4380 = t4342 - t4379;
+        const double t4381 = t4324 * t4376;
+        const double t4382 = t4344 - t4381;
+        const double t4383 = t4326 * t4376;
+        const double t4384 = t4346 - t4383;
+        const double t4385 = t4322 * t4364;
+        const double t4386 = t4322 * t4385;
+        const double t4387 = t4349 - t4386;
+        const double t4388 = t4324 * t4385;
+        const double t4389 = t4351 - t4388;
+        const double t4390 = t4326 * t4385;
+        const double t4391 = t4353 - t4390;
+        const double t4392 = t4324 * t4364;
+        const double t4393 = t4324 * t4392;
+        const double t4394 = t4356 - t4393;
+        const double t4395 = t4326 * t4392;
+        const double t4396 = t4358 - t4395;
+        const double t4397 = t4326 * t4364;
+        const double t4398 = t4326 * t4397;
+        const double t4399 = t4361 - t4398;
+        const double t4400 = t4367 - t4362;
+        if (!solo_positive(t4400)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 4 <= sqrt(eps)) */
+        const double t4401 = 1.0 / t4367;
+        const double t4402 = t4369 * t4401;
+        const double t4403 = t4369 * t4402;
+        const double t4404 = t4378 - t4403;
+        if (!solo_positive(t4404)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 3) */
+        const double t4405 = t4371 * t4402;
+        const double t4406 = t4380 - t4405;
+        const double t4407 = t4373 * t4402;
+        const double t4408 = t4382 - t4407;
+        const double t4409 = t4375 * t4402;
+        const double t4410 = t4384 - t4409;
+        const double t4411 = t4371 * t4401;
+        const double t4412 = t4371 * t4411;
+        const double t4413 = t4387 - t4412;
+        const double t4414 = t4373 * t4411;
+        const double t4415 = t4389 - t4414;
+        const double t4416 = t4375 * t4411;
+        const double t4417 = t4391 - t4416;
+        const double t4418 = t4373 * t4401;
+        const double t4419 = t4373 * t4418;
+        const double t4420 = t4394 - t4419;
+        const double t4421 = t4375 * t4418;
+        const double t4422 = t4396 - t4421;
+        const double t4423 = t4375 * t4401;
+        const double t4424 = t4375 * t4423;
+        const double t4425 = t4399 - t4424;
+        const double t4426 = t4404 - t4362;
+        if (!solo_positive(t4426)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 3 <= sqrt(eps)) */
+        const double t4427 = 1.0 / t4404;
+        const double t4428 = t4406 * t4427;
+        const double t4429 = t4406 * t4428;
+        const double t4430 = t4413 - t4429;
+        if (!solo_positive(t4430)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 2) */
+        const double t4431 = t4408 * t4428;
+        const double t4432 = t4415 - t4431;
+        const double t4433 = t4410 * t4428;
+        const double t4434 = t4417 - t4433;
+        const double t4435 = t4408 * t4427;
+        const double t4436 = t4408 * t4435;
+        const double t4437 = t4420 - t4436;
+        const double t4438 = t4410 * t4435;
+        const double t4439 = t4422 - t4438;
+        const double t4440 = t4410 * t4427;
+        const double t4441 = t4410 * t4440;
+        const double t4442 = t4425 - t4441;
+        const double t4443 = t1422 * t3571;
+        const double t4444 = t4430 - t4443;
+        if (!solo_positive(t4444)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
+        const double t4445 = 1.0 / t4430;
+        const double t4446 = t4432 * t4445;
+        const double t4447 = t4432 * t4446;
+        const double t4448 = t4437 - t4447;
+        if (!solo_positive(t4448)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 1) */
+        const double t4449 = t4434 * t4446;
+        const double t4450 = t4439 - t4449;
+        const double t4451 = t4434 * t4445;
+        const double t4452 = t4434 * t4451;
+        const double t4453 = t4442 - t4452;
+        const double t4454 = t1412 * t3571;
+        const double t4455 = t4448 - t4454;
+        if (!solo_positive(t4455)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
+        const double t4456 = 1.0 / t4448;
+        const double t4457 = t4450 * t4456;
+        const double t4458 = t4450 * t4457;
+        const double t4459 = t4453 - t4458;
+        if (!solo_positive(t4459)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 0) */
+        const double t4460 = t1397 * t3571;
+        const double t4461 = t4459 - t4460;
+        if (!solo_positive(t4461)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
+        const double t4462 = 1.0 / t4459;
+        const double t4463 = t3570 * t3574;
+        const double t4464 = t3566 - t4463;
+        const double t4465 = t3570 * t3591;
+        const double t4466 = t3562 - t4465;
+        const double t4467 = t3570 * t3606;
+        const double t4468 = t3558 - t4467;
+        const double t4469 = t3570 * t3619;
+        const double t4470 = t3557 - t4469;
+        const double t4471 = t3570 * t3630;
+        const double t4472 = t3556 - t4471;
+        const double t4473 = t3570 * t3639;
+        const double t4474 = t3555 - t4473;
+        const double t4475 = t3570 * t3646;
+        const double t4476 = t3554 - t4475;
+        const double t4477 = t3570 * t3651;
+        const double t4478 = t3553 - t4477;
+        const double t4479 = t3569 * t3654;
+        const double t4480 = t3565 - t4479;
+        const double t4481 = t3569 * t3671;
+        const double t4482 = t3561 - t4481;
+        const double t4483 = t3569 * t3686;
+        const double t4484 = t4468 - t4483;
+        const double t4485 = t3569 * t3699;
+        const double t4486 = t4470 - t4485;
+        const double t4487 = t3569 * t3710;
+        const double t4488 = t4472 - t4487;
+        const double t4489 = t3569 * t3719;
+        const double t4490 = t4474 - t4489;
+        const double t4491 = t3569 * t3726;
+        const double t4492 = t4476 - t4491;
+        const double t4493 = t3569 * t3731;
+        const double t4494 = t4478 - t4493;
+        const double t4495 = t3568 * t3734;
+        const double t4496 = t3564 - t4495;
+        const double t4497 = t3568 * t3751;
+        const double t4498 = t3560 - t4497;
+        const double t4499 = t3568 * t3766;
+        const double t4500 = t4484 - t4499;
+        const double t4501 = t3568 * t3779;
+        const double t4502 = t4486 - t4501;
+        const double t4503 = t3568 * t3790;
+        const double t4504 = t4488 - t4503;
+        const double t4505 = t3568 * t3799;
+        const double t4506 = t4490 - t4505;
+        const double t4507 = t3568 * t3806;
+        const double t4508 = t4492 - t4507;
+        const double t4509 = t3568 * t3811;
+        const double t4510 = t4494 - t4509;
+        const double t4511 = t3567 * t3814;
+        const double t4512 = t3563 - t4511;
+        const double t4513 = t3567 * t3831;
+        const double t4514 = t3559 - t4513;
+        const double t4515 = t3567 * t3846;
+        const double t4516 = t4500 - t4515;
+        const double t4517 = t3567 * t3859;
+        const double t4518 = t4502 - t4517;
+        const double t4519 = t3567 * t3870;
+        const double t4520 = t4504 - t4519;
+        const double t4521 = t3567 * t3879;
+        const double t4522 = t4506 - t4521;
+        const double t4523 = t3567 * t3886;
+        const double t4524 = t4508 - t4523;
+        const double t4525 = t3567 * t3891;
+        const double t4526 = t4510 - t4525;
+        const double t4527 = t3897 * t4464;
+        const double t4528 = t4466 - t4527;
+        const double t4529 = t3912 * t4464;
+        const double t4530 = t4516 - t4529;
+        const double t4531 = t3925 * t4464;
+        const double t4532 = t4518 - t4531;
+        const double t4533 = t3936 * t4464;
+        const double t4534 = t4520 - t4533;
+        const double t4535 = t3945 * t4464;
+        const double t4536 = t4522 - t4535;
+        const double t4537 = t3952 * t4464;
+        const double t4538 = t4524 - t4537;
+        const double t4539 = t3957 * t4464;
+        const double t4540 = t4526 - t4539;
+        const double t4541 = t3963 * t4480;
+        const double t4542 = t4482 - t4541;
+        const double t4543 = t3978 * t4480;
+        const double t4544 = t4530 - t4543;
+        const double t4545 = t3991 * t4480;
+        const double t4546 = t4532 - t4545;
+        const double t4547 = t4002 * t4480;
+        const double t4548 = t4534 - t4547;
+        const double t4549 = t4011 * t4480;
+        const double t4550 = t4536 - t4549;
+        const double t4551 = t4018 * t4480;
+        const double t4552 = t4538 - t4551;
+        const double t4553 = t4023 * t4480;
+        const double t4554 = t4540 - t4553;
+        const double t4555 = t4029 * t4496;
+        const double t4556 = t4498 - t4555;
+        const double t4557 = t4044 * t4496;
+        const double t4558 = t4544 - t4557;
+        const double t4559 = t4057 * t4496;
+        const double t4560 = t4546 - t4559;
+        const double t4561 = t4068 * t4496;
+        const double t4562 = t4548 - t4561;
+        const double t4563 = t4077 * t4496;
+        const double t4564 = t4550 - t4563;
+        const double t4565 = t4084 * t4496;
+        const double t4566 = t4552 - t4565;
+        const double t4567 = t4089 * t4496;
+        const double t4568 = t4554 - t4567;
+        const double t4569 = t4095 * t4512;
+        const double t4570 = t4514 - t4569;
+        const double t4571 = t4110 * t4512;
+        const double t4572 = t4558 - t4571;
+        const double t4573 = t4123 * t4512;
+        const double t4574 = t4560 - t4573;
+        const double t4575 = t4134 * t4512;
+        const double t4576 = t4562 - t4575;
+        const double t4577 = t4143 * t4512;
+        const double t4578 = t4564 - t4577;
+        const double t4579 = t4150 * t4512;
+        const double t4580 = t4566 - t4579;
+        const double t4581 = t4155 * t4512;
+        const double t4582 = t4568 - t4581;
+        const double t4583 = t4161 * t4528;
+        const double t4584 = t4572 - t4583;
+        const double t4585 = t4174 * t4528;
+        const double t4586 = t4574 - t4585;
+        const double t4587 = t4185 * t4528;
+        const double t4588 = t4576 - t4587;
+        const double t4589 = t4194 * t4528;
+        const double t4590 = t4578 - t4589;
+        const double t4591 = t4201 * t4528;
+        const double t4592 = t4580 - t4591;
+        const double t4593 = t4206 * t4528;
+        const double t4594 = t4582 - t4593;
+        const double t4595 = t4212 * t4542;
+        const double t4596 = t4584 - t4595;
+        const double t4597 = t4225 * t4542;
+        const double t4598 = t4586 - t4597;
+        const double t4599 = t4236 * t4542;
+        const double t4600 = t4588 - t4599;
+        const double t4601 = t4245 * t4542;
+        const double t4602 = t4590 - t4601;
+        const double t4603 = t4252 * t4542;
+        const double t4604 = t4592 - t4603;
+        const double t4605 = t4257 * t4542;
+        const double t4606 = t4594 - t4605;
+        const double t4607 = t4263 * t4556;
+        const double t4608 = t4596 - t4607;
+        const double t4609 = t4276 * t4556;
+        const double t4610 = t4598 - t4609;
+        const double t4611 = t4287 * t4556;
+        const double t4612 = t4600 - t4611;
+        const double t4613 = t4296 * t4556;
+        const double t4614 = t4602 - t4613;
+        const double t4615 = t4303 * t4556;
+        const double t4616 = t4604 - t4615;
+        const double t4617 = t4308 * t4556;
+        const double t4618 = t4606 - t4617;
+        const double t4619 = t4314 * t4570;
+        const double t4620 = t4608 - t4619;
+        const double t4621 = t4327 * t4570;
+        const double t4622 = t4610 - t4621;
+        const double t4623 = t4338 * t4570;
+        const double t4624 = t4612 - t4623;
+        const double t4625 = t4347 * t4570;
+        const double t4626 = t4614 - t4625;
+        const double t4627 = t4354 * t4570;
+        const double t4628 = t4616 - t4627;
+        const double t4629 = t4359 * t4570;
+        const double t4630 = t4618 - t4629;
+        const double t4631 = t4365 * t4620;
+        const double t4632 = t4622 - t4631;
+        const double t4633 = t4376 * t4620;
+        const double t4634 = t4624 - t4633;
+        const double t4635 = t4385 * t4620;
+        const double t4636 = t4626 - t4635;
+        const double t4637 = t4392 * t4620;
+        const double t4638 = t4628 - t4637;
+        const double t4639 = t4397 * t4620;
+        const double t4640 = t4630 - t4639;
+        const double t4641 = t4402 * t4632;
+        const double t4642 = t4634 - t4641;
+        const double t4643 = t4411 * t4632;
+        const double t4644 = t4636 - t4643;
+        const double t4645 = t4418 * t4632;
+        const double t4646 = t4638 - t4645;
+        const double t4647 = t4423 * t4632;
+        const double t4648 = t4640 - t4647;
+        const double t4649 = t4428 * t4642;
+        const double t4650 = t4644 - t4649;
+        const double t4651 = t4435 * t4642;
+        const double t4652 = t4646 - t4651;
+        const double t4653 = t4440 * t4642;
+        const double t4654 = t4648 - t4653;
+        const double t4655 = t4446 * t4650;
+        const double t4656 = t4652 - t4655;
+        const double t4657 = t4451 * t4650;
+        const double t4658 = t4654 - t4657;
+        const double t4659 = t4457 * t4656;
+        const double t4660 = t4658 - t4659;
+        const double t4661 = t4462 * t4660;
+        const double t4662 = t4456 * t4656;
+        const double t4663 = t4445 * t4650;
+        const double t4664 = t4427 * t4642;
+        const double t4665 = t4401 * t4632;
+        const double t4666 = t4364 * t4620;
+        const double t4667 = t4313 * t4570;
+        const double t4668 = t4262 * t4556;
+        const double t4669 = t4211 * t4542;
+        const double t4670 = t4160 * t4528;
+        const double t4671 = t4094 * t4512;
+        const double t4672 = t4028 * t4496;
+        const double t4673 = t3962 * t4480;
+        const double t4674 = t3896 * t4464;
+        const double t4675 = 1842.9129686423128 * t3567;
+        const double t4676 = 1842.9129686423128 * t3568;
+        const double t4677 = 1842.9129686423128 * t3569;
+        const double t4678 = 1842.9129686423128 * t3570;
+        const double t4679 = t4457 * t4661;
+        const double t4680 = t4662 - t4679;
+        const double t4681 = t4446 * t4680;
+        const double t4682 = t4663 - t4681;
+        const double t4683 = t4451 * t4661;
+        const double t4684 = t4682 - t4683;
+        const double t4685 = t4428 * t4684;
+        const double t4686 = t4664 - t4685;
+        const double t4687 = t4435 * t4680;
+        const double t4688 = t4686 - t4687;
+        const double t4689 = t4440 * t4661;
+        const double t4690 = t4688 - t4689;
+        const double t4691 = t4402 * t4690;
+        const double t4692 = t4665 - t4691;
+        const double t4693 = t4411 * t4684;
+        const double t4694 = t4692 - t4693;
+        const double t4695 = t4418 * t4680;
+        const double t4696 = t4694 - t4695;
+        const double t4697 = t4423 * t4661;
+        const double t4698 = t4696 - t4697;
+        const double t4699 = t4365 * t4698;
+        const double t4700 = t4666 - t4699;
+        const double t4701 = t4376 * t4690;
+        const double t4702 = t4700 - t4701;
+        const double t4703 = t4385 * t4684;
+        const double t4704 = t4702 - t4703;
+        const double t4705 = t4392 * t4680;
+        const double t4706 = t4704 - t4705;
+        const double t4707 = t4397 * t4661;
+        const double t4708 = t4706 - t4707;
+        const double t4709 = t4314 * t4708;
+        const double t4710 = t4667 - t4709;
+        const double t4711 = t4327 * t4698;
+        const double t4712 = t4710 - t4711;
+        const double t4713 = t4338 * t4690;
+        const double t4714 = t4712 - t4713;
+        const double t4715 = t4347 * t4684;
+        const double t4716 = t4714 - t4715;
+        const double t4717 = t4354 * t4680;
+        const double t4718 = t4716 - t4717;
+        const double t4719 = t4359 * t4661;
+        const double t4720 = t4718 - t4719;
+        const double t4721 = t4263 * t4708;
+        const double t4722 = t4668 - t4721;
+        const double t4723 = t4276 * t4698;
+        const double t4724 = t4722 - t4723;
+        const double t4725 = t4287 * t4690;
+        const double t4726 = t4724 - t4725;
+        const double t4727 = t4296 * t4684;
+        const double t4728 = t4726 - t4727;
+        const double t4729 = t4303 * t4680;
+        const double t4730 = t4728 - t4729;
+        const double t4731 = t4308 * t4661;
+        const double t4732 = t4730 - t4731;
+        const double t4733 = t4212 * t4708;
+        const double t4734 = t4669 - t4733;
+        const double t4735 = t4225 * t4698;
+        const double t4736 = t4734 - t4735;
+        const double t4737 = t4236 * t4690;
+        const double t4738 = t4736 - t4737;
+        const double t4739 = t4245 * t4684;
+        const double t4740 = t4738 - t4739;
+        const double t4741 = t4252 * t4680;
+        const double t4742 = t4740 - t4741;
+        const double t4743 = t4257 * t4661;
+        const double t4744 = t4742 - t4743;
+        const double t4745 = t4161 * t4708;
+        const double t4746 = t4670 - t4745;
+        const double t4747 = t4174 * t4698;
+        const double t4748 = t4746 - t4747;
+        const double t4749 = t4185 * t4690;
+        const double t4750 = t4748 - t4749;
+        const double t4751 = t4194 * t4684;
+        const double t4752 = t4750 - t4751;
+        const double t4753 = t4201 * t4680;
+        const double t4754 = t4752 - t4753;
+        const double t4755 = t4206 * t4661;
+        const double t4756 = t4754 - t4755;
+        const double t4757 = t4095 * t4720;
+        const double t4758 = t4671 - t4757;
+        const double t4759 = t4110 * t4708;
+        const double t4760 = t4758 - t4759;
+        const double t4761 = t4123 * t4698;
+        const double t4762 = t4760 - t4761;
+        const double t4763 = t4134 * t4690;
+        const double t4764 = t4762 - t4763;
+        const double t4765 = t4143 * t4684;
+        const double t4766 = t4764 - t4765;
+        const double t4767 = t4150 * t4680;
+        const double t4768 = t4766 - t4767;
+        const double t4769 = t4155 * t4661;
+        const double t4770 = t4768 - t4769;
+        const double t4771 = t4029 * t4732;
+        const double t4772 = t4672 - t4771;
+        const double t4773 = t4044 * t4708;
+        const double t4774 = t4772 - t4773;
+        const double t4775 = t4057 * t4698;
+        const double t4776 = t4774 - t4775;
+        const double t4777 = t4068 * t4690;
+        const double t4778 = t4776 - t4777;
+        const double t4779 = t4077 * t4684;
+        const double t4780 = t4778 - t4779;
+        const double t4781 = t4084 * t4680;
+        const double t4782 = t4780 - t4781;
+        const double t4783 = t4089 * t4661;
+        const double t4784 = t4782 - t4783;
+        const double t4785 = t3963 * t4744;
+        const double t4786 = t4673 - t4785;
+        const double t4787 = t3978 * t4708;
+        const double t4788 = t4786 - t4787;
+        const double t4789 = t3991 * t4698;
+        const double t4790 = t4788 - t4789;
+        const double t4791 = t4002 * t4690;
+        const double t4792 = t4790 - t4791;
+        const double t4793 = t4011 * t4684;
+        const double t4794 = t4792 - t4793;
+        const double t4795 = t4018 * t4680;
+        const double t4796 = t4794 - t4795;
+        const double t4797 = t4023 * t4661;
+        const double t4798 = t4796 - t4797;
+        const double t4799 = t3897 * t4756;
+        const double t4800 = t4674 - t4799;
+        const double t4801 = t3912 * t4708;
+        const double t4802 = t4800 - t4801;
+        const double t4803 = t3925 * t4698;
+        const double t4804 = t4802 - t4803;
+        const double t4805 = t3936 * t4690;
+        const double t4806 = t4804 - t4805;
+        const double t4807 = t3945 * t4684;
+        const double t4808 = t4806 - t4807;
+        const double t4809 = t3952 * t4680;
+        const double t4810 = t4808 - t4809;
+        const double t4811 = t3957 * t4661;
+        const double t4812 = t4810 - t4811;
+        const double t4813 = t3814 * t4770;
+        const double t4814 = t4675 - t4813;
+        const double t4815 = t3831 * t4720;
+        const double t4816 = t4814 - t4815;
+        const double t4817 = t3846 * t4708;
+        const double t4818 = t4816 - t4817;
+        const double t4819 = t3859 * t4698;
+        const double t4820 = t4818 - t4819;
+        const double t4821 = t3870 * t4690;
+        const double t4822 = t4820 - t4821;
+        const double t4823 = t3879 * t4684;
+        const double t4824 = t4822 - t4823;
+        const double t4825 = t3886 * t4680;
+        const double t4826 = t4824 - t4825;
+        const double t4827 = t3891 * t4661;
+        const double t4828 = t4826 - t4827;
+        const double t4829 = t3734 * t4784;
+        const double t4830 = t4676 - t4829;
+        const double t4831 = t3751 * t4732;
+        const double t4832 = t4830 - t4831;
+        const double t4833 = t3766 * t4708;
+        const double t4834 = t4832 - t4833;
+        const double t4835 = t3779 * t4698;
+        const double t4836 = t4834 - t4835;
+        const double t4837 = t3790 * t4690;
+        const double t4838 = t4836 - t4837;
+        const double t4839 = t3799 * t4684;
+        const double t4840 = t4838 - t4839;
+        const double t4841 = t3806 * t4680;
+        const double t4842 = t4840 - t4841;
+        const double t4843 = t3811 * t4661;
+        const double t4844 = t4842 - t4843;
+        const double t4845 = t3654 * t4798;
+        const double t4846 = t4677 - t4845;
+        const double t4847 = t3671 * t4744;
+        const double t4848 = t4846 - t4847;
+        const double t4849 = t3686 * t4708;
+        const double t4850 = t4848 - t4849;
+        const double t4851 = t3699 * t4698;
+        const double t4852 = t4850 - t4851;
+        const double t4853 = t3710 * t4690;
+        const double t4854 = t4852 - t4853;
+        const double t4855 = t3719 * t4684;
+        const double t4856 = t4854 - t4855;
+        const double t4857 = t3726 * t4680;
+        const double t4858 = t4856 - t4857;
+        const double t4859 = t3731 * t4661;
+        const double t4860 = t4858 - t4859;
+        const double t4861 = t3574 * t4812;
+        const double t4862 = t4678 - t4861;
+        const double t4863 = t3591 * t4756;
+        const double t4864 = t4862 - t4863;
+        const double t4865 = t3606 * t4708;
+        const double t4866 = t4864 - t4865;
+        const double t4867 = t3619 * t4698;
+        const double t4868 = t4866 - t4867;
+        const double t4869 = t3630 * t4690;
+        const double t4870 = t4868 - t4869;
+        const double t4871 = t3639 * t4684;
+        const double t4872 = t4870 - t4871;
+        const double t4873 = t3646 * t4680;
+        const double t4874 = t4872 - t4873;
+        const double t4875 = t3651 * t4661;
+        const double t4876 = t4874 - t4875;
+        const double t4877 = t1397 * t4661;
+        const double t4878 = t3553 - t4877;
+        const double t4879 = t1412 * t4680;
+        const double t4880 = t3554 - t4879;
+        const double t4881 = t1397 + t1412;
+        const double t4882 = t1402 * t4661;
+        const double t4883 = t4880 - t4882;
+        const double t4884 = t1402 * t4680;
+        const double t4885 = t4878 - t4884;
+        const double t4886 = t1422 * t4684;
+        const double t4887 = t3555 - t4886;
+        const double t4888 = t1422 + t4881;
+        const double t4889 = t1417 * t4680;
+        const double t4890 = t4887 - t4889;
+        const double t4891 = t1417 * t4684;
+        const double t4892 = t4883 - t4891;
+        const double t4893 = t1407 * t4661;
+        const double t4894 = t4890 - t4893;
+        const double t4895 = t1407 * t4684;
+        const double t4896 = t4885 - t4895;
+        const double t4897 = 2.50000279 * t4690;
+        const double t4898 = t3556 - t4897;
+        const double t4899 = 2.50000279 + t4888;
+        const double t4900 = t1339 * t4684;
+        const double t4901 = t4898 + t4900;
+        const double t4902 = t1339 * t4690;
+        const double t4903 = t4894 + t4902;
+        const double t4904 = t1344 * t4680;
+        const double t4905 = t4901 - t4904;
+        const double t4906 = t1344 * t4690;
+        const double t4907 = t4892 - t4906;
+        const double t4908 = 2.50000279 * t4698;
+        const double t4909 = t3557 - t4908;
+        const double t4910 = 2.50000279 + t4899;
+        const double t4911 = t1334 * t4684;
+        const double t4912 = t4909 - t4911;
+        const double t4913 = t1334 * t4698;
+        const double t4914 = t4903 - t4913;
+        const double t4915 = t1344 * t4661;
+        const double t4916 = t4912 + t4915;
+        const double t4917 = t1344 * t4698;
+        const double t4918 = t4896 + t4917;
+        const double t4919 = 2.50000279 * t4708;
+        const double t4920 = t3558 - t4919;
+        const double t4921 = 2.50000279 + t4910;
+        const double t4922 = t1334 * t4680;
+        const double t4923 = t4920 + t4922;
+        const double t4924 = t1334 * t4708;
+        const double t4925 = t4907 + t4924;
+        const double t4926 = t1339 * t4661;
+        const double t4927 = t4923 - t4926;
+        const double t4928 = t1339 * t4708;
+        const double t4929 = t4918 - t4928;
+        const double t4930 = t488 * t4720;
+        const double t4931 = t3559 - t4930;
+        const double t4932 = t488 + t4921;
+        const double t4933 = t779 * t4708;
+        const double t4934 = t4931 - t4933;
+        const double t4935 = t779 * t4720;
+        const double t4936 = t4927 - t4935;
+        const double t4937 = t776 * t4698;
+        const double t4938 = t4934 - t4937;
+        const double t4939 = t776 * t4720;
+        const double t4940 = t4916 - t4939;
+        const double t4941 = t773 * t4690;
+        const double t4942 = t4938 - t4941;
+        const double t4943 = t773 * t4720;
+        const double t4944 = t4905 - t4943;
+        const double t4945 = t770 * t4684;
+        const double t4946 = t4942 - t4945;
+        const double t4947 = t770 * t4720;
+        const double t4948 = t4914 - t4947;
+        const double t4949 = t765 * t4680;
+        const double t4950 = t4946 - t4949;
+        const double t4951 = t765 * t4720;
+        const double t4952 = t4925 - t4951;
+        const double t4953 = t760 * t4661;
+        const double t4954 = t4950 - t4953;
+        const double t4955 = t760 * t4720;
+        const double t4956 = t4929 - t4955;
+        const double t4957 = t444 * t4732;
+        const double t4958 = t3560 - t4957;
+        const double t4959 = t444 + t4932;
+        const double t4960 = t809 * t4708;
+        const double t4961 = t4958 - t4960;
+        const double t4962 = t809 * t4732;
+        const double t4963 = t4936 - t4962;
+        const double t4964 = t806 * t4698;
+        const double t4965 = t4961 - t4964;
+        const double t4966 = t806 * t4732;
+        const double t4967 = t4940 - t4966;
+        const double t4968 = t803 * t4690;
+        const double t4969 = t4965 - t4968;
+        const double t4970 = t803 * t4732;
+        const double t4971 = t4944 - t4970;
+        const double t4972 = t800 * t4684;
+        const double t4973 = t4969 - t4972;
+        const double t4974 = t800 * t4732;
+        const double t4975 = t4948 - t4974;
+        const double t4976 = t795 * t4680;
+        const double t4977 = t4973 - t4976;
+        const double t4978 = t795 * t4732;
+        const double t4979 = t4952 - t4978;
+        const double t4980 = t790 * t4661;
+        const double t4981 = t4977 - t4980;
+        const double t4982 = t790 * t4732;
+        const double t4983 = t4956 - t4982;
+        const double t4984 = t400 * t4744;
+        const double t4985 = t3561 - t4984;
+        const double t4986 = t400 + t4959;
+        const double t4987 = t839 * t4708;
+        const double t4988 = t4985 - t4987;
+        const double t4989 = t839 * t4744;
+        const double t4990 = t4963 - t4989;
+        const double t4991 = t836 * t4698;
+        const double t4992 = t4988 - t4991;
+        const double t4993 = t836 * t4744;
+        const double t4994 = t4967 - t4993;
+        const double t4995 = t833 * t4690;
+        const double t4996 = t4992 - t4995;
+        const double t4997 = t833 * t4744;
+        const double t4998 = t4971 - t4997;
+        const double t4999 = t830 * t4684;
+        const double t5000 = t4996 - t4999;
+        const double t5001 = t830 * t4744;
+        const double t5002 = t4975 - t5001;
+        const double t5003 = t825 * t4680;
+        const double t5004 = t5000 - t5003;
+        const double t5005 = t825 * t4744;
+        const double t5006 = t4979 - t5005;
+        const double t5007 = t820 * t4661;
+        const double t5008 = t5004 - t5007;
+        const double t5009 = t820 * t4744;
+        const double t5010 = t4983 - t5009;
+        const double t5011 = t356 * t4756;
+        const double t5012 = t3562 - t5011;
+        const double t5013 = t356 + t4986;
+        const double t5014 = t869 * t4708;
+        const double t5015 = t5012 - t5014;
+        const double t5016 = t869 * t4756;
+        const double t5017 = t4990 - t5016;
+        const double t5018 = t866 * t4698;
+        const double t5019 = t5015 - t5018;
+        const double t5020 = t866 * t4756;
+        const double t5021 = t4994 - t5020;
+        const double t5022 = t863 * t4690;
+        const double t5023 = t5019 - t5022;
+        const double t5024 = t863 * t4756;
+        const double t5025 = t4998 - t5024;
+        const double t5026 = t860 * t4684;
+        const double t5027 = t5023 - t5026;
+        const double t5028 = t860 * t4756;
+        const double t5029 = t5002 - t5028;
+        const double t5030 = t855 * t4680;
+        const double t5031 = t5027 - t5030;
+        const double t5032 = t855 * t4756;
+        const double t5033 = t5006 - t5032;
+        const double t5034 = t850 * t4661;
+        const double t5035 = t5031 - t5034;
+        const double t5036 = t850 * t4756;
+        const double t5037 = t5010 - t5036;
+        const double t5038 = t313 * t4770;
+        const double t5039 = t3563 - t5038;
+        const double t5040 = t313 + t5013;
+        const double t5041 = t873 * t4720;
+        const double t5042 = t5039 - t5041;
+        const double t5043 = t873 * t4770;
+        const double t5044 = t4954 - t5043;
+        const double t5045 = t918 * t4708;
+        const double t5046 = t5042 - t5045;
+        const double t5047 = t918 * t4770;
+        const double t5048 = t5017 - t5047;
+        const double t5049 = t913 * t4698;
+        const double t5050 = t5046 - t5049;
+        const double t5051 = t913 * t4770;
+        const double t5052 = t5021 - t5051;
+        const double t5053 = t908 * t4690;
+        const double t5054 = t5050 - t5053;
+        const double t5055 = t908 * t4770;
+        const double t5056 = t5025 - t5055;
+        const double t5057 = t903 * t4684;
+        const double t5058 = t5054 - t5057;
+        const double t5059 = t903 * t4770;
+        const double t5060 = t5029 - t5059;
+        const double t5061 = t898 * t4680;
+        const double t5062 = t5058 - t5061;
+        const double t5063 = t898 * t4770;
+        const double t5064 = t5033 - t5063;
+        const double t5065 = t893 * t4661;
+        const double t5066 = t5062 - t5065;
+        const double t5067 = t893 * t4770;
+        const double t5068 = t5037 - t5067;
+        const double t5069 = t268 * t4784;
+        const double t5070 = t3564 - t5069;
+        const double t5071 = t268 + t5040;
+        const double t5072 = t922 * t4732;
+        const double t5073 = t5070 - t5072;
+        const double t5074 = t922 * t4784;
+        const double t5075 = t4981 - t5074;
+        const double t5076 = t967 * t4708;
+        const double t5077 = t5073 - t5076;
+        const double t5078 = t967 * t4784;
+        const double t5079 = t5048 - t5078;
+        const double t5080 = t962 * t4698;
+        const double t5081 = t5077 - t5080;
+        const double t5082 = t962 * t4784;
+        const double t5083 = t5052 - t5082;
+        const double t5084 = t957 * t4690;
+        const double t5085 = t5081 - t5084;
+        const double t5086 = t957 * t4784;
+        const double t5087 = t5056 - t5086;
+        const double t5088 = t952 * t4684;
+        const double t5089 = t5085 - t5088;
+        const double t5090 = t952 * t4784;
+        const double t5091 = t5060 - t5090;
+        const double t5092 = t947 * t4680;
+        const double t5093 = t5089 - t5092;
+        const double t5094 = t947 * t4784;
+        const double t5095 = t5064 - t5094;
+        const double t5096 = t942 * t4661;
+        const double t5097 = t5093 - t5096;
+        const double t5098 = t942 * t4784;
+        const double t5099 = t5068 - t5098;
+        const double t5100 = t223 * t4798;
+        const double t5101 = t3565 - t5100;
+        const double t5102 = t223 + t5071;
+        const double t5103 = t971 * t4744;
+        const double t5104 = t5101 - t5103;
+        const double t5105 = t971 * t4798;
+        const double t5106 = t5008 - t5105;
+        const double t5107 = t1016 * t4708;
+        const double t5108 = t5104 - t5107;
+        const double t5109 = t1016 * t4798;
+        const double t5110 = t5079 - t5109;
+        const double t5111 = t1011 * t4698;
+        const double t5112 = t5108 - t5111;
+        const double t5113 = t1011 * t4798;
+        const double t5114 = t5083 - t5113;
+        const double t5115 = t1006 * t4690;
+        const double t5116 = t5112 - t5115;
+        const double t5117 = t1006 * t4798;
+        const double t5118 = t5087 - t5117;
+        const double t5119 = t1001 * t4684;
+        const double t5120 = t5116 - t5119;
+        const double t5121 = t1001 * t4798;
+        const double t5122 = t5091 - t5121;
+        const double t5123 = t996 * t4680;
+        const double t5124 = t5120 - t5123;
+        const double t5125 = t996 * t4798;
+        const double t5126 = t5095 - t5125;
+        const double t5127 = t991 * t4661;
+        const double t5128 = t5124 - t5127;
+        const double t5129 = t991 * t4798;
+        const double t5130 = t5099 - t5129;
+        const double t5131 = t178 * t4812;
+        const double t5132 = t3566 - t5131;
+        const double t5133 = t178 + t5102;
+        const double t5134 = t1020 * t4756;
+        const double t5135 = t5132 - t5134;
+        const double t5136 = t1020 * t4812;
+        const double t5137 = t5035 - t5136;
+        const double t5138 = t1065 * t4708;
+        const double t5139 = t5135 - t5138;
+        const double t5140 = t1065 * t4812;
+        const double t5141 = t5110 - t5140;
+        const double t5142 = t1060 * t4698;
+        const double t5143 = t5139 - t5142;
+        const double t5144 = t1060 * t4812;
+        const double t5145 = t5114 - t5144;
+        const double t5146 = t1055 * t4690;
+        const double t5147 = t5143 - t5146;
+        const double t5148 = t1055 * t4812;
+        const double t5149 = t5118 - t5148;
+        const double t5150 = t1050 * t4684;
+        const double t5151 = t5147 - t5150;
+        const double t5152 = t1050 * t4812;
+        const double t5153 = t5122 - t5152;
+        const double t5154 = t1045 * t4680;
+        const double t5155 = t5151 - t5154;
+        const double t5156 = t1045 * t4812;
+        const double t5157 = t5126 - t5156;
+        const double t5158 = t1040 * t4661;
+        const double t5159 = t5155 - t5158;
+        const double t5160 = t1040 * t4812;
+        const double t5161 = t5130 - t5160;
+        const double t5162 = 0.0005426192213171668 * t4828;
+        const double t5163 = t3567 - t5162;
+        const double t5164 = 0.0005426192213171668 + t5133;
+        const double t5165 = t298 * t4770;
+        const double t5166 = t5163 - t5165;
+        const double t5167 = t298 * t4828;
+        const double t5168 = t5066 - t5167;
+        const double t5169 = t1083 * t4720;
+        const double t5170 = t5166 - t5169;
+        const double t5171 = t1083 * t4828;
+        const double t5172 = t5044 - t5171;
+        const double t5173 = t1131 * t4708;
+        const double t5174 = t5170 - t5173;
+        const double t5175 = t1131 * t4828;
+        const double t5176 = t5141 - t5175;
+        const double t5177 = t1126 * t4698;
+        const double t5178 = t5174 - t5177;
+        const double t5179 = t1126 * t4828;
+        const double t5180 = t5145 - t5179;
+        const double t5181 = t1121 * t4690;
+        const double t5182 = t5178 - t5181;
+        const double t5183 = t1121 * t4828;
+        const double t5184 = t5149 - t5183;
+        const double t5185 = t1116 * t4684;
+        const double t5186 = t5182 - t5185;
+        const double t5187 = t1116 * t4828;
+        const double t5188 = t5153 - t5187;
+        const double t5189 = t1111 * t4680;
+        const double t5190 = t5186 - t5189;
+        const double t5191 = t1111 * t4828;
+        const double t5192 = t5157 - t5191;
+        const double t5193 = t1106 * t4661;
+        const double t5194 = t5190 - t5193;
+        const double t5195 = t1106 * t4828;
+        const double t5196 = t5161 - t5195;
+        const double t5197 = 0.0005426192213171668 * t4844;
+        const double t5198 = t3568 - t5197;
+        const double t5199 = 0.0005426192213171668 + t5164;
+        const double t5200 = t253 * t4784;
+        const double t5201 = t5198 - t5200;
+        const double t5202 = t253 * t4844;
+        const double t5203 = t5097 - t5202;
+        const double t5204 = t1149 * t4732;
+        const double t5205 = t5201 - t5204;
+        const double t5206 = t1149 * t4844;
+        const double t5207 = t5075 - t5206;
+        const double t5208 = t1197 * t4708;
+        const double t5209 = t5205 - t5208;
+        const double t5210 = t1197 * t4844;
+        const double t5211 = t5176 - t5210;
+        const double t5212 = t1192 * t4698;
+        const double t5213 = t5209 - t5212;
+        const double t5214 = t1192 * t4844;
+        const double t5215 = t5180 - t5214;
+        const double t5216 = t1187 * t4690;
+        const double t5217 = t5213 - t5216;
+        const double t5218 = t1187 * t4844;
+        const double t5219 = t5184 - t5218;
+        const double t5220 = t1182 * t4684;
+        const double t5221 = t5217 - t5220;
+        const double t5222 = t1182 * t4844;
+        const double t5223 = t5188 - t5222;
+        const double t5224 = t1177 * t4680;
+        const double t5225 = t5221 - t5224;
+        const double t5226 = t1177 * t4844;
+        const double t5227 = t5192 - t5226;
+        const double t5228 = t1172 * t4661;
+        const double t5229 = t5225 - t5228;
+        const double t5230 = t1172 * t4844;
+        const double t5231 = t5196 - t5230;
+        const double t5232 = 0.0005426192213171668 * t4860;
+        const double t5233 = t3569 - t5232;
+        const double t5234 = 0.0005426192213171668 + t5199;
+        const double t5235 = t208 * t4798;
+        const double t5236 = t5233 - t5235;
+        const double t5237 = t208 * t4860;
+        const double t5238 = t5128 - t5237;
+        const double t5239 = t1215 * t4744;
+        const double t5240 = t5236 - t5239;
+        const double t5241 = t1215 * t4860;
+        const double t5242 = t5106 - t5241;
+        const double t5243 = t1263 * t4708;
+        const double t5244 = t5240 - t5243;
+        const double t5245 = t1263 * t4860;
+        const double t5246 = t5211 - t5245;
+        const double t5247 = t1258 * t4698;
+        const double t5248 = t5244 - t5247;
+        const double t5249 = t1258 * t4860;
+        const double t5250 = t5215 - t5249;
+        const double t5251 = t1253 * t4690;
+        const double t5252 = t5248 - t5251;
+        const double t5253 = t1253 * t4860;
+        const double t5254 = t5219 - t5253;
+        const double t5255 = t1248 * t4684;
+        const double t5256 = t5252 - t5255;
+        const double t5257 = t1248 * t4860;
+        const double t5258 = t5223 - t5257;
+        const double t5259 = t1243 * t4680;
+        const double t5260 = t5256 - t5259;
+        const double t5261 = t1243 * t4860;
+        const double t5262 = t5227 - t5261;
+        const double t5263 = t1238 * t4661;
+        const double t5264 = t5260 - t5263;
+        const double t5265 = t1238 * t4860;
+        const double t5266 = t5231 - t5265;
+        const double t5267 = 0.0005426192213171668 * t4876;
+        const double t5268 = t3570 - t5267;
+        const double t5269 = 0.0005426192213171668 + t5234;
+        const double t5270 = t163 * t4812;
+        const double t5271 = t5268 - t5270;
+        const double t5272 = t163 * t4876;
+        const double t5273 = t5159 - t5272;
+        const double t5274 = t1281 * t4756;
+        const double t5275 = t5271 - t5274;
+        const double t5276 = t1281 * t4876;
+        const double t5277 = t5137 - t5276;
+        const double t5278 = t1329 * t4708;
+        const double t5279 = t5275 - t5278;
+        const double t5280 = t1329 * t4876;
+        const double t5281 = t5246 - t5280;
+        const double t5282 = t1324 * t4698;
+        const double t5283 = t5279 - t5282;
+        const double t5284 = t1324 * t4876;
+        const double t5285 = t5250 - t5284;
+        const double t5286 = t1319 * t4690;
+        const double t5287 = t5283 - t5286;
+        const double t5288 = t1319 * t4876;
+        const double t5289 = t5254 - t5288;
+        const double t5290 = t1314 * t4684;
+        const double t5291 = t5287 - t5290;
+        const double t5292 = t1314 * t4876;
+        const double t5293 = t5258 - t5292;
+        const double t5294 = t1309 * t4680;
+        const double t5295 = t5291 - t5294;
+        const double t5296 = t1309 * t4876;
+        const double t5297 = t5262 - t5296;
+        const double t5298 = t1304 * t4661;
+        const double t5299 = t5295 - t5298;
+        const double t5300 = t1304 * t4876;
+        const double t5301 = t5266 - t5300;
+        const double t5302 = 1800.0 * 2.220446049250313e-16;
+        const double t5303 = t4661 * t4661;
+        const double t5304 = t4680 * t4680;
+        const double t5305 = t5303 + t5304;
+        const double t5306 = t4684 * t4684;
+        const double t5307 = t5305 + t5306;
+        const double t5308 = t4690 * t4690;
+        const double t5309 = t5307 + t5308;
+        const double t5310 = t4698 * t4698;
+        const double t5311 = t5309 + t5310;
+        const double t5312 = t4708 * t4708;
+        const double t5313 = t5311 + t5312;
+        const double t5314 = t4720 * t4720;
+        const double t5315 = t5313 + t5314;
+        const double t5316 = t4732 * t4732;
+        const double t5317 = t5315 + t5316;
+        const double t5318 = t4744 * t4744;
+        const double t5319 = t5317 + t5318;
+        const double t5320 = t4756 * t4756;
+        const double t5321 = t5319 + t5320;
+        const double t5322 = t4770 * t4770;
+        const double t5323 = t5321 + t5322;
+        const double t5324 = t4784 * t4784;
+        const double t5325 = t5323 + t5324;
+        const double t5326 = t4798 * t4798;
+        const double t5327 = t5325 + t5326;
+        const double t5328 = t4812 * t4812;
+        const double t5329 = t5327 + t5328;
+        const double t5330 = t4828 * t4828;
+        const double t5331 = t5329 + t5330;
+        const double t5332 = t4844 * t4844;
+        const double t5333 = t5331 + t5332;
+        const double t5334 = t4860 * t4860;
+        const double t5335 = t5333 + t5334;
+        const double t5336 = t4876 * t4876;
+        const double t5337 = t5335 + t5336;
+        const double t5338 = sqrt(t5337);
+        const double t5339 = t5269 * t5338;
+        const double t5340 = t3553 * t3553;
+        const double t5341 = t3554 * t3554;
+        const double t5342 = t5340 + t5341;
+        const double t5343 = t3555 * t3555;
+        const double t5344 = t5342 + t5343;
+        const double t5345 = t3556 * t3556;
+        const double t5346 = t5344 + t5345;
+        const double t5347 = t3557 * t3557;
+        const double t5348 = t5346 + t5347;
+        const double t5349 = t3558 * t3558;
+        const double t5350 = t5348 + t5349;
+        const double t5351 = t3559 * t3559;
+        const double t5352 = t5350 + t5351;
+        const double t5353 = t3560 * t3560;
+        const double t5354 = t5352 + t5353;
+        const double t5355 = t3561 * t3561;
+        const double t5356 = t5354 + t5355;
+        const double t5357 = t3562 * t3562;
+        const double t5358 = t5356 + t5357;
+        const double t5359 = t3563 * t3563;
+        const double t5360 = t5358 + t5359;
+        const double t5361 = t3564 * t3564;
+        const double t5362 = t5360 + t5361;
+        const double t5363 = t3565 * t3565;
+        const double t5364 = t5362 + t5363;
+        const double t5365 = t3566 * t3566;
+        const double t5366 = t5364 + t5365;
+        const double t5367 = t3567 * t3567;
+        const double t5368 = t5366 + t5367;
+        const double t5369 = t3568 * t3568;
+        const double t5370 = t5368 + t5369;
+        const double t5371 = t3569 * t3569;
+        const double t5372 = t5370 + t5371;
+        const double t5373 = t3570 * t3570;
+        const double t5374 = t5372 + t5373;
+        const double t5375 = sqrt(t5374);
+        const double t5376 = t5339 + t5375;
+        const double t5377 = t5302 * t5376;
+        const double t5378 = t5301 * t5301;
+        const double t5379 = t5297 * t5297;
+        const double t5380 = t5378 + t5379;
+        const double t5381 = t5293 * t5293;
+        const double t5382 = t5380 + t5381;
+        const double t5383 = t5289 * t5289;
+        const double t5384 = t5382 + t5383;
+        const double t5385 = t5285 * t5285;
+        const double t5386 = t5384 + t5385;
+        const double t5387 = t5281 * t5281;
+        const double t5388 = t5386 + t5387;
+        const double t5389 = t5172 * t5172;
+        const double t5390 = t5388 + t5389;
+        const double t5391 = t5207 * t5207;
+        const double t5392 = t5390 + t5391;
+        const double t5393 = t5242 * t5242;
+        const double t5394 = t5392 + t5393;
+        const double t5395 = t5277 * t5277;
+        const double t5396 = t5394 + t5395;
+        const double t5397 = t5168 * t5168;
+        const double t5398 = t5396 + t5397;
+        const double t5399 = t5203 * t5203;
+        const double t5400 = t5398 + t5399;
+        const double t5401 = t5238 * t5238;
+        const double t5402 = t5400 + t5401;
+        const double t5403 = t5273 * t5273;
+        const double t5404 = t5402 + t5403;
+        const double t5405 = t5194 * t5194;
+        const double t5406 = t5404 + t5405;
+        const double t5407 = t5229 * t5229;
+        const double t5408 = t5406 + t5407;
+        const double t5409 = t5264 * t5264;
+        const double t5410 = t5408 + t5409;
+        const double t5411 = t5299 * t5299;
+        const double t5412 = t5410 + t5411;
+        const double t5413 = sqrt(t5412);
+        const double t5414 = t5377 - t5413;
+        if (solo_negative(t5414)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix: residual check failed (||b - H x||_2 above its bound) */
+        acc[0] = t4661;
+        acc[1] = t4680;
+        acc[2] = t4684;
+        acc[3] = t4690;
+        acc[4] = t4698;
+        acc[5] = t4708;
+        acc[6] = t4720;
+        acc[7] = t4732;
+        acc[8] = t4744;
+        acc[9] = t4756;
+        acc[10] = t4770;
+        acc[11] = t4784;
+        acc[12] = t4798;
+        acc[13] = t4812;
+        acc[14] = t4828;
+        acc[15] = t4844;
+        acc[16] = t4860;
+        acc[17] = t4876;
     }
     if (!solo_finite(acc, 18)) {
         solo_zero(acc, 18);

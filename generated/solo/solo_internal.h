@@ -40,6 +40,12 @@ static inline int solo_positive(double x)
     return solo_bits(x) - 1 < UINT64_C(0x7ff0000000000000);
 }
 
+/* 1 when x < 0 (-inf included; NaN and -0 not). */
+static inline int solo_negative(double x)
+{
+    return solo_positive(-x);
+}
+
 /* 1 when every value of x[0, n) is finite. */
 static inline int solo_finite(const double *x, int n)
 {

@@ -62,3 +62,18 @@ def matrix(tree, H) -> list:
                     value = sp.add(value, sp.mul(sp.mul(a, b), H[i][j]))
             out[r][c] = out[c][r] = value
     return out
+
+
+def jacobians(tree, columns: dict) -> dict:
+    """``{input: columns}`` of the Jacobian of full forces (`rnea_derivatives`) on the independent
+    coordinates: rows reduced by ``P^T`` (`forces`), the joint inputs' columns combined by ``P``."""
+    merged = [[] for _ in range(tree.nj)]
+    for i, (k, a, _) in enumerate(tree.coordinates):
+        merged[k].append((i, a))
+    out = {}
+    for wrt, cols in columns.items():
+        if wrt in ("q", "qd", "qdd"):
+            cols = [[sp.dot([a for _, a in pairs], [cols[i][r] for i, _ in pairs]) for r in range(len(cols[0]))]
+                    for pairs in merged] if cols else []
+        out[wrt] = [forces(tree, column) for column in cols]
+    return out

@@ -33,8 +33,11 @@ from .. import spatial as sp
 from . import centroidal, coordinates, frames
 from .aba import aba
 from .crba import crba
+from .fd_derivatives import fd_derivatives
 from .kinematics import Tree
+from .ltdl import dof_parents, solve_tree
 from .rnea import rnea
+from .rnea_derivatives import rnea_derivatives
 
 #: The flat ``base`` input: each field's slice (the one statement of this layout).
 BASE = {"translation": slice(0, 3), "quat": slice(3, 7), "velocity": slice(7, 13), "acceleration": slice(13, 19)}
@@ -95,7 +98,7 @@ class Operation:
     doc: str  # one line: what it computes and how
     inputs: tuple  # names in `INPUTS`, in signature order (a floating base adds "base" first)
     outputs: tuple  # Port
-    algorithm: Optional[Callable] = None  # (tree, ops, flat inputs) -> flat outputs; None: a derivative
+    algorithm: Optional[Callable] = None  # (tree, ops, unpacked inputs) -> flat outputs
     tolerance: tuple = (1e-12, 1e-4)  # normwise relative error allowed by `validate`: double, float
     derivative: Optional[str] = None  # the operation holding this one's Jacobians
     of: Optional[str] = None  # for a derivative: the operation it differentiates
@@ -174,11 +177,30 @@ def _forward_dynamics(tree, ops, x):
 
 
 def _forward_dynamics_crba(tree, ops, x):
-    # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, one checked Cholesky solve
+    # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, then one checked solve: the tree-sparse
+    # LTDL, or the dense Cholesky where mimic joints couple coordinates outside the tree's pattern
     H = coordinates.matrix(tree, crba(tree, ops, x.q, x.quat))
     bias = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
     rhs = [sp.sub(t, b) for t, b in zip(x.tau, bias)]
+    if tree.nj == tree.nb:
+        return {"acc": solve_tree(H, rhs, dof_parents(tree.parent, tree.floating), ops, "mass matrix")}
     return {"acc": list(ops.solve_spd(H, rhs, "mass matrix"))}
+
+
+def _flat_jacobians(op, tree, columns):
+    """Flat column-major Jacobian outputs of ``op`` from ``{wrt: [columns]}``."""
+    return {p.name: [v for column in columns[p.wrt] for v in column] for p in operation(op).output_ports(tree.floating)}
+
+
+def _inverse_dynamics_derivatives(tree, ops, x):
+    jac = rnea_derivatives(tree, ops, x.q, x.qd, x.qdd, (x.quat, x.velocity, x.acceleration), x.loads)
+    return _flat_jacobians("inverse_dynamics_derivatives", tree, coordinates.jacobians(tree, jac))
+
+
+def _forward_dynamics_derivatives(tree, ops, x):
+    acc = _forward_dynamics(tree, ops, x)["acc"]
+    return _flat_jacobians("forward_dynamics_derivatives", tree,
+                           fd_derivatives(tree, ops, x.q, x.qd, acc, (x.quat, x.velocity), x.loads))
 
 
 def _passive_terms(tree, ops, x):
@@ -260,22 +282,22 @@ OPERATIONS = {op.name: op for op in (
               derivative="forward_dynamics_derivatives",
               mimic_doc="qdd = M^-1 (tau - C qd - g - J^T loads); with mimic joints by CRBA, one RNEA bias and one "
                         "checked Cholesky solve."),
-    Operation("forward_dynamics_crba", "qdd from M (CRBA), the bias of one RNEA call and one checked Cholesky solve.",
+    Operation("forward_dynamics_crba", "qdd from M (CRBA), the bias of one RNEA call and one checked tree-sparse LTDL solve.",
               ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics_crba, _FD_TOLERANCE),
     Operation("passive_terms", "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
               ("q", "qd"), (_M, Port("g", ("G",), "gravity forces g(q) (G)"), _C), _passive_terms,
               optional_outputs=True),
-    # Jacobians, generated as C (rbdgen.codegen.derivatives) and CasADi; compared with central differences
+    # Jacobians: analytic in NumPy and C (`rnea_derivatives`, `fd_derivatives`), CasADi's own AD in CasADi
     Operation("inverse_dynamics_derivatives",
-              "Jacobians of inverse dynamics (CasADi AD of RNEA), column-major, G rows.",
+              "Jacobians of inverse dynamics (analytic RNEA derivatives), column-major, G rows.",
               ("q", "qd", "qdd", "loads"),
               _jacobians("tau", ("q", "qd", "qdd", "base_velocity", "base_acceleration", "base_rotation")),
-              tolerance=(1e-6, 1e-2), of="inverse_dynamics", group="derivatives"),
+              _inverse_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="inverse_dynamics", group="derivatives"),
     Operation("forward_dynamics_derivatives",
-              "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (checked Cholesky), column-major, G rows.",
+              "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (sparse LTDL of M), column-major, G rows.",
               ("q", "qd", "tau", "loads"),
               _jacobians("acc", ("q", "qd", "tau", "base_velocity", "base_rotation")),
-              tolerance=(1e-6, 1e-2), of="forward_dynamics", group="derivatives"),
+              _forward_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="forward_dynamics", group="derivatives"),
     # kinematics (rbdgen.algorithms.frames, centroidal): a link's origin, world axes, angular first
     Operation("forward_kinematics", "The pose of a link frame in the world.", ("q",),
               (Port("pose", (7,), "[x, y, z, qx, qy, qz, qw] of the link frame in the world (7)"),),
@@ -328,7 +350,4 @@ def sizes(tree: Tree, link_count: int) -> dict:
 
 def evaluate(tree: Tree, ops, op: str, inputs: dict, link: Optional[int] = None) -> dict:
     """Run ``op`` on flat inputs (``loads`` may be absent or None) and, where it takes one, a link id."""
-    algorithm = operation(op).algorithm
-    if algorithm is None:
-        raise ValueError(f"{op} is a derivative: it is generated (rbdgen.codegen.derivatives), not evaluated")
-    return algorithm(tree, ops, _State(tree, inputs, link))
+    return operation(op).algorithm(tree, ops, _State(tree, inputs, link))

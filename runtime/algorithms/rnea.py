@@ -2,9 +2,66 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import spatial as sp
 from .kinematics import (Tree, add_load, base_rotation, base_spatial_acceleration, body_xforms, joint_xforms,
                          link_forces, rotate, rotate_back)
+
+
+@dataclass
+class RneaPasses:
+    """What the passes of RNEA leave: per body Xup, vJ = S qd, v, a, f (the whole subtree's
+    force once the backward pass is done) and tau; floating base: E0 and the base body's v0, a0, f0."""
+
+    Xup: list
+    vJ: list
+    v: list
+    a: list
+    f: list
+    tau: list
+    v0: tuple
+    a0: tuple
+    f0: tuple = None
+    E0: tuple = None
+
+
+def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True) -> RneaPasses:
+    """The forward pass (v, a, f per body) and the backward pass (tau, accumulating f); see `rnea`."""
+    nb = tree.nb
+    a_grav = tree.a_grav if gravity else (0,) * 6
+    E0 = None
+    if tree.floating:
+        quat, velocity, acceleration = base
+        E0 = base_rotation(quat, ops)
+        v0 = rotate(E0, velocity)                                                             # v0 = X0 v_W
+        a0 = rotate(E0, sp.vsub(base_spatial_acceleration(velocity, acceleration), a_grav))  # a0 = X0 (a_W - a_g)
+    else:
+        v0 = (0,) * 6
+        a0 = sp.vscale(a_grav, -1)                                                            # a0 = -a_g
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    f_load, f_load0 = link_forces(tree, loads)
+    vJ, v, a, f = [None] * nb, [None] * nb, [None] * nb, [None] * nb
+    for i in range(nb):
+        p = tree.parent[i]
+        vp, ap = (v0, a0) if p == -1 else (v[p], a[p])
+        vJ[i] = sp.vscale(tree.S[i], qd[i])
+        v[i] = sp.vadd(sp.xform_motion(Xup[i], vp), vJ[i])                                    # v = Xup vp + S qd
+        a[i] = sp.vadd(sp.vadd(sp.xform_motion(Xup[i], ap), sp.vscale(tree.S[i], qdd[i])), sp.crm(v[i], vJ[i]))  # a = Xup ap + S qdd + v x vJ
+        f[i] = add_load(sp.vadd(sp.rigid_apply(tree.I[i], a[i]), sp.crf(v[i], sp.rigid_apply(tree.I[i], v[i]))), f_load[i])  # f = I a + v x* I v + f_load
+    f0 = None
+    if tree.floating:
+        I0 = tree.I_base
+        f0 = add_load(sp.vadd(sp.rigid_apply(I0, a0), sp.crf(v0, sp.rigid_apply(I0, v0))), f_load0)
+    tau = [None] * nb
+    for i in reversed(range(nb)):
+        tau[i] = sp.add(sp.dot(tree.S[i], f[i]), sp.mul(tree.armature[i], qdd[i]))          # tau = S^T f + armature qdd
+        p = tree.parent[i]
+        if p != -1:
+            f[p] = sp.vadd(f[p], sp.xform_force_back(Xup[i], f[i]))                           # fp += Xup^T f
+        elif tree.floating:
+            f0 = sp.vadd(f0, sp.xform_force_back(Xup[i], f[i]))
+    return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
 
 
 def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):
@@ -17,35 +74,5 @@ def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):
     root wrench in A0 (torque about the base origin, world axes) then J joint forces.
     The floating base's own quantities (v0, a0, f0) are in its body frame.
     """
-    nb = tree.nb
-    a_grav = tree.a_grav if gravity else (0,) * 6
-    if tree.floating:
-        quat, velocity, acceleration = base
-        E0 = base_rotation(quat, ops)
-        v0 = rotate(E0, velocity)                                                             # v0 = X0 v_W
-        a0 = rotate(E0, sp.vsub(base_spatial_acceleration(velocity, acceleration), a_grav))  # a0 = X0 (a_W - a_g)
-    else:
-        v0 = (0,) * 6
-        a0 = sp.vscale(a_grav, -1)                                                            # a0 = -a_g
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
-    f_load, f_load0 = link_forces(tree, loads)
-    v, a, f = [None] * nb, [None] * nb, [None] * nb
-    for i in range(nb):
-        p = tree.parent[i]
-        vp, ap = (v0, a0) if p == -1 else (v[p], a[p])
-        vJ = sp.vscale(tree.S[i], qd[i])
-        v[i] = sp.vadd(sp.xform_motion(Xup[i], vp), vJ)                                       # v = Xup vp + S qd
-        a[i] = sp.vadd(sp.vadd(sp.xform_motion(Xup[i], ap), sp.vscale(tree.S[i], qdd[i])), sp.crm(v[i], vJ))  # a = Xup ap + S qdd + v x vJ
-        f[i] = add_load(sp.vadd(sp.rigid_apply(tree.I[i], a[i]), sp.crf(v[i], sp.rigid_apply(tree.I[i], v[i]))), f_load[i])  # f = I a + v x* I v + f_load
-    tau = [None] * nb
-    if tree.floating:
-        I0 = tree.I_base
-        f0 = add_load(sp.vadd(sp.rigid_apply(I0, a0), sp.crf(v0, sp.rigid_apply(I0, v0))), f_load0)
-    for i in reversed(range(nb)):
-        tau[i] = sp.add(sp.dot(tree.S[i], f[i]), sp.mul(tree.armature[i], qdd[i]))          # tau = S^T f + armature qdd
-        p = tree.parent[i]
-        if p != -1:
-            f[p] = sp.vadd(f[p], sp.xform_force_back(Xup[i], f[i]))                           # fp += Xup^T f
-        elif tree.floating:
-            f0 = sp.vadd(f0, sp.xform_force_back(Xup[i], f[i]))
-    return (list(rotate_back(E0, f0)) if tree.floating else []) + tau                        # f_W = X0^T f0
+    r = rnea_passes(tree, ops, q, qd, qdd, base, loads, gravity)
+    return (list(rotate_back(r.E0, r.f0)) if tree.floating else []) + r.tau                  # f_W = X0^T f0

@@ -1,7 +1,7 @@
 """Reference dynamics from Pinocchio and dynibo 0.5.2, in rbdgen's conventions.
 
 Used by the tests and the benchmarks; needs the ``test`` extra (``pin``, ``dynibo``),
-imported when a reference is made. rbdgen follows dynibo 0.5.2:
+imported when a reference is made. rbdgen follows dynibo 0.5.2 (see docs/concepts.md):
 
 * joint order: breadth-first over *all* joints (fixed ones included) from the root
   link, the child joints of a link in URDF document order (:func:`dynibo_joint_order`);

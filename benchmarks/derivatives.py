@@ -1,0 +1,170 @@
+"""Derivatives and CRBA forward dynamics of the generated C, beside Pinocchio's analytic derivatives.
+
+Usage: python -m benchmarks.derivatives [--robots panda solo12 g1 talos] [--flags "-O3 -march=native"]
+                                        [--rounds 3] [--no-pinocchio] [--cache DIR]
+
+Per robot, one build with inverse- and forward-dynamics derivatives, ABA and CRBA
+forward dynamics prints: generation and compile seconds, the C source size, each
+operation's arithmetic (generated-code operation counts) and stack frame
+(``-fstack-usage``), then the time per call in a C loop over 64 random states
+(the median of ``--rounds`` interleaved rounds) beside Pinocchio C++'s
+``computeRNEADerivatives`` / ``computeABADerivatives`` / ``aba``, compiled with the
+same flags (benchmarks/pinocchio_derivatives.cpp), and the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import rbdgen
+from rbdgen.algorithms.operations import operation
+from rbdgen.testing import random_states
+from tests.robots import ROBOTS
+
+from .c_loop import BENCH_C, BODY, c_array
+from .case import Unavailable
+from .peers.pinocchio import build_pinocchio_bench
+
+DERIVATIVES = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+OPS = DERIVATIVES + ("forward_dynamics", "forward_dynamics_crba")
+STATES = 64
+
+
+def outputs(op, floating):
+    return [p.name for p in operation(op).output_ports(floating)]
+
+
+def bench_program(generated, data, ops=OPS) -> str:
+    """A C timing loop (c_loop.BENCH_C) over ``ops``, several outputs per call allowed."""
+    model, prefix, sizes = generated.model, generated.prefix, generated.manifest["sizes"]
+    arrays = "\n".join(c_array(f"in_{k}", v) for k, v in data.items() if k != "loads")
+    bodies = []
+    for op in ops:
+        args = "".join(f"in_{n} + i * {sizes[n]}, " if n != "loads" else "NULL, "
+                       for n in operation(op).input_names(model.floating))
+        names = outputs(op, model.floating)
+        offsets = np.cumsum([0] + [sizes[n] for n in names])
+        outs = ", ".join(f"out[i] + {o}" for o in offsets[:-1])
+        bodies.append(BODY.format(STATES=STATES, out_size=int(offsets[-1]), op=op,
+                                  call=f"{prefix}_{op}({args}{outs})"))
+    return BENCH_C.format(includes=f'#include "{prefix}.h"', arrays=arrays, bodies="".join(bodies),
+                          rounds=1, reps=100)
+
+
+def stack_usage(folder: Path, prefix: str) -> dict:
+    """Bytes of stack per generated function, from gcc's ``-fstack-usage`` file."""
+    usage = {}
+    for line in (folder / f"{prefix}.su").read_text().splitlines():
+        where, size, _ = line.split("\t")
+        usage[where.rsplit(":", 1)[-1]] = int(size)
+    return usage
+
+
+def run_times(cmd) -> dict:
+    text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return {line.split()[0]: [float(x) for x in line.split()[1:]] for line in text.splitlines() if line.strip()}
+
+
+def pinocchio_program(robot, flags, cache, folder: Path):
+    """The command line of Pinocchio's derivatives loop on random states of ``robot``; None without Pinocchio."""
+    try:
+        import pinocchio as pin
+        cxx_flags = [f for f in flags if not f.startswith("-std=")] + ["-std=c++17", "-DNDEBUG"]  # as bench.py
+        exe, _ = build_pinocchio_bench(cxx_flags, cache, source="pinocchio_derivatives.cpp")
+    except (ImportError, Unavailable) as error:
+        print(f"  Pinocchio C++ unavailable: {error}", file=sys.stderr)
+        return None
+    model = (pin.buildModelFromUrdf(robot.path, pin.JointModelFreeFlyer()) if robot.floating
+             else pin.buildModelFromUrdf(robot.path))
+    rng = np.random.default_rng(0)
+    off = 7 if robot.floating else 0
+    rows = []
+    for _ in range(STATES):
+        q = pin.neutral(model)
+        if robot.floating:
+            quat = rng.normal(size=4)
+            q[:3], q[3:7] = rng.normal(size=3), quat / np.linalg.norm(quat)
+        q[off:] = rng.uniform(-np.pi, np.pi, model.nq - off)
+        rows.append(np.concatenate([q, rng.normal(size=model.nv), rng.normal(size=model.nv),
+                                    rng.normal(size=model.nv)]))
+    model.saveToBinary(str(folder / "model.bin"))
+    np.asarray(rows, dtype=np.float64).tofile(folder / "states.bin")
+    return [str(exe), str(folder / "model.bin"), str(folder / "states.bin"), "1", "30"]
+
+
+def bench_robot(name, flags, rounds, cache, pinocchio=True) -> dict:
+    robot = ROBOTS[name]
+    t0 = time.perf_counter()
+    generated = rbdgen.generate(robot.path, floating=robot.floating, ops=list(OPS))
+    generate_s = time.perf_counter() - t0
+    prefix = generated.prefix
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        generated.write(folder, overwrite=True)
+        (folder / "bench.c").write_text(bench_program(generated, random_states(generated.model, STATES, seed=0).flat()))
+        t0 = time.perf_counter()
+        subprocess.run(["gcc", *flags, "-fstack-usage", "-c", f"{prefix}.c"], cwd=folder, check=True)
+        compile_s = time.perf_counter() - t0
+        subprocess.run(["gcc", *flags, "-o", "bench", "bench.c", f"{prefix}.o", "-lm"], cwd=folder, check=True)
+        stack = stack_usage(folder, prefix)
+        pin_cmd = pinocchio_program(robot, flags, cache, folder) if pinocchio else None
+        ours, theirs = {}, {}
+        for _ in range(rounds):  # interleaved: both see the same machine load
+            for op, t in run_times([str(folder / "bench"), "1", "30"]).items():
+                ours.setdefault(op, []).extend(t)
+            if pin_cmd:
+                for op, t in run_times(pin_cmd).items():
+                    theirs.setdefault(op, []).extend(t)
+    return dict(name=name, generate_s=generate_s, compile_s=compile_s,
+                c_bytes=len(generated.files[f"{prefix}.c"].encode()), counts=generated.operation_counts,
+                stack={op: stack.get(f"{prefix}_{op}") for op in OPS},
+                ours={op: float(np.median(t)) for op, t in ours.items()},
+                theirs={op: float(np.median(t)) for op, t in theirs.items()})
+
+
+def markdown(results) -> str:
+    lines = ["| robot | op | ours (us) | Pinocchio C++ (us) | ratio | mul | add | stack (B) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        for op in OPS:
+            pin = r["theirs"].get({"forward_dynamics_crba": "forward_dynamics"}.get(op, op))
+            ratio = f"{r['ours'][op] / pin:.2f}" if pin else "-"
+            n = r["counts"][op]
+            lines.append(f"| {r['name']} | {op} | {r['ours'][op]:.2f} | {pin or float('nan'):.2f} | {ratio} | "
+                         f"{n['mul']} | {n['add']} | {r['stack'][op]} |")
+    lines += ["", "| robot | FD-CRBA / ABA time | generate (s) | compile (s) | C source (MB) |",
+              "|---|---:|---:|---:|---:|"]
+    for r in results:
+        lines.append(f"| {r['name']} | {r['ours']['forward_dynamics_crba'] / r['ours']['forward_dynamics']:.2f} | "
+                     f"{r['generate_s']:.1f} | {r['compile_s']:.1f} | {r['c_bytes'] / 1e6:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--robots", nargs="+", default=["panda", "solo12", "g1", "talos"])
+    p.add_argument("--flags", default="-O3 -march=native -std=c99")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--no-pinocchio", action="store_true")
+    p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
+    args = p.parse_args(argv)
+    flags = shlex.split(args.flags)
+    print(f"flags: {' '.join(flags)}\n")
+    results = []
+    for name in args.robots:
+        print(f"{name} ...", file=sys.stderr)
+        results.append(bench_robot(name, flags, args.rounds, args.cache, not args.no_pinocchio))
+    print(markdown(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

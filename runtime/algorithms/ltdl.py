@@ -1,0 +1,143 @@
+"""Tree-sparse LTDL factorisation of the mass matrix and its checked solve (RBDA sec. 6.5, tables 6.3, 6.4).
+
+The mass matrix of a kinematic tree has ``H[i][j] != 0`` only where coordinate
+``j`` is ``i`` itself, an ancestor or a descendant of ``i`` in the parent array
+``lambda`` (`dof_parents`). Factorised from the leaves up as ``H = L^T D L``
+(``L`` unit lower triangular, ``D`` diagonal), ``L`` has exactly that pattern:
+no fill-in, ``O(n d)`` work for depth ``d`` instead of ``O(n^3)``. A floating
+base is six coordinates in a chain (its 6x6 block is dense); a joint on the
+base hangs under its last coordinate.
+
+The checks are the dense checked Cholesky's (`cholesky`), reformulated so that
+a trace turns each into a guard and needs no solver call (``eps`` is the machine
+epsilon of the backend's precision, ``ops.eps``):
+
+1. positivity: every pivot ``D[k] > 0`` (NaN included), else `SingularError`;
+2. conditioning: every pivot of the diagonally equilibrated matrix,
+   ``D[k] / H[k][k]``, must exceed ``sqrt(eps)``, else `IllConditionedError`.
+   ``D[k] / H[k][k]`` is ``1 / (A_k^-1)[k][k]`` for the equilibrated block
+   ``A_k`` of ``k``'s subtree (``k`` included), so their minimum is at least
+   the smallest eigenvalue of the whole equilibrated matrix, which in turn is
+   at least its reciprocal 2-norm condition number (the largest eigenvalue of
+   a matrix with unit diagonal is at least 1). A failing estimate therefore
+   proves ill-conditioning; a passing one can miss it (it may overestimate the
+   reciprocal condition number), which the residual check backs up;
+3. residual: ``||b - H x||_2 <= 100 n eps (trace(H) ||x||_2 + ||b||_2)``, else
+   `IllConditionedError` (for a positive definite ``H``, ``trace(H)`` bounds
+   ``||H||_2``, the largest eigenvalue, at the cost of n additions). NaN passes this check: a non-finite right-hand side
+   or solution is reported as `NonFiniteError` by the finiteness check of
+   every operation's outputs, as the dense solve reports it.
+"""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from ..errors import IllConditionedError, SingularError
+from .cholesky import residual_tolerance
+
+
+def dof_parents(parent, floating: bool) -> tuple:
+    """lambda: the parent coordinate of each generalized coordinate (-1: none), ``lambda[k] < k``."""
+    off = 6 if floating else 0
+    base = tuple(range(-1, off - 1))                                                # base coordinates in a chain
+    return base + tuple(off + p if p != -1 else off - 1 for p in parent)
+
+
+def ancestors(lam, k):
+    """The coordinates above ``k``, nearest first."""
+    j = lam[k]
+    while j != -1:
+        yield j
+        j = lam[j]
+
+
+def ltdl(H, lam, ops, what: str):
+    """``H = L^T D L`` (RBDA table 6.3) with the positivity and conditioning checks.
+
+    ``H``: rows of a symmetric matrix with the pattern of ``lam``. Returns
+    ``(L, Dinv)``: ``L[k]`` maps each ancestor ``j`` of ``k`` to ``L[k][j]``,
+    ``Dinv[k] = 1 / D[k]``.
+    """
+    n = len(H)
+    rcond_min = ops.sqrt(ops.eps)
+    A = [{j: H[k][j] for j in ancestors(lam, k)} for k in range(n)]
+    D = [H[k][k] for k in range(n)]
+    Dinv = [None] * n
+    for k in reversed(range(n)):
+        ops.require_positive(D[k], SingularError, f"{what} is not positive definite (pivot {k})")
+        ops.require_positive(sp.sub(D[k], sp.mul(rcond_min, H[k][k])), IllConditionedError,
+                             f"{what} is ill-conditioned (equilibrated pivot {k} <= sqrt(eps))")
+        Dinv[k] = 1 / D[k]
+        for i in ancestors(lam, k):
+            a = sp.mul(A[k][i], Dinv[k])                                            # a = H_ki / H_kk
+            D[i] = sp.sub(D[i], sp.mul(A[k][i], a))                                 # H_ii -= H_ki a
+            for j in ancestors(lam, i):
+                A[i][j] = sp.sub(A[i][j], sp.mul(A[k][j], a))                       # H_ij -= H_kj a
+            A[k][i] = a                                                             # L_ki = a
+    return A, Dinv
+
+
+def ltdl_apply_inverse(L, Dinv, lam, b):
+    """``x = (L^T D L)^-1 b`` (RBDA table 6.4): ``L^T`` from the leaves, ``D``, then ``L`` from the root."""
+    x = list(b)
+    for k in reversed(range(len(x))):
+        for j in ancestors(lam, k):
+            x[j] = sp.sub(x[j], sp.mul(L[k][j], x[k]))                              # x_j -= L_kj x_k
+    x = [sp.mul(xk, dk) for xk, dk in zip(x, Dinv)]                                 # x = D^-1 x
+    for k in range(len(x)):
+        for j in ancestors(lam, k):
+            x[k] = sp.sub(x[k], sp.mul(L[k][j], x[j]))                              # x_k -= L_kj x_j
+    return x
+
+
+def ltdl_inverse(L, Dinv, lam):
+    """``H^-1 = L^-1 D^-1 L^-T`` as rows (symmetric: one scalar per pair), without a solve per column.
+
+    ``L^-1`` keeps the pattern of ``L`` (row ``k``: ``k`` and its ancestors), O(n d^2);
+    ``(H^-1)[k][c]`` sums over the coordinates above both ``k`` and ``c``, O(n^2 d).
+    """
+    n = len(Dinv)
+    Linv = [{k: 1} for k in range(n)]
+    for k in range(n):
+        for m in ancestors(lam, k):
+            total, j = 0, lam[k]
+            while True:                                                             # j from k's parent up to m
+                total = sp.add(total, sp.mul(L[k][j], Linv[j][m]))
+                if j == m:
+                    break
+                j = lam[j]
+            Linv[k][m] = sp.neg(total)                                              # Linv_km = -sum_j L_kj Linv_jm
+    P = [{m: sp.mul(value, Dinv[m]) for m, value in row.items()} for row in Linv]   # P = L^-1 D^-1
+    Hinv = [[0] * n for _ in range(n)]
+    for k in range(n):
+        for c in range(k + 1):
+            common = [m for m in Linv[c] if m in P[k]]
+            Hinv[k][c] = Hinv[c][k] = sp.dot([P[k][m] for m in common], [Linv[c][m] for m in common])
+    return Hinv
+
+
+def _norm2(values, ops):
+    return ops.sqrt(sp.dot(values, values))
+
+
+def check_residual(H, lam, x, b, ops, what: str):
+    """Step 3 of the module docstring, over the pattern of ``lam``."""
+    r = list(b)
+    trace = 0
+    for k in range(len(b)):
+        r[k] = sp.sub(r[k], sp.mul(H[k][k], x[k]))                                  # r = b - H x
+        trace = sp.add(trace, H[k][k])
+        for j in ancestors(lam, k):
+            r[k] = sp.sub(r[k], sp.mul(H[k][j], x[j]))
+            r[j] = sp.sub(r[j], sp.mul(H[k][j], x[k]))
+    bound = sp.mul(residual_tolerance(len(b), ops.eps), sp.add(sp.mul(trace, _norm2(x, ops)), _norm2(b, ops)))
+    ops.require_not_negative(sp.sub(bound, _norm2(r, ops)), IllConditionedError,
+                             f"{what}: residual check failed (||b - H x||_2 above its bound)")
+
+
+def solve_tree(H, b, lam, ops, what: str):
+    """Solve ``H x = b`` for the tree-patterned SPD ``H``: factorise, solve, check the residual."""
+    L, Dinv = ltdl(H, lam, ops, what)
+    x = ltdl_apply_inverse(L, Dinv, lam, b)
+    check_residual(H, lam, x, b, ops, what)
+    return x

@@ -1,0 +1,139 @@
+"""Analytic derivatives of inverse dynamics (RNEA), in body frames.
+
+The structure is Carpentier and Mansard's (RSS 2018; Pinocchio's
+``computeRNEADerivatives``): one RNEA forward pass, one backward pass that
+accumulates composite quantities per subtree, then O(n d) products. Here every
+quantity stays in its body's frame (constant axes and transforms fold), see
+``docs/derivatives.md`` for the derivation. For body ``i`` (composites over its
+subtree, transported like CRBA's ``IC``):
+
+    IC_i  composite inertia                       F_i  RNEA's subtree force f_i
+    hC_i  composite momentum  sum I v             BC_i composite sum of Idot = v x* I - I v x
+    alpha_i = IC_i S_i        gamma_i = BC_i S_i - S_i x* hC_i
+
+A change of a coordinate at body ``j`` (``q_j``, ``qd_j`` or the base motion) moves
+the whole subtree of ``j`` by one spatial velocity ``dv`` and acceleration ``da``
+in frame ``j`` (plus, for ``q_j``, a rigid rotation about ``S_j``):
+
+    q_j:   dv = v_j x S_j,   da = (Xup_j a_p) x S_j + dv x vJ_j,   rigid: S_j x* F_j
+    qd_j:  dv = S_j,         da = v_j x S_j
+
+For ``k`` in the subtree of ``j`` (``j`` included), with ``alpha_k``, ``gamma_k``
+carried to frame ``j``:  ``dtau_k = alpha_k . (da + v_j x dv) + gamma_k . dv``.
+Above ``j``, the parent receives ``Xup_j^T (dF_j + rigid)`` with
+``dF_j = IC_j (da - dv x v_j) + dv x* hC_j + BC_j dv``, carried up like a force:
+``dtau_k = S_k . G``. ``dtau/dqdd`` is the mass matrix (CRBA).
+"""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from .crba import crba
+from .kinematics import Tree, base_spatial_acceleration, rotate, rotate_back
+from .rnea import rnea_passes
+
+
+def _unit(k, n=6):
+    return tuple(int(i == k) for i in range(n))
+
+
+def _composite_force(IC, BC, hC, v, dv, da):
+    """dF = IC (da - dv x v) + dv x* hC + BC dv: the change of a subtree's force."""
+    return sp.vadd(sp.vadd(sp.rigid_apply(IC, sp.vsub(da, sp.crm(dv, v))), sp.crf(dv, hC)), sp.rigid_apply(BC, dv))
+
+
+def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict:
+    """Jacobians of `rnea` as columns of G scalars: ``{"q": [J columns], "qd": ..., "qdd": ...}``
+    and, floating, ``"base_velocity"``, ``"base_acceleration"`` (6 columns) and
+    ``"base_rotation"`` (3 columns, world-frame rotation vector: ``R -> exp(dtheta x) R``)."""
+    nb, off = tree.nb, 6 if tree.floating else 0
+    G = nb + off
+    r = rnea_passes(tree, ops, q, qd, qdd, base, loads)
+    Xup, S, v = r.Xup, tree.S, r.v
+    # backward pass: composites of each subtree
+    IC = list(tree.I)
+    hC = [sp.rigid_apply(tree.I[i], v[i]) for i in range(nb)]                       # h = I v
+    BC = [sp.rigid_variation(tree.I[i], v[i]) for i in range(nb)]                   # Idot = v x* I - I v x
+    if tree.floating:
+        IC0, hC0, BC0 = tree.I_base, sp.rigid_apply(tree.I_base, r.v0), sp.rigid_variation(tree.I_base, r.v0)
+    for i in reversed(range(nb)):
+        p = tree.parent[i]
+        if p == -1 and not tree.floating:
+            continue
+        ICi, BCi, hCi = (sp.rigid_xform_back(Xup[i], IC[i]), sp.rigid_xform_back(Xup[i], BC[i]),
+                         sp.xform_force_back(Xup[i], hC[i]))
+        if p == -1:
+            IC0, BC0, hC0 = sp.rigid_add(IC0, ICi), sp.rigid_add(BC0, BCi), sp.vadd(hC0, hCi)
+        else:
+            IC[p], BC[p], hC[p] = sp.rigid_add(IC[p], ICi), sp.rigid_add(BC[p], BCi), sp.vadd(hC[p], hCi)
+    # the sources: (dv, da, rigid) per coordinate, in the frame of its body
+    sources = {"q": [], "qd": []}
+    for j in range(nb):
+        p = tree.parent[j]
+        ap = r.a0 if p == -1 else r.a[p]
+        dv = sp.crm(v[j], S[j])                                                     # dv = v_j x S_j
+        da = sp.vadd(sp.crm(sp.xform_motion(Xup[j], ap), S[j]), sp.crm(dv, r.vJ[j]))  # da = (Xup ap) x S + dv x vJ
+        sources["q"].append((dv, da, sp.crf(S[j], r.f[j])))                        # rigid: S x* F
+        sources["qd"].append((S[j], sp.crm(v[j], S[j]), None))                     # dv = S, da = v x S
+    cols = {key: [[0] * G for _ in range(nb)] for key in sources}
+    # above j: the parent receives Xup_j^T (dF_j + rigid), carried up like a force
+    for key, per_joint in sources.items():
+        for j, (dv, da, rigid) in enumerate(per_joint):
+            dF = _composite_force(IC[j], BC[j], hC[j], v[j], dv, da)
+            Gf = sp.xform_force_back(Xup[j], dF if rigid is None else sp.vadd(dF, rigid))
+            k = tree.parent[j]
+            while k != -1:
+                cols[key][j][off + k] = sp.dot(S[k], Gf)                            # dtau_k = S_k . G
+                Gf = sp.xform_force_back(Xup[k], Gf)
+                k = tree.parent[k]
+            if tree.floating:
+                cols[key][j][:6] = rotate_back(r.E0, Gf)
+    # in the subtree of j: alpha_k and gamma_k carried up to each j above k
+    base_covectors = []
+    for k in range(nb):
+        alpha = sp.rigid_apply(IC[k], S[k])                                         # alpha = IC S
+        gamma = sp.vsub(sp.rigid_apply(BC[k], S[k]), sp.crf(S[k], hC[k]))           # gamma = BC S - S x* hC
+        j = k
+        while j != -1:
+            for key in sources:
+                dv, da, _ = sources[key][j]
+                e = sp.vadd(da, sp.crm(v[j], dv))
+                cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . (da + v x dv) + gamma . dv
+            if tree.parent[j] == -1 and not tree.floating:
+                break
+            alpha, gamma = sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)
+            j = tree.parent[j]
+        base_covectors.append((alpha, gamma))
+    H = crba(tree, ops, q, base[0] if tree.floating else None)
+    out = {"q": cols["q"], "qd": cols["qd"], "qdd": [[H[row][off + j] for row in range(G)] for j in range(nb)]}
+    if tree.floating:
+        out.update(_base_columns(tree, ops, r, base, base_covectors, (IC0, BC0, hC0), H))
+    return out
+
+
+def _base_columns(tree, ops, r, base, covectors, composites, H):
+    """The base motion's columns: the whole tree moves by (dv, da) in the base frame."""
+    _, velocity, acceleration = base
+    w, pdot = velocity[:3], velocity[3:]
+    a_rel = sp.vsub(base_spatial_acceleration(velocity, acceleration), tree.a_grav)  # a_W - a_g
+    f_W = rotate_back(r.E0, r.f0)
+    out = {"base_velocity": [], "base_rotation": []}
+    for k in range(6):
+        e = _unit(k)                                                                # d[omega_W, pdot_W]
+        dlin = sp.vadd(sp.cross(e[:3], pdot), sp.cross(w, e[3:]))                   # d(omega x pdot)
+        out["base_velocity"].append((rotate(r.E0, e), rotate(r.E0, (0, 0, 0) + tuple(sp.neg(x) for x in dlin)), None))
+    for k in range(3):
+        e = _unit(k)                                                                # R -> exp(e x) R: E0 -> E0 (1 - e x)
+        out["base_rotation"].append((rotate(r.E0, sp.vscale(sp.crm(e, velocity), -1)),
+                                     rotate(r.E0, sp.vscale(sp.crm(e, a_rel), -1)), sp.crf(e, f_W)))
+    IC0, BC0, hC0 = composites
+    columns = {"base_acceleration": [[H[row][k] for row in range(len(H))] for k in range(6)]}
+    for key, sources in out.items():
+        columns[key] = []
+        for dv, da, rigid in sources:
+            top = rotate_back(r.E0, _composite_force(IC0, BC0, hC0, r.v0, dv, da))
+            if rigid is not None:
+                top = sp.vadd(top, rigid)                                           # the root wrench turns too
+            e = sp.vadd(da, sp.crm(r.v0, dv))
+            columns[key].append(list(top) + [sp.add(sp.dot(alpha, e), sp.dot(gamma, dv)) for alpha, gamma in covectors])
+    return columns
