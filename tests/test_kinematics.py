@@ -382,3 +382,22 @@ def test_cli_frames(tmp_path):
     assert "int panda_center_of_mass(const double *q, double *com);" in header
     assert main(["-q", "generate", ROBOTS["panda"].path, "-o", str(tmp_path / "x"), "--no-compile",
                  "--ops", "jacobian", "--frames", "nope"]) == 2
+
+
+def test_link_function_names_from_untrusted_link_names():
+    """A link name becomes part of a C function and file name only when it is a plain word; otherwise, and
+    where it could equal another link's ``link<id>``, the link id is used."""
+    from rbdgen.codegen.generator import MAX_LINK_NAME, kernel_name
+
+    long = "a" * (MAX_LINK_NAME + 1)
+    names = ["base", "link2", "x-y */", long, "hand_tcp"]
+    inertial = '<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'
+    links = "".join(f'<link name="{n.replace("*/", "&#42;/")}">{inertial}</link>' for n in names)
+    joints = "".join(f'<joint name="j{k}" type="revolute"><parent link="{names[k - 1]}"/><child link="{n}"/>'
+                     f'<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+                     for k, n in enumerate(names) if k)
+    model = rbdgen.load_urdf_string(f'<robot name="r">{links}{joints}</robot>')
+    got = [kernel_name(model, "jacobian", model.link_id(n)) for n in names]
+    assert got == ["jacobian_base", f"jacobian_link{model.link_id('link2')}", f"jacobian_link{model.link_id('x-y */')}",
+                   f"jacobian_link{model.link_id(long)}", "jacobian_hand_tcp"]
+    assert len(set(got)) == len(got)
