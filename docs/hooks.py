@@ -2,14 +2,15 @@
 
 * The package's folders are mapped (``runtime/`` is ``rbdgen``, ``codegen/`` is
   ``rbdgen.codegen``, ...; ``[tool.setuptools.package-dir]`` in pyproject.toml), so the
-  API reference reads the sources through a tree of links laid out as the installed
-  package, ``build/docs-src/rbdgen`` (``paths`` of mkdocstrings in mkdocs.yml).
+  API reference reads a copy of the sources laid out as the installed package,
+  ``build/docs-src/rbdgen`` (``paths`` of mkdocstrings in mkdocs.yml). Copies, not links:
+  the reader resolves links, and a resolved path under the repository root would let an
+  editable install's mapping (``rbdgen`` -> ``runtime/``) decide which module it is.
 * The benchmark chart is served from where the benchmark writes it (one copy).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import tomllib
 from pathlib import Path
@@ -28,7 +29,7 @@ def on_config(config):
         target = PACKAGE_TREE.joinpath(*package.split("."))
         target.mkdir(parents=True, exist_ok=True)
         for module in (ROOT / folder).glob("*.py"):  # subpackages are entries of their own
-            os.symlink(module, target / module.name)
+            shutil.copyfile(module, target / module.name)
     return config
 
 
