@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 
 import rbdgen
+from helpers import pinocchio
 
 pytest.importorskip("casadi")
 
@@ -138,12 +139,10 @@ def reach():
 
 
 @pytest.fixture(scope="module")
-def panda_pinocchio(reach):
+def panda_pinocchio():
+    """Pinocchio on the Panda (tests/data/panda.urdf is the bundled generated/panda/panda.urdf)."""
     pytest.importorskip("pinocchio")
-    from rbdgen.testing import PinocchioReference
-
-    module, solution = reach
-    return PinocchioReference(str(module.default_urdf()), False, [j.name for j in solution.model.joints])
+    return pinocchio("panda")
 
 
 def test_reach_converged_at_rest(reach):
