@@ -8,6 +8,8 @@ from .errors import (
     BuildError,
     CacheError,
     CompilerNotFoundError,
+    IkJointLimitError,
+    IkNotConvergedError,
     IllConditionedError,
     InvalidInputError,
     ManifestError,
@@ -18,6 +20,7 @@ from .errors import (
     ValidationError,
 )
 from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
+from .ik import IkOptions
 from .interface import KINEMATICS, OPERATIONS, BaseState, Load, Pose
 from .builder import RobotBuilder
 from .mjcf import load_mjcf
@@ -57,6 +60,9 @@ __all__ = [
     "OPERATIONS",
     "KINEMATICS",
     "Pose",
+    "IkJointLimitError",
+    "IkNotConvergedError",
+    "IkOptions",
     "IllConditionedError",
     "Inertia",
     "InvalidInputError",

@@ -21,8 +21,9 @@ class ManifestError(ValueError):
 class SolverError(RuntimeError):
     """A dynamics operation could not produce a finite, accurate result.
 
-    Each subclass has the ``status`` the generated C returns for it and a ``reason``,
-    the message a compiled solver gives for that status.
+    Each subclass in `STATUS` has the ``status`` the generated C returns for it and a
+    ``reason``, the message a compiled solver gives for that status; the inverse-kinematics
+    errors come from the Python iteration and have no status of their own.
     """
 
     status = 1
@@ -55,6 +56,33 @@ class NonFiniteError(SolverError):
 
     status = 4
     reason = "numerical failure (non-finite result)"
+
+
+class IkNotConvergedError(SolverError):
+    """Inverse kinematics did not reach its tolerances within ``max_iterations`` steps.
+
+    ``iterations``, ``translation_error`` [m] and ``rotation_error`` [rad] are those of the last iterate.
+    """
+
+    reason = "inverse kinematics did not converge"
+
+    def __init__(self, message: str, iterations: int, translation_error: float, rotation_error: float):
+        super().__init__(message)
+        self.iterations, self.translation_error, self.rotation_error = iterations, translation_error, rotation_error
+
+
+class IkJointLimitError(SolverError):
+    """Inverse kinematics converged to a solution outside a joint's limits.
+
+    ``joint`` is the coordinate's index in ``joint_names``; ``value``, ``lower`` and ``upper`` its
+    position and limits.
+    """
+
+    reason = "inverse-kinematics solution outside the joint limits"
+
+    def __init__(self, message: str, joint: int, value: float, lower: float, upper: float):
+        super().__init__(message)
+        self.joint, self.value, self.lower, self.upper = joint, value, lower, upper
 
 
 class BuildError(RuntimeError):

@@ -221,64 +221,23 @@ class SolverBase(abc.ABC):
         keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
         return {keys[n]: (r if batch else r[0]) for n, r in results.items()}
 
-    # -- kinematics: a link's origin, world axes, angular first (``link``: a name or an id) ----------
-    def forward_kinematics(self, *args, out=None, mask=None):
-        """Pose ``[x, y, z, qx, qy, qz, qw]`` (7,) of a link frame in the world: ``(base,) q, link``."""
-        return self._run("forward_kinematics", args, None, out, mask)
-
-    def forward_kinematics_all(self, *args, out=None, mask=None):
-        """The poses of every link, ``(L, 7)``, rows ``[x, y, z, qx, qy, qz, qw]`` in link order."""
-        return self._run("forward_kinematics_all", args, None, out, mask)
-
-    def jacobian(self, *args, out=None, mask=None):
-        """``(6, G)``: the link origin's twist ``[omega, pdot]`` (world axes) is ``J nu``; base columns first."""
-        return self._run("jacobian", args, None, out, mask)
-
-    def jacobian_derivative(self, *args, out=None, mask=None):
-        """``(6, G)``: dJ/dt at ``(base,) q, qd, link``; ``Jdot nu`` is the acceleration at nudot = 0."""
-        return self._run("jacobian_derivative", args, None, out, mask)
-
-    def forward_velocity_kinematics(self, *args, tool=None, out=None, mask=None):
-        """Twist ``[omega, pdot]`` (6,) of a link origin, world axes: ``(base,) q, qd, link``.
-
-        ``tool``: a point on the link, in the link frame (a (3,) array, or a `Pose` whose
-        translation it is: its rotation does not change the twist): the twist of that point instead.
-        """
+    def _twist(self, args: tuple, tool, out: Optional[np.ndarray], mask: Optional[ArrayLike]) -> np.ndarray:
+        """``forward_velocity_kinematics`` on ``args`` = ``(base,) q, qd, link``; with ``tool`` (a point on the
+        link in its frame, or a `Pose` whose translation it is) the twist of that point:
+        ``pdot + omega x (R tool)``."""
         if tool is None:
             return self._run("forward_velocity_kinematics", args, None, out, mask)
         offset = _array(getattr(tool, "translation", tool), "tool translation", 3, batched=False)
         twist = self._run("forward_velocity_kinematics", args, None, None, mask)
-        pose = self.forward_kinematics(*args[:-2], args[-1], mask=mask)
+        if out is not None:
+            _check_out(out, twist.shape)
+        pose = self._run("forward_kinematics", args[:-2] + args[-1:], None, None, mask)
         arm = _rotate(pose[..., 3:], offset)                                  # the point, from the origin
         twist[..., 3:] += np.cross(twist[..., :3], arm)
         if out is None:
             return twist
-        if out.shape != twist.shape or out.dtype != np.float64:
-            raise ValueError(f"out: expected a float64 array of shape {twist.shape}")
         out[...] = twist
         return out
-
-    def forward_acceleration_kinematics(self, *args, out=None, mask=None):
-        """Classical acceleration ``[omegadot, pddot] = J nudot + Jdot nu`` (6,) of a link origin:
-        ``(base,) q, qd, qdd, link`` (for a floating base, nudot starts with the base acceleration)."""
-        return self._run("forward_acceleration_kinematics", args, None, out, mask)
-
-    def center_of_mass(self, *args, out=None, mask=None):
-        """The centre of mass (3,) of the moving bodies in the world (a fixed base's root link excluded)."""
-        return self._run("center_of_mass", args, None, out, mask)
-
-    def center_of_mass_jacobian(self, *args, out=None, mask=None):
-        """``(3, G)``: the velocity of the centre of mass is ``Jc nu``."""
-        return self._run("center_of_mass_jacobian", args, None, out, mask)
-
-    def centroidal_momentum_matrix(self, *args, out=None, mask=None):
-        """``A_G`` ``(6, G)``: ``A_G nu`` is the momentum about the centre of mass, angular first, world axes
-        (Pinocchio's ``computeCentroidalMap`` puts the linear part first)."""
-        return self._run("centroidal_momentum_matrix", args, None, out, mask)
-
-    def centroidal_momentum_bias(self, *args, out=None, mask=None):
-        """``Adot_G nu`` (6,): the rate of the centroidal momentum at nudot = 0: ``(base,) q, qd``."""
-        return self._run("centroidal_momentum_bias", args, None, out, mask)
 
     # -- argument handling --------------------------------------------------------
     @property

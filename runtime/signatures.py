@@ -5,8 +5,10 @@ A fixed-base robot's operations take the joint state, ``inverse_dynamics(q, qd, 
 first, ``inverse_dynamics(base, q, qd, qdd, *, ...)``. Every engine (`NumpySolver`,
 `CompiledSolver`) has one class of each kind, picked from the model when it is
 made. Each method only names its arguments and hands them to
-`SolverBase._run`; the doc strings are assembled from the tables below, so each
-argument is described once.
+`SolverBase._run`; the doc strings are assembled from the tables below and the
+operation records (`rbdgen.algorithms.operations.OPERATIONS`), so each argument is
+described once. The kinematics operations take a link last (a name or an id from
+`link_id`); ``inverse_kinematics`` (fixed base only) is `rbdgen.ik`.
 """
 
 from __future__ import annotations
@@ -16,8 +18,15 @@ from typing import Any, Dict, Optional, Sequence, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import ik
 from .algorithms.operations import OPERATIONS
-from .interface import BaseState, Load, SolverBase
+from .interface import BaseState, Load, Pose, SolverBase
+
+#: A link: its name or its id from `link_id`.
+LinkRef = Union[str, int]
+
+#: ``tool=``: a point on the link, in the link frame ((3,) array or a `Pose`'s translation).
+Tool = Union[Pose, ArrayLike, None]
 
 #: ``loads=``: `Load` objects, or a dense (L, 6) / (N, L, 6) array.
 Loads = Union[Sequence[Load], ArrayLike, None]
@@ -41,6 +50,26 @@ SUMMARIES = {
                               "acc : ndarray, shape (G,) or (N, G)\n    As `forward_dynamics`, to rounding."),
 }
 
+#: What each kinematics operation returns, after its name and shape (its summary is the record's ``doc``).
+KINEMATICS_RETURNS = {
+    "forward_kinematics": "[x, y, z, qx, qy, qz, qw]: the link origin [m] and the unit quaternion of its frame, "
+                          "world frame.",
+    "forward_kinematics_all": "One row [x, y, z, qx, qy, qz, qw] per link, in `link_id` order.",
+    "jacobian": "The link origin's twist [omega, pdot] (world axes) is J nu, nu = qd, or [base velocity, qd]\n"
+                "    for a floating base (its six columns first).",
+    "jacobian_derivative": "dJ/dt; Jdot nu is the link's classical acceleration at nudot = 0.",
+    "forward_velocity_kinematics": "[omega, pdot] of the link origin (of ``tool`` where given), world axes "
+                                   "[rad/s, m/s].",
+    "forward_acceleration_kinematics": "Classical acceleration [omegadot, pddot] = J nudot + Jdot nu of the link "
+                                       "origin, world axes [rad/s^2, m/s^2].",
+    "center_of_mass": "The centre of mass of the moving bodies (a fixed base's root link excluded), world "
+                      "frame [m].",
+    "center_of_mass_jacobian": "Jc: the centre of mass's velocity is Jc nu (world axes).",
+    "centroidal_momentum_matrix": "A_G: A_G nu is the momentum about the centre of mass, angular first, world "
+                                  "axes (Pinocchio's computeCentroidalMap puts the linear part first).",
+    "centroidal_momentum_bias": "Adot_G nu, angular first, world axes [N m, N].",
+}
+
 #: Every argument's description (J joints, G = J (+ 6 with a floating base), L links, N states).
 PARAMETERS = {
     "base": "base : BaseState\n    The floating base: translation (3), unit-or-not quaternion rotation_xyzw (4),\n"
@@ -54,6 +83,9 @@ PARAMETERS = {
     "loads": "loads : sequence of Load or array_like, shape (L, 6) or (N, L, 6), optional\n"
              "    Wrenches [torque, force] the links apply to their environment, at each link's origin\n"
              "    in its frame, indexed by `link_id` [N m, N]. None or empty: no loads.",
+    "link": "link : str or int\n    The link (its frame's origin): a name or an id from `link_id`.",
+    "tool": "tool : array_like, shape (3,), or Pose, optional\n    A point on the link, in the link frame (a "
+            "`Pose`: its translation; the\n    rotation does not change the twist): the twist of that point instead.",
     "out": "out : ndarray, optional\n    A writeable, aligned float64 array of the result's shape that receives it\n"
            "    (and is returned).",
     "mask": "mask : array_like of bool, shape (N,), optional\n    Batches only: evaluate the selected states; "
@@ -74,16 +106,68 @@ SolverError
     the message says which state."""
 
 
+def _returns(op: str) -> str:
+    """The Returns section of a kinematics operation: name and shape from its record, then its meaning."""
+    (port,) = OPERATIONS[op].outputs
+    dims = ", ".join(str(d) for d in port.shape)
+    single = f"({dims},)" if len(port.shape) == 1 else f"({dims})"
+    return f"{port.name} : ndarray, shape {single} or (N, {dims})\n    {KINEMATICS_RETURNS[op]}"
+
+
 def _docstring(op: str, floating: bool) -> str:
     """The NumPy-style doc string of ``op`` for a fixed or floating base."""
-    summary, returns = SUMMARIES[op]
     record = OPERATIONS[op]
+    summary, returns = SUMMARIES[op] if op in SUMMARIES else (record.doc, _returns(op))
     names = [n for n in record.input_names(floating) if n != "loads"]
-    names += (["loads"] if record.loads else []) + ["out", "mask"]
+    names += (["link"] if record.link else []) + (["loads"] if record.loads else [])
+    names += (["tool"] if op == "forward_velocity_kinematics" else []) + ["out", "mask"]
     params = "\n".join(PARAMETERS[n] for n in names)
     return (f"{summary}\n\n{CONVENTIONS}\n\nParameters\n----------\n{params}\n\n"
             f"Returns\n-------\n{returns}\n\nRaises\n------\n{RAISES}\n")
 
+
+IK_DOC = """Joint positions that put a link's frame at a target pose (damped least squares, from ``q0``).
+
+Same semantics as dynibo 0.5.2's ``inverse_kinematics``: iterates on this solver's own
+`forward_kinematics` and `jacobian` (a compiled solver: its generated C, built with both
+for ``link``); the steps are ``J^T (J J^T + damping^2 I)^-1 e`` with ``e`` the rotation
+vector (world axes) and the position error of the link frame, at most ``max_step_norm``
+long, until both errors are within their tolerances. See `rbdgen.ik`.
+
+Parameters
+----------
+q0 : array_like, shape (J,)
+    The start, within the joint limits [rad, m]; the solution is usually the one nearest it.
+{link}
+target_pose : Pose or array_like, shape (7,)
+    The link frame's target ``[x, y, z, qx, qy, qz, qw]`` in the world (a `forward_kinematics`
+    result); a non-unit quaternion is normalised.
+options : IkOptions, optional
+    Iterations, tolerances, damping and step length (dynibo's ``IkOptions`` fields and defaults;
+    its own objects are accepted too).
+out : ndarray, optional
+    A writeable, aligned float64 array of shape (J,) that receives the result (and is returned).
+
+Returns
+-------
+q : ndarray, shape (J,)
+    Joint positions within the model's joint limits.
+
+Raises
+------
+IkNotConvergedError
+    No convergence within ``max_iterations`` steps (a SolverError; the message and the
+    error's attributes give the iterations and both residuals).
+IkJointLimitError
+    Converged outside a joint's limits (a SolverError naming the joint, its value and limits).
+ValueError
+    ``q0`` of the wrong shape, non-finite or outside the limits; a bad ``target_pose`` (shape,
+    non-finite, zero quaternion); an invalid option; a build without forward_kinematics and jacobian.
+TypeError
+    Non-numbers, a link that is neither a name nor an id, options that are not an `IkOptions`.
+NotImplementedError
+    A floating-base robot (see `FloatingBaseSolver.inverse_kinematics`).
+"""
 
 PASSIVE_DOC = """Any of M(q), g(q) and C(q, qd) qd from one pass (one recursive pass over the tree).
 
@@ -139,6 +223,52 @@ class FixedBaseSolver(SolverBase):
                       coriolis: bool = True, mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
         return self._passive_terms((q, qd), mass_matrix, gravity, coriolis, mask)
 
+    # -- kinematics (a link's origin, world axes, angular first) --------------------------------
+    def forward_kinematics(self, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
+                           mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("forward_kinematics", (q, link), None, out, mask)
+
+    def forward_kinematics_all(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
+                               mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("forward_kinematics_all", (q,), None, out, mask)
+
+    def jacobian(self, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
+                 mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("jacobian", (q, link), None, out, mask)
+
+    def jacobian_derivative(self, q: ArrayLike, qd: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
+                            mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("jacobian_derivative", (q, qd, link), None, out, mask)
+
+    def forward_velocity_kinematics(self, q: ArrayLike, qd: ArrayLike, link: LinkRef, *, tool: Tool = None,
+                                    out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._twist((q, qd, link), tool, out, mask)
+
+    def forward_acceleration_kinematics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, link: LinkRef, *,
+                                        out: Optional[np.ndarray] = None,
+                                        mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("forward_acceleration_kinematics", (q, qd, qdd, link), None, out, mask)
+
+    def center_of_mass(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
+                       mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("center_of_mass", (q,), None, out, mask)
+
+    def center_of_mass_jacobian(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
+                                mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("center_of_mass_jacobian", (q,), None, out, mask)
+
+    def centroidal_momentum_matrix(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
+                                   mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("centroidal_momentum_matrix", (q,), None, out, mask)
+
+    def centroidal_momentum_bias(self, q: ArrayLike, qd: ArrayLike, *, out: Optional[np.ndarray] = None,
+                                 mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("centroidal_momentum_bias", (q, qd), None, out, mask)
+
+    def inverse_kinematics(self, q0: ArrayLike, link: LinkRef, target_pose: Union[Pose, ArrayLike],
+                           options: Optional[ik.IkOptions] = None, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+        return ik.inverse_kinematics(self, q0, link, target_pose, options, out)
+
 
 class FloatingBaseSolver(SolverBase):
     """A floating-base robot's operations: a `BaseState` first, then the joint state."""
@@ -173,14 +303,67 @@ class FloatingBaseSolver(SolverBase):
                       mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
         return self._passive_terms((base, q, qd), mass_matrix, gravity, coriolis, mask)
 
+    # -- kinematics (a link's origin, world axes, angular first) --------------------------------
+    def forward_kinematics(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
+                           mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("forward_kinematics", (base, q, link), None, out, mask)
+
+    def forward_kinematics_all(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
+                               mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("forward_kinematics_all", (base, q), None, out, mask)
+
+    def jacobian(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
+                 mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("jacobian", (base, q, link), None, out, mask)
+
+    def jacobian_derivative(self, base: BaseState, q: ArrayLike, qd: ArrayLike, link: LinkRef, *,
+                            out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("jacobian_derivative", (base, q, qd, link), None, out, mask)
+
+    def forward_velocity_kinematics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, link: LinkRef, *,
+                                    tool: Tool = None, out: Optional[np.ndarray] = None,
+                                    mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._twist((base, q, qd, link), tool, out, mask)
+
+    def forward_acceleration_kinematics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                                        link: LinkRef, *, out: Optional[np.ndarray] = None,
+                                        mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("forward_acceleration_kinematics", (base, q, qd, qdd, link), None, out, mask)
+
+    def center_of_mass(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
+                       mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("center_of_mass", (base, q), None, out, mask)
+
+    def center_of_mass_jacobian(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
+                                mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("center_of_mass_jacobian", (base, q), None, out, mask)
+
+    def centroidal_momentum_matrix(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
+                                   mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("centroidal_momentum_matrix", (base, q), None, out, mask)
+
+    def centroidal_momentum_bias(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *,
+                                 out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
+        return self._run("centroidal_momentum_bias", (base, q, qd), None, out, mask)
+
+    def inverse_kinematics(self, base: BaseState, q0: ArrayLike, link: LinkRef, target_pose: Union[Pose, ArrayLike],
+                           options: Optional[ik.IkOptions] = None, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Not supported for a floating base: a NotImplementedError that says what to do instead.
+
+        The base pose would be six more unknowns. Load the robot with ``floating=False`` and give
+        the target relative to the base, or step with `jacobian`, whose first six columns are the base's.
+        """
+        return ik.inverse_kinematics(self, q0, link, target_pose, options, out)
+
 
 def _document(cls: Any, floating: bool) -> None:
-    for op in SUMMARIES:
+    for op in list(SUMMARIES) + list(KINEMATICS_RETURNS):
         getattr(cls, op).__doc__ = _docstring(op, floating)
     head = PARAMETERS["base"] + "\n" if floating else ""
     cls.passive_terms.__doc__ = PASSIVE_DOC.format(head=head, raises=RAISES)
 
 
 _document(FixedBaseSolver, False)
+FixedBaseSolver.inverse_kinematics.__doc__ = IK_DOC.format(link=PARAMETERS["link"])
 _document(FloatingBaseSolver, True)
 

@@ -333,7 +333,7 @@ def test_default_frames_are_the_leaf_links():
 def test_link_argument_errors():
     s = solver("panda")
     q = np.zeros(7)
-    with pytest.raises(TypeError, match=r"^jacobian\(q, link\) takes 2 positional arguments, got 1$"):
+    with pytest.raises(TypeError, match=r"jacobian\(\) missing 1 required positional argument: 'link'$"):
         s.jacobian(q)
     with pytest.raises(ValueError, match="^unknown link 'nope'"):
         s.jacobian(q, "nope")

@@ -26,11 +26,11 @@ def test_package_is_marked_typed():
 
 
 def test_public_signatures():
-    """The operations have real signatures: positional state, keyword-only options."""
+    """The operations have real signatures: positional state (and link), keyword-only options."""
     import inspect
 
     fixed, floating = rbdgen.FixedBaseSolver, rbdgen.FloatingBaseSolver
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.OPERATIONS + rbdgen.KINEMATICS:
         a = inspect.signature(getattr(fixed, op)).parameters
         b = inspect.signature(getattr(floating, op)).parameters
         assert list(b)[:2] == ["self", "base"] and list(b)[2:] == list(a)[1:]
@@ -41,3 +41,6 @@ def test_public_signatures():
         for section in ("Parameters", "Returns", "Raises"):
             assert f"\n{section}\n" in doc, (op, section)
         assert all(f"\n{n} : " in doc for n in list(a)[1:])
+    ik = inspect.signature(fixed.inverse_kinematics).parameters
+    assert list(ik) == ["self", "q0", "link", "target_pose", "options", "out"] and ik["out"].kind is ik["out"].KEYWORD_ONLY
+    assert all(f"\n{n} : " in fixed.inverse_kinematics.__doc__ for n in list(ik)[1:])
