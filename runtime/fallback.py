@@ -3,6 +3,11 @@
 It is the reference the compiled solvers are validated against and the fallback
 where no compiler is available. Each scalar the algorithms see is a float64
 array of shape (N,), so a batch costs one pass of the algorithm, not N.
+
+One state (or a batch of a few) would pay about a microsecond per scalar operation
+that way: an operation called on few states again and again runs instead as
+straight-line Python on floats, traced once for the model from the same algorithms
+(`rbdgen.codegen.emit_python`), with the same values.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import numpy as np
 from .algorithms.kinematics import Tree
 from .algorithms.operations import evaluate
 from .backends import NumpyOps
-from .errors import NonFiniteError
+from .errors import NonFiniteError, SolverError
 from .interface import SolverBase, flat_inputs
 from .model import RobotModel
 from .signatures import FixedBaseSolver, FloatingBaseSolver
@@ -32,9 +37,18 @@ class NumpySolver(SolverBase):
     def __init__(self, model: RobotModel):
         super().__init__(model)
         self.tree = Tree.from_model(model)
+        self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable
+        self._small_calls: dict = {}  # the same key -> small calls so far
 
     #: States per pass: large enough to amortise Python, small enough to stay in cache.
     chunk = 2048
+
+    #: Batches of at most this many states run state by state as straight-line Python (once traced).
+    small = 8
+
+    #: An operation is traced at its `trace_after`-th small call: a one-off call does not pay the trace
+    #: (milliseconds for an arm, a few hundred for a humanoid).
+    trace_after = 4
 
     def _evaluate(self, op, inputs, mask, outputs, target=None, link=None):
         if mask is not None:
@@ -46,12 +60,54 @@ class NumpySolver(SolverBase):
             return results
         flat = flat_inputs(inputs)
         N = flat["q"].shape[0]
+        if N <= self.small:
+            results = self._evaluate_states(op, flat, outputs, link)
+            if results is not None:
+                return results
         # an overflow (|qd| ~ 1e200, say) is reported once, as a NonFiniteError, not
         # also as NumPy RuntimeWarnings from inside the algorithms
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             parts = [self._evaluate_flat(op, {k: v[s: s + self.chunk] for k, v in flat.items()}, outputs, link)
                      for s in range(0, N, self.chunk)]
         return {n: np.concatenate([part[n] for part in parts]) for n in outputs}
+
+    def _evaluate_states(self, op, flat, outputs, link):
+        """The results state by state through the traced function, or None where the NumPy pass must
+        run (the operation is not traced yet, or a state fails: that pass names the error)."""
+        kernel = self._kernel(op, link, flat)
+        if kernel is None:
+            return None
+        from .codegen.emit_python import CheckFailed
+
+        try:
+            values = [kernel(*[a[i].tolist() for a in flat.values()]) for i in range(flat["q"].shape[0])]
+        except (CheckFailed, SolverError, ArithmeticError, ValueError):  # Python raises where NumPy gives inf/NaN
+            return None
+        results = {}
+        for name in outputs:
+            rows = np.array([v[name] for v in values], dtype=np.float64)
+            if not np.isfinite(rows).all():
+                return None
+            results[name] = self._shaped(name, rows)
+        return results
+
+    def _kernel(self, op, link, flat):
+        """The straight-line function of ``op`` on inputs ``flat``, once it has had `trace_after` small calls."""
+        key = (op, link, tuple(flat))
+        if key not in self._kernels:
+            calls = self._small_calls[key] = self._small_calls.get(key, 0) + 1
+            if calls < self.trace_after:
+                return None
+            from .codegen import emit_python
+            from .codegen.trace import StructuralFailure
+
+            try:
+                kernel = emit_python.trace(self.tree, op, {name: a.shape[1] for name, a in flat.items()}, link)
+            except StructuralFailure:  # fails at every state: the NumPy pass raises
+                self._kernels[key] = None
+            else:
+                self._kernels[key] = emit_python.function(kernel)
+        return self._kernels[key]
 
     def _evaluate_flat(self, op, flat, outputs, link):
         N = flat["q"].shape[0]

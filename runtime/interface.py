@@ -90,6 +90,8 @@ def _numbers(value, name: str) -> np.ndarray:
         raise TypeError(f"{name}: expected real numbers (float or integer), got an array of {arr.dtype}")
     if arr.dtype.kind in "iu" and arr.size and (arr.max() > 2**53 or arr.min() < -(2**53)):
         raise ValueError(f"{name}: integer beyond 2**53 has no exact float64 value")
+    if arr.dtype == np.float64 and arr.flags.aligned:  # native byte order: the common case, as it is
+        return arr
     # a misaligned or byte-swapped float64 array is copied before it reaches the C
     return np.require(arr, np.float64, "A")
 
@@ -171,6 +173,10 @@ class SolverBase(abc.ABC):
 
     def __init__(self, model: RobotModel):
         self.model = model
+        #: The sizes shapes are written in (J, G, L), computed once: every call reads them.
+        self._dimensions = {"J": model.joint_count, "G": model.generalized_count, "L": len(model.links)}
+        self._input_sizes = {name: port.size(self._dimensions) for name, port in INPUTS.items()}
+        self._output_shapes = {name: port.dims(self._dimensions) for name, port in OUTPUTS.items()}
 
     def __repr__(self) -> str:
         return (f"<{type(self).__name__} {self.model.name}: J={self.joint_count}, G={self.generalized_count}, "
@@ -179,15 +185,15 @@ class SolverBase(abc.ABC):
     # -- sizes and names ----------------------------------------------------
     @property
     def joint_count(self) -> int:
-        return self.model.joint_count
+        return self._dimensions["J"]
 
     @property
     def generalized_count(self) -> int:
-        return self.model.generalized_count
+        return self._dimensions["G"]
 
     @property
     def link_count(self) -> int:
-        return len(self.model.links)
+        return self._dimensions["L"]
 
     @property
     def joint_names(self) -> tuple:
@@ -240,12 +246,8 @@ class SolverBase(abc.ABC):
         return out
 
     # -- argument handling --------------------------------------------------------
-    @property
-    def _dimensions(self) -> dict:
-        return {"J": self.joint_count, "G": self.generalized_count, "L": self.link_count}
-
     def _output_shape(self, name: str) -> tuple:
-        return OUTPUTS[name].dims(self._dimensions)
+        return self._output_shapes[name]
 
     def _shaped(self, name: str, flat: np.ndarray) -> np.ndarray:
         """Flat (N, size) values of output ``name`` as a contiguous (N, *shape) array.
@@ -313,7 +315,7 @@ class SolverBase(abc.ABC):
             names, args = names[1:], args[1:]
         for name, value in zip(names, args):
             if name != "link":
-                arrays[name] = _array(value, name, INPUTS[name].size(self._dimensions))
+                arrays[name] = _array(value, name, self._input_sizes[name])
         if loads is not None and not (isinstance(loads, (list, tuple)) and len(loads) == 0):
             arrays["loads"] = self._load_array(loads)
         batched = [a.shape[0] for k, a in arrays.items() if k != "link" and a.ndim == (3 if k == "loads" else 2)]
@@ -327,7 +329,7 @@ class SolverBase(abc.ABC):
                 continue
             single = 2 if key == "loads" else 1
             if a.ndim == single:  # one state for the whole batch
-                a = np.broadcast_to(a, (N,) + a.shape)
+                a = a[None] if N == 1 else np.broadcast_to(a, (N,) + a.shape)
             out[key] = np.ascontiguousarray(a)
         return out, bool(batched)
 

@@ -1,0 +1,94 @@
+"""Python emission: a traced `Kernel` as one straight-line Python function on floats.
+
+`NumpySolver` runs the generic algorithms with a NumPy array per scalar, which
+amortises Python over a batch but costs about a microsecond per scalar operation
+for a single state. For single states it uses these functions instead: the same
+trace the C is emitted from (constants folded, common subexpressions shared,
+dead code removed), one assignment a line on Python floats. Python floats are
+IEEE doubles with no contraction, and every fold of the tracer is exact, so
+the values are those of the NumPy pass (up to the sign of a zero); ``sin`` and
+``cos`` are the C library's, as in the generated C.
+
+The function takes the flat inputs (sequences of floats, in the kernel's input
+order) and returns ``{output name: list of floats}``. A failed check raises `CheckFailed`, and
+a checked solve is the NumPy engine's `NumpyOps.solve_spd` (which raises the
+solver's error): the caller reruns the state on the NumPy pass, which raises the
+precise error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..algorithms.kinematics import Tree
+from ..algorithms.operations import evaluate
+from ..backends import NumpyOps
+from .optimize import schedule
+from .trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps
+
+#: Each node operator as a Python expression of its operands.
+FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}", "neg": "-{}",
+           "sin": "sin({})", "cos": "cos({})", "sqrt": "sqrt({})"}
+
+
+class CheckFailed(Exception):
+    """A check of the kernel failed (the NumPy pass names it and the state)."""
+
+
+def trace(tree: Tree, op: str, sizes: dict, link=None) -> Kernel:
+    """``op`` (on ``link``) traced for ``tree`` with flat inputs of ``sizes`` (``{name: length}``, in order).
+
+    Raises `rbdgen.codegen.trace.StructuralFailure` where a check fails for every state.
+    """
+    graph = Graph()
+    inputs = {name: graph.input(name, n) for name, n in sizes.items()}
+    return Kernel(op, graph, dict(sizes), evaluate(tree, SymbolicOps(graph), op, inputs, link))
+
+
+def _ref(x) -> str:
+    if not isinstance(x, Expr):
+        return repr(float(x))
+    if x.op == "eps":
+        return repr(float(np.finfo(np.float64).eps))
+    if x.op == "ret":
+        call, k = x.args
+        return f"x{call}[{k}]"
+    return f"v{x.id}"
+
+
+def source(kernel: Kernel) -> str:
+    """The text of ``def kernel(<inputs>)``: unpack the inputs, compute, return the outputs."""
+    lines = [f"def kernel({', '.join(kernel.inputs)}):"]
+    leaves = {(x.args[0], x.args[1]): x for x in kernel.graph.nodes if x.op == "in"}
+    for name, size in kernel.inputs.items():
+        targets = [_ref(leaves[name, k]) if (name, k) in leaves else "_" for k in range(size)]
+        if size:
+            lines.append(f"    {', '.join(targets)}, = {name}")
+    for step in schedule(kernel).steps:
+        if isinstance(step, Expr):
+            lines.append(f"    {_ref(step)} = " + FORMATS[step.op].format(*(_ref(a) for a in step.args)))
+        elif isinstance(step, Guard):
+            test = f"not {_ref(step.value)} > 0" if step.strict else f"{_ref(step.value)} < 0"
+            lines.append(f"    if {test}: raise CheckFailed({step.message!r})")
+        elif isinstance(step, Call):
+            (b,) = step.B
+            A = ", ".join("(" + ", ".join(_ref(a) for a in row) + ",)" for row in step.A)
+            lines.append(f"    x{step.index} = solve(({A},), ({', '.join(_ref(v) for v in b)},), {step.what!r})")
+    outputs = ", ".join(f"{name!r}: [" + ", ".join(_ref(v) for v in values) + "]"
+                        for name, values in kernel.outputs.items())
+    lines.append(f"    return {{{outputs}}}")
+    return "\n".join(lines) + "\n"
+
+
+def _solve(A, b, what):
+    """The NumPy engine's checked Cholesky solve of one state, as floats."""
+    return [float(x[0]) for x in NumpyOps.solve_spd(A, b, what)]
+
+
+def function(kernel: Kernel):
+    """``kernel`` compiled into a Python function (see the module docstring)."""
+    namespace = {"sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "solve": _solve, "CheckFailed": CheckFailed}
+    exec(compile(source(kernel), f"<rbdgen kernel {kernel.name}>", "exec"), namespace)
+    return namespace["kernel"]
