@@ -106,19 +106,21 @@ def _target(target_pose: Any) -> tuple:
     return position, quat / np.linalg.norm(quat)
 
 
-def rotation_error(target: np.ndarray, quat: np.ndarray) -> np.ndarray:
-    """The rotation vector (world axes) that turns the frame of unit quaternion ``quat`` onto
-    ``target``'s: ``log(R* R^T)``, its angle in [0, pi]."""
+def rotation_error(target: np.ndarray, quat: np.ndarray) -> tuple:
+    """``(r, angle)``: the rotation vector ``r`` (world axes) that turns the frame of quaternion ``quat``
+    onto ``target``'s, ``log(R* R^T)``, and its angle ``|r|`` in [0, pi]. Neither needs a unit norm:
+    the axis and the angle of ``target * conj(quat)`` do not depend on the quaternions' scales."""
     tx, ty, tz, tw = target
-    x, y, z, w = -quat[0], -quat[1], -quat[2], quat[3]  # the inverse of quat
-    d = np.array([tw * x + tx * w + ty * z - tz * y, tw * y - tx * z + ty * w + tz * x,
-                  tw * z + tx * y - ty * x + tz * w, tw * w - tx * x - ty * y - tz * z])
-    if d[3] < 0:  # d and -d are one rotation: the one of angle <= pi
-        d = -d
-    sin_half = np.linalg.norm(d[:3])
+    x, y, z, w = -quat[0], -quat[1], -quat[2], quat[3]
+    dx, dy = tw * x + tx * w + ty * z - tz * y, tw * y - tx * z + ty * w + tz * x
+    dz, dw = tw * z + tx * y - ty * x + tz * w, tw * w - tx * x - ty * y - tz * z
+    if dw < 0:  # d and -d are one rotation: the one of angle <= pi
+        dx, dy, dz, dw = -dx, -dy, -dz, -dw
+    sin_half = math.sqrt(dx * dx + dy * dy + dz * dz)  # times the scales
     if sin_half == 0:
-        return np.zeros(3)
-    return (2 * math.atan2(sin_half, d[3]) / sin_half) * d[:3]
+        return np.zeros(3), 0.0
+    angle = 2 * math.atan2(sin_half, dw)
+    return np.array([dx, dy, dz]) * (angle / sin_half), angle
 
 
 def joint_limits(model) -> tuple:
@@ -159,12 +161,14 @@ def inverse_kinematics(solver, q0, link, target_pose, options=None, out=None) ->
         raise ValueError(f"q0: {solver.joint_names[k]} = {q[k]:.6g} is outside its limits [{lower[k]:.6g}, "
                          f"{upper[k]:.6g}]; start from a configuration within the limits "
                          "(e.g. np.clip(q0, lower, upper))")
+    pose_of, jacobian_of = solver._kernel("forward_kinematics", link), solver._kernel("jacobian", link)
     damping2, budget = opts.damping ** 2, opts.max_iterations
     assert budget is not None  # IkOptions resolves None to DEFAULT_MAX_ITERATIONS
     for iteration in range(budget + 1):
-        pose = solver.forward_kinematics(q, link)
-        error = np.r_[rotation_error(quat, pose[3:] / np.linalg.norm(pose[3:])), position - pose[:3]]
-        rotation, translation = np.linalg.norm(error[:3]), np.linalg.norm(error[3:])
+        pose = pose_of(q)
+        r, rotation = rotation_error(quat, pose[3:])
+        p = position - pose[:3]
+        translation = math.sqrt(p @ p)
         if translation <= opts.translation_tolerance and rotation <= opts.rotation_tolerance:
             break
         if iteration == budget:
@@ -172,10 +176,12 @@ def inverse_kinematics(solver, q0, link, target_pose, options=None, out=None) ->
                 f"inverse kinematics did not converge after {iteration} iterations (translation error "
                 f"{translation:.6e} m, rotation error {rotation:.6e} rad, tolerances {opts.translation_tolerance:g} "
                 f"and {opts.rotation_tolerance:g}); start closer to the target or raise max_iterations",
-                iteration, float(translation), float(rotation))
-        J = solver.jacobian(q, link)
-        step = J.T @ np.linalg.solve(J @ J.T + damping2 * np.eye(6), error)
-        length = np.linalg.norm(step)
+                iteration, translation, rotation)
+        J = jacobian_of(q)
+        A = J @ J.T
+        A.flat[::7] += damping2  # J J^T + damping^2 I
+        step = J.T @ np.linalg.solve(A, np.concatenate((r, p)))
+        length = math.sqrt(step @ step)
         if not math.isfinite(length):
             raise NonFiniteError(f"inverse_kinematics: numerical failure (non-finite step) at iteration {iteration}")
         if length > opts.max_step_norm:

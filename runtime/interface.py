@@ -227,6 +227,13 @@ class SolverBase(abc.ABC):
         keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
         return {keys[n]: (r if batch else r[0]) for n, r in results.items()}
 
+    def _kernel(self, op: str, link: int):
+        """``f(q) -> result`` of ``op`` on ``link`` at one fixed-base state, ``q`` a float64 (J,) array the
+        caller has checked, for iterations that call it many times (`rbdgen.ik`): the public method
+        here; a compiled solver calls its generated C directly."""
+        method = getattr(self, op)
+        return lambda q: method(q, link)
+
     def _twist(self, args: tuple, tool, out: Optional[np.ndarray], mask: Optional[ArrayLike]) -> np.ndarray:
         """``forward_velocity_kinematics`` on ``args`` = ``(base,) q, qd, link``; with ``tool`` (a point on the
         link in its frame, or a `Pose` whose translation it is) the twist of that point:

@@ -119,6 +119,27 @@ class CompiledSolver(SolverBase):
             raise STATUS[first](f"{op}: {STATUS[first].reason} (state {bad})")
         return {name: self._shaped(name, flat_out.astype(np.float64, copy=False)) for name, flat_out in results.items()}
 
+    def _kernel(self, op, link):
+        """The generated single-state C function of ``op`` on ``link``, called on buffers made once here."""
+        if self.precision != "double" or operation(op).input_names(self.floating) != ("q",):
+            return super()._kernel(op, link)
+        function = self._function(op, link)
+        ffi, c = self.c_function(function)
+        (name,) = self.manifest["operations"][function]["outputs"]
+        size = self.manifest["sizes"][name]
+        q, flat = np.empty(self.joint_count), np.empty(size)
+        args = ffi.from_buffer("double[]", q), ffi.from_buffer("double[]", flat, require_writable=True)
+        layout = self._shaped(name, np.arange(size, dtype=float)[None])[0].astype(np.intp)  # flat index per entry
+
+        def call(x):
+            q[...] = x
+            status = c(*args)
+            if status:
+                raise STATUS[status](f"{op}: {STATUS[status].reason}")
+            return flat[layout]
+
+        return call
+
     def inverse_dynamics_derivatives(self, *args, loads=None, mask=None) -> dict:
         """Jacobians of `inverse_dynamics` at one state or a batch (build with this operation).
 
