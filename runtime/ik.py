@@ -161,7 +161,7 @@ def inverse_kinematics(solver, q0, link, target_pose, options=None, out=None) ->
         raise ValueError(f"q0: {solver.joint_names[k]} = {q[k]:.6g} is outside its limits [{lower[k]:.6g}, "
                          f"{upper[k]:.6g}]; start from a configuration within the limits "
                          "(e.g. np.clip(q0, lower, upper))")
-    pose_of, jacobian_of = solver._kernel("forward_kinematics", link), solver._kernel("jacobian", link)
+    pose_of, jacobian_of = solver._link_function("forward_kinematics", link), solver._link_function("jacobian", link)
     damping2, budget = opts.damping ** 2, opts.max_iterations
     assert budget is not None  # IkOptions resolves None to DEFAULT_MAX_ITERATIONS
     for iteration in range(budget + 1):

@@ -227,7 +227,7 @@ class SolverBase(abc.ABC):
         keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
         return {keys[n]: (r if batch else r[0]) for n, r in results.items()}
 
-    def _kernel(self, op: str, link: int):
+    def _link_function(self, op: str, link: int):
         """``f(q) -> result`` of ``op`` on ``link`` at one fixed-base state, ``q`` a float64 (J,) array the
         caller has checked, for iterations that call it many times (`rbdgen.ik`): the public method
         here; a compiled solver calls its generated C directly."""

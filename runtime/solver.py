@@ -119,10 +119,10 @@ class CompiledSolver(SolverBase):
             raise STATUS[first](f"{op}: {STATUS[first].reason} (state {bad})")
         return {name: self._shaped(name, flat_out.astype(np.float64, copy=False)) for name, flat_out in results.items()}
 
-    def _kernel(self, op, link):
+    def _link_function(self, op, link):
         """The generated single-state C function of ``op`` on ``link``, called on buffers made once here."""
         if self.precision != "double" or operation(op).input_names(self.floating) != ("q",):
-            return super()._kernel(op, link)
+            return super()._link_function(op, link)
         function = self._function(op, link)
         ffi, c = self.c_function(function)
         (name,) = self.manifest["operations"][function]["outputs"]
