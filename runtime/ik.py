@@ -111,7 +111,8 @@ def rotation_error(target: np.ndarray, quat: np.ndarray) -> tuple:
     onto ``target``'s, ``log(R* R^T)``, and its angle ``|r|`` in [0, pi]. Neither needs a unit norm:
     the axis and the angle of ``target * conj(quat)`` do not depend on the quaternions' scales."""
     tx, ty, tz, tw = target
-    x, y, z, w = -quat[0], -quat[1], -quat[2], quat[3]
+    x, y, z, w = quat
+    x, y, z = -x, -y, -z
     dx, dy = tw * x + tx * w + ty * z - tz * y, tw * y - tx * z + ty * w + tz * x
     dz, dw = tw * z + tx * y - ty * x + tz * w, tw * w - tx * x - ty * y - tz * z
     if dw < 0:  # d and -d are one rotation: the one of angle <= pi
@@ -162,11 +163,12 @@ def inverse_kinematics(solver, q0, link, target_pose, options=None, out=None) ->
                          f"{upper[k]:.6g}]; start from a configuration within the limits "
                          "(e.g. np.clip(q0, lower, upper))")
     pose_of, jacobian_of = solver._link_function("forward_kinematics", link), solver._link_function("jacobian", link)
+    target = quat.tolist()
     damping2, budget = opts.damping ** 2, opts.max_iterations
     assert budget is not None  # IkOptions resolves None to DEFAULT_MAX_ITERATIONS
     for iteration in range(budget + 1):
         pose = pose_of(q)
-        r, rotation = rotation_error(quat, pose[3:])
+        r, rotation = rotation_error(target, pose[3:].tolist())
         p = position - pose[:3]
         translation = math.sqrt(p @ p)
         if translation <= opts.translation_tolerance and rotation <= opts.rotation_tolerance:
