@@ -91,9 +91,10 @@ def _options(options: Any) -> IkOptions:
 
 
 def _target(target_pose: Any) -> tuple:
-    """(position (3,), unit quaternion xyzw (4,)) from a `Pose` or a ``[x, y, z, qx, qy, qz, qw]`` array.
+    """(position (3,), quaternion xyzw (4,)) from a `Pose` or a ``[x, y, z, qx, qy, qz, qw]`` array.
 
-    A non-unit quaternion is normalised; a zero or non-finite one is a ValueError.
+    The quaternion's norm does not matter (`rotation_error`); it is only rescaled where its
+    square would overflow or underflow. A zero or non-finite one is a ValueError.
     """
     if hasattr(target_pose, "translation") and hasattr(target_pose, "rotation_xyzw"):
         position = _array(target_pose.translation, "target_pose translation", 3, batched=False)
@@ -101,9 +102,8 @@ def _target(target_pose: Any) -> tuple:
     else:
         pose = _array(target_pose, "target_pose", 7, batched=False)
         position, rotation = pose[:3], pose[3:]
-    quat = _scaled_quaternion(_array(rotation, "target_pose rotation_xyzw", 4, batched=False),
-                              "target_pose rotation_xyzw")
-    return position, quat / np.linalg.norm(quat)
+    return position, _scaled_quaternion(_array(rotation, "target_pose rotation_xyzw", 4, batched=False),
+                                        "target_pose rotation_xyzw")
 
 
 def rotation_error(target: np.ndarray, quat: np.ndarray) -> tuple:
@@ -164,7 +164,7 @@ def inverse_kinematics(solver, q0, link, target_pose, options=None, out=None) ->
                          "(e.g. np.clip(q0, lower, upper))")
     pose_of, jacobian_of = solver._link_function("forward_kinematics", link), solver._link_function("jacobian", link)
     target = quat.tolist()
-    damping2, budget = opts.damping ** 2, opts.max_iterations
+    damping, budget = opts.damping ** 2 * np.eye(6), opts.max_iterations
     assert budget is not None  # IkOptions resolves None to DEFAULT_MAX_ITERATIONS
     for iteration in range(budget + 1):
         pose = pose_of(q)
@@ -180,9 +180,7 @@ def inverse_kinematics(solver, q0, link, target_pose, options=None, out=None) ->
                 f"and {opts.rotation_tolerance:g}); start closer to the target or raise max_iterations",
                 iteration, translation, rotation)
         J = jacobian_of(q)
-        A = J @ J.T
-        A.flat[::7] += damping2  # J J^T + damping^2 I
-        step = J.T @ np.linalg.solve(A, np.concatenate((r, p)))
+        step = J.T @ np.linalg.solve(J @ J.T + damping, np.concatenate((r, p)))
         length = math.sqrt(step @ step)
         if not math.isfinite(length):
             raise NonFiniteError(f"inverse_kinematics: numerical failure (non-finite step) at iteration {iteration}")
