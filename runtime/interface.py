@@ -166,7 +166,7 @@ class SolverBase(abc.ABC):
     """Argument handling for every solver; see the module docstring for shapes."""
 
     #: The operations this solver evaluates (a compiled solver: those it was built with).
-    operations: tuple = tuple(name for name, op in RECORDS.items() if op.of is None)
+    operations: tuple = tuple(RECORDS)
 
     #: Floating-point type of the computation ("double" or "float").
     precision: str = "double"
@@ -217,15 +217,24 @@ class SolverBase(abc.ABC):
         wanted = {"M": mass_matrix, "g": gravity, "c": coriolis}
         if not any(wanted.values()):
             raise ValueError("passive_terms: request at least one of mass_matrix, gravity, coriolis")
-        inputs, batch = self._inputs("passive_terms", args, None)
+        results = self._results("passive_terms", args, None, tuple(n for n, w in wanted.items() if w), mask)
+        keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
+        return {keys[n]: r for n, r in results.items()}
+
+    def _jacobians(self, op: str, args: tuple, loads, mask: Optional[ArrayLike]) -> Dict[str, np.ndarray]:
+        """Every Jacobian output of derivative operation ``op``, by name (``dtau_dq``, ...)."""
+        names = tuple(p.name for p in operation(op).output_ports(self.floating))
+        return self._results(op, args, loads, names, mask)
+
+    def _results(self, op: str, args: tuple, loads, names: tuple, mask: Optional[ArrayLike]) -> Dict[str, np.ndarray]:
+        """Outputs ``names`` of ``op`` (several from one pass) by name; unbatched where the arguments are."""
+        inputs, batch = self._inputs(op, args, loads)
         checked = self._mask(mask, inputs, batch)
-        names = tuple(n for n, w in wanted.items() if w)
-        if inputs["q"].shape[0] == 0:
+        if inputs["q"].shape[0] == 0 and op in self.operations:  # an empty batch: nothing to evaluate
             results = {n: np.zeros((0,) + self._output_shape(n)) for n in names}
         else:
-            results = self._evaluate("passive_terms", inputs, checked, names)
-        keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
-        return {keys[n]: (r if batch else r[0]) for n, r in results.items()}
+            results = self._evaluate(op, inputs, checked, names)
+        return {n: (r if batch else r[0]) for n, r in results.items()}
 
     def _link_function(self, op: str, link: int):
         """``f(q) -> result`` of ``op`` on ``link`` at one fixed-base state, ``q`` a float64 (J,) array the

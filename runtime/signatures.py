@@ -169,6 +169,41 @@ NotImplementedError
     A floating-base robot (see `FloatingBaseSolver.inverse_kinematics`).
 """
 
+#: What each derivative operation differentiates, and what its base columns mean.
+DERIVATIVES = {
+    "inverse_dynamics_derivatives": ("Jacobians of `inverse_dynamics` (analytic derivatives of the recursive "
+                                     "Newton-Euler algorithm).", "tau"),
+    "forward_dynamics_derivatives": ("Jacobians of `forward_dynamics`: -M^-1 dID/dx and dacc/dtau = M^-1.", "acc"),
+}
+
+#: The meaning of each Jacobian by the input it differentiates by (its name: ``d<result>_d<input>``).
+JACOBIAN_DOCS = {
+    "q": "By the joint positions.",
+    "qd": "By the joint velocities.",
+    "qdd": "By the joint accelerations (the mass matrix's columns of the joints).",
+    "tau": "By the generalized forces: M^-1.",
+    "base_velocity": "By the base velocity [omega_W, pdot_W].",
+    "base_acceleration": "By the base's classical acceleration [omegadot_W, pddot_W].",
+    "base_rotation": "By a world-frame rotation vector of the base, R -> exp(dtheta x) R.",
+}
+
+
+def _derivatives_doc(op: str, floating: bool) -> str:
+    """The NumPy-style doc string of a derivative operation: its Jacobians from the operation record."""
+    summary, result = DERIVATIVES[op]
+    record = OPERATIONS[op]
+    names = [n for n in record.input_names(floating) if n != "loads"] + ["loads", "mask"]
+    params = "\n".join(PARAMETERS[n] for n in names)
+    rows = []
+    for port in record.output_ports(floating):
+        dims = ", ".join(str(d) for d in port.shape)
+        rows.append(f'    ``"{port.name}"``: shape ({dims}) or (N, {dims}). {JACOBIAN_DOCS[port.wrt]}')
+    keys = "\n".join(rows)
+    return (f"{summary}\n\n{CONVENTIONS}\n\nParameters\n----------\n{params}\n\nReturns\n-------\n"
+            f"dict of ndarray\n    d{result}/dx by name, G rows (floating base: the base's six first):\n{keys}\n\n"
+            f"Raises\n------\n{RAISES}\n")
+
+
 PASSIVE_DOC = """Any of M(q), g(q) and C(q, qd) qd from one pass (one recursive pass over the tree).
 
 Parameters
@@ -222,6 +257,14 @@ class FixedBaseSolver(SolverBase):
     def passive_terms(self, q: ArrayLike, qd: ArrayLike, *, mass_matrix: bool = True, gravity: bool = True,
                       coriolis: bool = True, mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
         return self._passive_terms((q, qd), mass_matrix, gravity, coriolis, mask)
+
+    def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
+                                     mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("inverse_dynamics_derivatives", (q, qd, qdd), loads, mask)
+
+    def forward_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None,
+                                     mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_dynamics_derivatives", (q, qd, tau), loads, mask)
 
     # -- kinematics (a link's origin, world axes, angular first) --------------------------------
     def forward_kinematics(self, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
@@ -303,6 +346,14 @@ class FloatingBaseSolver(SolverBase):
                       mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
         return self._passive_terms((base, q, qd), mass_matrix, gravity, coriolis, mask)
 
+    def inverse_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
+                                     loads: Loads = None, mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("inverse_dynamics_derivatives", (base, q, qd, qdd), loads, mask)
+
+    def forward_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *,
+                                     loads: Loads = None, mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_dynamics_derivatives", (base, q, qd, tau), loads, mask)
+
     # -- kinematics (a link's origin, world axes, angular first) --------------------------------
     def forward_kinematics(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
                            mask: Optional[ArrayLike] = None) -> np.ndarray:
@@ -361,6 +412,8 @@ def _document(cls: Any, floating: bool) -> None:
         getattr(cls, op).__doc__ = _docstring(op, floating)
     head = PARAMETERS["base"] + "\n" if floating else ""
     cls.passive_terms.__doc__ = PASSIVE_DOC.format(head=head, raises=RAISES)
+    for op in DERIVATIVES:
+        getattr(cls, op).__doc__ = _derivatives_doc(op, floating)
 
 
 _document(FixedBaseSolver, False)

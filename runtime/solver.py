@@ -140,29 +140,6 @@ class CompiledSolver(SolverBase):
 
         return call
 
-    def inverse_dynamics_derivatives(self, *args, loads=None, mask=None) -> dict:
-        """Jacobians of `inverse_dynamics` at one state or a batch (build with this operation).
-
-        Returns ``{"dtau_dq": (G, J), "dtau_dqd": (G, J), "dtau_dqdd": (G, J)}`` and, for a
-        floating base, ``"dtau_dbase_velocity"``, ``"dtau_dbase_acceleration"`` (G, 6) and
-        ``"dtau_dbase_rotation"`` (G, 3): the derivative along a world-frame rotation
-        vector, ``R -> exp(dtheta x) R``. Batches add a leading axis.
-        """
-        return self._jacobians("inverse_dynamics_derivatives", args, loads, mask)
-
-    def forward_dynamics_derivatives(self, *args, loads=None, mask=None) -> dict:
-        """Jacobians of `forward_dynamics`: ``dacc_dq``, ``dacc_dqd`` (G, J), ``dacc_dtau`` (G, G),
-        and for a floating base ``dacc_dbase_velocity`` (G, 6) and ``dacc_dbase_rotation`` (G, 3)."""
-        return self._jacobians("forward_dynamics_derivatives", args, loads, mask)
-
-    def _jacobians(self, op, args, loads, mask):
-        if op not in self.operations:
-            raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}")
-        inputs, batch = self._inputs(op, args, loads)
-        mask = self._mask(mask, inputs, batch)
-        results = self._evaluate(op, inputs, mask, tuple(self.manifest["operations"][op]["outputs"]))
-        return {name: (value if batch else value[0]) for name, value in results.items()}
-
     def validate(self, samples: int = 16, seed: int = 0) -> dict:
         """Compare every operation with `NumpySolver` at random states (`rbdgen.testing.random_states`,
         a load on every link).

@@ -4,7 +4,8 @@ On panda (fixed base) and solo12 (floating base), at random states with loads on
 several links, both ``CompiledSolver.inverse_dynamics_derivatives`` /
 ``forward_dynamics_derivatives`` (C, built once per session with both derivative
 operations in one build), ``Generated.casadi("..._derivatives")`` (CasADi's AD) and the
-analytic algorithms on the NumPy backend (`numpy_jacobians`) are compared:
+NumPy engine's (``NumpySolver.inverse_dynamics_derivatives`` ..., the same analytic
+algorithms on NumPy arrays) are compared:
 
 1. with central finite differences of the NumPy engine (Richardson-extrapolated,
    error O(h^4) + O(eps / h); h = 1e-3 for the nonlinear inputs q and the base
@@ -27,9 +28,6 @@ import numpy as np
 import pytest
 
 import rbdgen
-from rbdgen.algorithms.kinematics import Tree
-from rbdgen.algorithms.operations import dimensions, evaluate, operation
-from rbdgen.backends import NumpyOps
 from conftest import TEST_FLAGS
 from helpers import LOAD_LINKS, random_states, rel_error, solver
 from helpers import pinocchio as pinocchio_reference
@@ -83,27 +81,13 @@ def jacobians(builds, name: str, backend: str, op: str) -> dict:
     if key not in _RESULTS:
         gen, compiled = builds(name)
         st = states(name)
-        if backend == "c":
+        if backend in ("c", "numpy"):  # the compiled C, and the NumPy engine (`rbdgen.NumpySolver`)
+            engine = compiled if backend == "c" else solver(name)
             third = st.qdd if op == OPS[0] else st.tau
-            _RESULTS[key] = getattr(compiled, op)(*st.head(), st.q, st.qd, third, loads=st.loads)
-        elif backend == "numpy":
-            _RESULTS[key] = numpy_jacobians(gen.model, op, st.flat())
+            _RESULTS[key] = getattr(engine, op)(*st.head(), st.q, st.qd, third, loads=st.loads)
         else:
             _RESULTS[key] = casadi_map(gen.casadi(op), st.flat())
     return _RESULTS[key]
-
-
-def numpy_jacobians(model, op: str, inputs: dict) -> dict:
-    """The analytic derivative algorithms on the NumPy backend: ``{output: (N, G, cols)}``."""
-    tree = Tree.from_model(model)
-    N = inputs["q"].shape[0]
-    record = operation(op)
-    names = record.input_names(model.floating)
-    flat = evaluate(tree, NumpyOps, op, {n: list(np.ascontiguousarray(inputs[n].T)) for n in names})
-    dims = dimensions(tree, len(model.links))
-    shapes = {p.name: p.dims(dims) for p in record.output_ports(model.floating)}
-    return {key: np.array([np.broadcast_to(v, (N,)) for v in values]).T  # structural zeros are ints
-            .reshape(N, shapes[key][1], shapes[key][0]).transpose(0, 2, 1) for key, values in flat.items()}
 
 
 # -- finite differences -------------------------------------------------------------------------------

@@ -44,3 +44,20 @@ def test_public_signatures():
     ik = inspect.signature(fixed.inverse_kinematics).parameters
     assert list(ik) == ["self", "q0", "link", "target_pose", "options", "out"] and ik["out"].kind is ik["out"].KEYWORD_ONLY
     assert all(f"\n{n} : " in fixed.inverse_kinematics.__doc__ for n in list(ik)[1:])
+
+
+def test_derivative_signatures():
+    """The Jacobians take the state of the operation they differentiate, then loads and mask only."""
+    import inspect
+
+    for op, third in (("inverse_dynamics_derivatives", "qdd"), ("forward_dynamics_derivatives", "tau")):
+        for cls, head in ((rbdgen.FixedBaseSolver, []), (rbdgen.FloatingBaseSolver, ["base"])):
+            params = inspect.signature(getattr(cls, op)).parameters
+            assert list(params) == ["self", *head, "q", "qd", third, "loads", "mask"], (cls, op)
+            assert [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY] == ["loads", "mask"]
+            doc = getattr(cls, op).__doc__
+            for section in ("Parameters", "Returns", "Raises"):
+                assert f"\n{section}\n" in doc, (op, section)
+            assert all(f"\n{n} : " in doc for n in [*head, "q", "qd", third, "loads", "mask"])
+            assert (f'``"d{op[0] == "i" and "tau" or "acc"}_dbase_rotation"``' in doc) == bool(head)
+
