@@ -22,7 +22,7 @@ import tempfile
 import time
 
 import rbdgen
-from rbdgen.testing import DyniboReference, PinocchioReference, random_states
+from rbdgen.testing import load_reference, random_states
 from rbdgen.testing.compare import call_reference, rel_error, roundtrip_errors
 from tests.robots import LOAD_LINKS, ROBOTS
 
@@ -42,8 +42,8 @@ def evaluate(name: str, samples: int, seed: int, compiled: dict):
     """
     robot = ROBOTS[name]
     s = rbdgen.NumpySolver(rbdgen.load_urdf(robot.path, floating=robot.floating))
-    refs = {"Pinocchio": PinocchioReference(robot.path, robot.floating),
-            "dynibo": DyniboReference(robot.path, robot.floating)}
+    refs = {"Pinocchio": load_reference(robot.path, robot.floating, "pinocchio"),
+            "dynibo": load_reference(robot.path, robot.floating, "dynibo")}
     st = random_states(s, samples, seed=seed, load_links=LOAD_LINKS[name])
     rows = []
     cases = [(op, False) for op in rbdgen.OPERATIONS] + [(op, True) for op in LOAD_OPERATIONS]

@@ -114,7 +114,7 @@ def check(peer, op, case: Case) -> dict:
     if not references:
         return {"check": "failed", "reason": "no independent reference to check against"}
     try:
-        got = peer.results(op)
+        got = case.reduce(op, peer.results(op)) if peer.full_coordinates else peer.results(op)
         errors = {k: float(rel_errors(got, ref[op]).max()) for k, ref in references.items()}
     except Exception as exc:  # noqa: BLE001 - a peer's failure must not stop the others
         return {"check": "failed", "reason": f"results failed: {type(exc).__name__}: {exc}"}
@@ -155,7 +155,7 @@ def bench_robot(case: Case, peer_classes, opts) -> dict:
         record[peer.key] = entry
         start = time.perf_counter()
         try:
-            peer.setup(case)
+            peer.setup(case.full if peer.full_coordinates else case)
         except Unavailable as exc:
             entry.update(status="unavailable", reason=str(exc))
             log(f"  {peer.label}: unavailable: {exc}")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,7 @@ from rbdgen.testing import MimicReference
 from tests.robots import example_robot_data_dir
 
 
-def survey_one(path: Path, folder: Path, rng) -> tuple[str, str]:
+def survey_one(path: Path, rng) -> tuple[str, str]:
     """(outcome, detail) of one file."""
     try:
         model = rbdgen.load_urdf(path)
@@ -41,9 +40,8 @@ def survey_one(path: Path, folder: Path, rng) -> tuple[str, str]:
     mimics = len(model.joints) - model.joint_count
     if model.joint_count == 0:
         return "loads", "J = 0 (no moving joint)"
-    text = path.read_text()
     try:
-        reference = MimicReference(text, folder, False, model)
+        reference = MimicReference(path, False, joint_names=list(model.joint_names))
     except Exception as exc:  # Pinocchio refuses the file or names joints otherwise: report it
         return "loads", f"J = {model.joint_count}, {mimics} mimic; Pinocchio: {type(exc).__name__}: {exc}"
     solver = rbdgen.NumpySolver(model)
@@ -64,10 +62,9 @@ def main(argv=None) -> int:
     root = example_robot_data_dir()
     rng = np.random.default_rng(0)
     rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        for path in sorted(root.rglob("*.urdf")):
-            outcome, detail = survey_one(path, Path(folder), rng)
-            rows.append((str(path.relative_to(root)), outcome, detail))
+    for path in sorted(root.rglob("*.urdf")):
+        outcome, detail = survey_one(path, rng)
+        rows.append((str(path.relative_to(root)), outcome, detail))
     width = max(len(r[0]) for r in rows)
     for name, outcome, detail in rows:
         if options.markdown:

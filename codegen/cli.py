@@ -23,11 +23,10 @@ from .. import __version__
 from ..build import cache_dir
 from ..builder import TRAVERSALS
 from ..errors import BuildError, ManifestError, ModelError, SolverError, ValidationError
+from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
-from ..urdf import load_urdf
-from .generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS, KINEMATICS_OPERATIONS, generate
-
+from .generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS, KINEMATICS_OPERATIONS, generate, load_robot
 
 
 class UsageError(Exception):
@@ -93,20 +92,34 @@ def _prefix(prefix):
         raise UsageError(f"--{exc}") from None
 
 
+#: Options of URDF files only (an MJCF file says these itself), with what MJCF does instead.
+URDF_ONLY = {"joint_order": "the joint order is MuJoCo's", "armature": "the armature is the file's",
+             "xacro_arg": "no xacro", "package_path": "no xacro"}
+
+
 def _load_options(args) -> dict:
+    """`load_robot`'s options for ``args.robot``: `load_mjcf`'s for MJCF (a ``<mujoco>`` root), else `load_urdf`'s."""
+    if is_mjcf(args.robot):
+        given = [name for name in URDF_ONLY if getattr(args, name) is not None]
+        if given:
+            raise UsageError(f"--{given[0].replace('_', '-')} applies to URDF files; {args.robot} is MJCF "
+                             f"({URDF_ONLY[given[0]]})")
+        return dict(floating=args.floating, gravity=args.gravity)
     order = args.joint_order
     if order is not None and len(order) == 1 and order[0] in TRAVERSALS:
         order = order[0]
-    return dict(floating=args.floating, joint_order=order, armature=_armature(args.armature),
+    gravity = {} if args.gravity is None else {"gravity": tuple(args.gravity)}
+    return dict(floating=bool(args.floating), joint_order=order, armature=_armature(args.armature),
                 xacro_args=_pairs(args.xacro_arg, "--xacro-arg", ":="),
-                package_paths=_pairs(args.package_path, "--package-path"))
+                package_paths=_pairs(args.package_path, "--package-path"), **gravity)
 
 
 def cmd_generate(args, progress: Progress) -> int:
+    options = _load_options(args)
     progress.step(f"tracing and emitting {len(args.ops)} operations")
     try:
-        generated = generate(args.urdf, ops=args.ops, precision="float" if args.float else "double",
-                             prefix=_prefix(args.prefix), frames=args.frames, **_load_options(args))
+        generated = generate(args.robot, ops=args.ops, precision="float" if args.float else "double",
+                             prefix=_prefix(args.prefix), frames=args.frames, **options)
     except ValueError as exc:
         if args.frames is None or "link" not in str(exc):
             raise
@@ -157,9 +170,10 @@ def cmd_check(args, progress: Progress) -> int:
 
 
 def cmd_info(args, progress: Progress) -> int:
-    model = load_urdf(args.urdf, **_load_options(args))
+    model = load_robot(args.robot, **_load_options(args))
     print(f"{model.name}: " + ("floating base" if model.floating else
                                "fixed base (the root link is the world; --floating makes it a free-floating base)"))
+    print(f"  gravity {' '.join(f'{g:g}' for g in model.gravity)} m/s^2")
     print(f"  J = {model.joint_count} moving joints, G = {model.generalized_count}, "
           f"L = {len(model.links)} links, total mass {model.total_mass:.6g} kg")
     print("  joint order (index: name, kind, parent):")
@@ -200,8 +214,14 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_options(sp):
-        sp.add_argument("urdf", type=Path, help="robot description (URDF, or xacro: *.xacro)")
-        sp.add_argument("--floating", action="store_true", help="floating base (G = J + 6)")
+        sp.add_argument("robot", type=Path, help="robot description: URDF, xacro (*.xacro) or MJCF (a <mujoco> root)")
+        base = sp.add_mutually_exclusive_group()
+        base.add_argument("--floating", action="store_const", const=True,
+                          help="floating base (G = J + 6); default: fixed, or MJCF: a free joint in the file")
+        base.add_argument("--fixed", dest="floating", action="store_const", const=False,
+                          help="fixed base (MJCF: a free body is welded where the file puts it)")
+        sp.add_argument("--gravity", type=float, nargs=3, metavar=("GX", "GY", "GZ"),
+                        help="gravity in m/s^2 (default: 0 0 -9.80665, MJCF: the file's)")
         sp.add_argument("--joint-order", nargs="+", metavar="JOINT", help="breadth_first (default), depth_first, or the moving joints in this order")
         sp.add_argument("--armature", nargs="+", metavar="NAME=VALUE", help="rotor inertia per joint")
         sp.add_argument("--xacro-arg", nargs="+", metavar="NAME:=VALUE", help="xacro arguments ($(arg NAME))")
@@ -230,7 +250,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--samples", type=int, default=64)
     c.set_defaults(run=cmd_check)
 
-    i = sub.add_parser("info", help="describe a URDF: tree, joint order, sizes, mass")
+    i = sub.add_parser("info", help="describe a robot: tree, joint order, sizes, mass, gravity")
     model_options(i)
     i.set_defaults(run=cmd_info)
     return p

@@ -15,6 +15,7 @@ from .. import __version__
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import OPERATIONS, dimensions, evaluate, operation, sizes
 from ..build import DEFAULT_FLAGS
+from ..mjcf import is_mjcf, load_mjcf
 from ..model import RobotModel
 from ..names import c_text, check_prefix, default_prefix
 from ..solver import CompiledSolver
@@ -185,21 +186,28 @@ def _link_id(model: RobotModel, op: str, link) -> int:
     raise ValueError(f"{op}: expected a link name or id (the robot has {len(model.links)} links), got {link!r}")
 
 
+def load_robot(path, **load_options) -> RobotModel:
+    """The `RobotModel` of a robot file: MJCF (a ``<mujoco>`` root) by `load_mjcf`, else a URDF or
+    xacro file by `load_urdf`; ``load_options`` go to that loader."""
+    return (load_mjcf if is_mjcf(path) else load_urdf)(path, **load_options)
+
+
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
              prefix: str = None, frames=None, **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
-    ``model_or_urdf`` is a `RobotModel` or a URDF path (then ``load_options`` go
-    to `load_urdf`: ``floating``, ``joint_order``, ``armature``, ``gravity``).
+    ``model_or_urdf`` is a `RobotModel` or the path of a URDF, xacro or MJCF file (then
+    ``load_options`` go to `load_urdf`: ``floating``, ``joint_order``, ``armature``, ``gravity``...,
+    or to `load_mjcf`: ``floating``, ``gravity``; see `load_robot`).
     An operation on a link (``forward_kinematics``, ``jacobian``...) gets one C function
     per link of ``frames`` (names or ids; default: `leaf_links`), ``<prefix>_<op>_<link>``.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
-            raise TypeError(f"load options {sorted(load_options)} only apply to a URDF path")
+            raise TypeError(f"load options {sorted(load_options)} only apply to a robot file")
         model, source = model_or_urdf, None
     else:
-        model, source = load_urdf(model_or_urdf, **load_options), Path(model_or_urdf).name
+        model, source = load_robot(model_or_urdf, **load_options), Path(model_or_urdf).name
     ops = tuple(ops)
     unknown = [op for op in ops if op not in OPERATIONS]
     if unknown or not ops:

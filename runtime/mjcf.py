@@ -32,11 +32,14 @@ import logging
 import math
 import os
 
+import defusedxml
+import defusedxml.ElementTree
+
 from .builder import JointSpec, assemble, symbol_name
 from .errors import ModelError
 from .model import Inertia, Limits, RobotModel, Transform
 
-__all__ = ["load_mjcf"]
+__all__ = ["is_mjcf", "load_mjcf"]
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +64,17 @@ def load_mjcf(path, floating=None, gravity=None) -> RobotModel:
     if name == "MuJoCo Model":  # MuJoCo's default: the file's name says more
         name = os.path.basename(path).split(".")[0]
     return _from_mjmodel(m, mujoco, symbol_name(name), floating, gravity)
+
+
+def is_mjcf(path) -> bool:
+    """Whether the file at ``path`` is MJCF: its root element is ``<mujoco>`` (read without DTDs;
+    an unreadable or malformed file is not, and its own loader says what is wrong with it)."""
+    try:
+        for _, element in defusedxml.ElementTree.iterparse(os.fspath(path), events=("start",), forbid_dtd=True):
+            return element.tag == "mujoco"
+    except (OSError, defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException):
+        return False
+    return False
 
 
 def _name(mujoco, m, kind, index: int, default: str) -> str:

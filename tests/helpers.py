@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 
 import rbdgen
-from rbdgen.testing import DyniboReference, PinocchioReference, States, random_states  # noqa: F401 (re-exported)
+from rbdgen.testing import States, load_reference, random_states  # noqa: F401 (re-exported)
 from rbdgen.testing.compare import call_reference, rel_error, roundtrip_errors  # noqa: F401 (re-exported)
 from robots import LOAD_LINKS, ROBOTS
 
@@ -66,19 +66,19 @@ def solver(name: str) -> rbdgen.NumpySolver:
 
 
 @functools.lru_cache(maxsize=None)
-def pinocchio(name: str) -> PinocchioReference:
-    robot = ROBOTS[name]
-    return PinocchioReference(robot.path, robot.floating)
-
-
-@functools.lru_cache(maxsize=None)
-def dynibo(name: str) -> DyniboReference:
-    robot = ROBOTS[name]
-    return DyniboReference(robot.path, robot.floating)
-
-
 def reference(name: str, which: str):
-    return {"pinocchio": pinocchio, "dynibo": dynibo}[which](name)
+    """Pinocchio's (``which="pinocchio"``) or dynibo's reference of test robot ``name``, in
+    reduced coordinates where it has mimic joints (Talos: `rbdgen.testing.MimicReference`)."""
+    robot = ROBOTS[name]
+    return load_reference(robot.path, robot.floating, which)
+
+
+def pinocchio(name: str):
+    return reference(name, "pinocchio")
+
+
+def dynibo(name: str):
+    return reference(name, "dynibo")
 
 
 # -- calling operations uniformly ---------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Registry of the test robots (stripped copies of example-robot-data URDFs).
+"""Registry of the test robots (example-robot-data URDFs).
 
 ``ROBOTS[name]`` gives a :class:`Robot` with the URDF path and whether the model
 is used with a floating base; ``path(name)`` gives the URDF path alone.
@@ -8,18 +8,15 @@ The files under ``tests/data`` were made from example-robot-data 6.0.0 with
 remakes them from the installed package.
 
 Talos is the exception: its URDF carries a "Creative Commons
-Attribution-NonCommercial-NoDerivs 3.0" notice from PAL Robotics, so no modified
-copy is kept in the repository.  ``path("talos")`` uses ``tests/data/talos.urdf``
-when it exists and otherwise builds the stripped file from the installed
-example-robot-data into ``<tmp>/rbdgen-test-urdf/`` (once per process).
+Attribution-NonCommercial-NoDerivs 3.0" notice from PAL Robotics, so no copy is
+kept in the repository.  ``path("talos")`` is the installed example-robot-data
+file itself, unmodified: Talos full v2 with the mimic joints of its grippers.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
 import os
-import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,22 +36,19 @@ class Robot:
 
 
 # name -> (file in tests/data, floating, source under example-robot-data/robots,
-#          joints turned fixed, drop <mimic>); the hand's inertias are balanced (see strip_urdf)
+#          joints turned fixed); the hand's inertias are balanced (see strip_urdf)
 _SOURCES = {
     "double_pendulum": ("double_pendulum.urdf", False,
-                        "double_pendulum_description/urdf/double_pendulum.urdf", (), False),
-    "ur5": ("ur5.urdf", False, "ur_description/urdf/ur5_robot.urdf", (), False),
+                        "double_pendulum_description/urdf/double_pendulum.urdf", ()),
+    "ur5": ("ur5.urdf", False, "ur_description/urdf/ur5_robot.urdf", ()),
     "panda": ("panda.urdf", False, "panda_description/urdf/panda.urdf",
-              ("panda_finger_joint1", "panda_finger_joint2"), False),
+              ("panda_finger_joint1", "panda_finger_joint2")),
     "hand": ("hand.urdf", False,
-             "allegro_hand_description/urdf/allegro_right_hand.urdf", (), False),
-    "solo12": ("solo12.urdf", True, "solo_description/robots/solo12.urdf", (), False),
-    "g1": ("g1.urdf", True, "g1_description/urdf/g1_29dof_rev_1_0.urdf", (), False),
-    "talos": ("talos.urdf", True, "talos_data/robots/talos_full_v2.urdf", (), True),
+             "allegro_hand_description/urdf/allegro_right_hand.urdf", ()),
+    "solo12": ("solo12.urdf", True, "solo_description/robots/solo12.urdf", ()),
+    "g1": ("g1.urdf", True, "g1_description/urdf/g1_29dof_rev_1_0.urdf", ()),
+    "talos": (None, True, "talos_data/robots/talos_full_v2.urdf", ()),
 }
-
-# Built at test time from the installed package rather than kept in tests/data.
-_BUILT_AT_TEST_TIME = ("talos",)
 
 # Elements dropped everywhere: none of them affects kinematics or dynamics.
 _DROP = ("visual", "collision", "gazebo", "transmission", "contact")
@@ -66,7 +60,7 @@ def example_robot_data_dir() -> Path:
     return Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots"))
 
 
-def strip_urdf(src, dst, fixed_joints=(), drop_mimic=False, note=None) -> None:
+def strip_urdf(src, dst, fixed_joints=(), note=None) -> None:
     """Write a copy of ``src`` without visual/collision/simulator elements.
 
     Removes ``<visual>``, ``<collision>``, ``<gazebo>``, ``<transmission>`` and
@@ -74,8 +68,7 @@ def strip_urdf(src, dst, fixed_joints=(), drop_mimic=False, note=None) -> None:
     definitions, and balances the inertias that violate the triangle inequality
     (the note then names their links).  Joints named in ``fixed_joints`` become ``type="fixed"`` (their
     ``<axis>``, ``<limit>``, ``<dynamics>``, ``<mimic>``, ``<safety_controller>``
-    are dropped); with ``drop_mimic`` every ``<mimic>`` is removed so the mimic
-    joints become independent joints.  Links, inertials, joint origins, axes,
+    are dropped).  Links, inertials, joint origins, axes,
     limits and dynamics are kept byte-for-byte as values; comments are kept.
     """
     parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
@@ -86,7 +79,7 @@ def strip_urdf(src, dst, fixed_joints=(), drop_mimic=False, note=None) -> None:
 
     def prune(elem):
         for child in list(elem):
-            if child.tag in _DROP or (drop_mimic and child.tag == "mimic"):
+            if child.tag in _DROP:
                 elem.remove(child)
             else:
                 prune(child)
@@ -154,47 +147,33 @@ def _balance(element) -> bool:
 
 
 def _note(name: str, src_rel: str) -> str:
-    _, _, _, fixed, mimic = _SOURCES[name]
+    fixed = _SOURCES[name][3]
     parts = ["Stripped copy of example-robot-data 6.0.0 robots/" + src_rel + " for the rbdgen tests",
              "visual, collision, gazebo, transmission, contact and top-level material elements removed"]
     if fixed:
         parts.append("joints " + ", ".join(fixed) + " made fixed")
-    if mimic:
-        parts.append("mimic tags removed (mimic joints are independent joints)")
     return "; ".join(parts) + ". See tests/data/README.md."
 
 
 def build(name: str, dst) -> None:
     """Make the stripped URDF of ``name`` at ``dst`` from example-robot-data."""
-    _, _, src_rel, fixed, mimic = _SOURCES[name]
-    strip_urdf(example_robot_data_dir() / src_rel, dst, fixed, mimic, _note(name, src_rel))
-
-
-@functools.lru_cache(maxsize=None)
-def _built_path(name: str) -> str:
-    folder = Path(tempfile.gettempdir()) / "rbdgen-test-urdf"
-    folder.mkdir(exist_ok=True)
-    out = folder / _SOURCES[name][0]
-    tmp = folder / f"{out.name}.{os.getpid()}.tmp"
-    build(name, tmp)
-    os.replace(tmp, out)  # atomic: parallel test processes never see a partial file
-    return str(out)
+    _, _, src_rel, fixed = _SOURCES[name]
+    strip_urdf(example_robot_data_dir() / src_rel, dst, fixed, _note(name, src_rel))
 
 
 def path(name: str) -> str:
     """Path of the URDF of test robot ``name``."""
     if name not in _SOURCES:
         raise KeyError(f"unknown test robot {name!r}; known: {sorted(_SOURCES)}")
-    file = DATA / _SOURCES[name][0]
-    if file.exists() or name not in _BUILT_AT_TEST_TIME:
-        return str(file)
-    return _built_path(name)
+    file, _, src_rel, _ = _SOURCES[name]
+    return str(DATA / file) if file else str(example_robot_data_dir() / src_rel)
 
 
 ROBOTS: dict[str, Robot] = {n: Robot(n, s[1]) for n, s in _SOURCES.items()}
 
 #: Links that get loads: moving links, links welded through fixed joints (feet,
-#: hands, tool frames, finger tips) and, for floating robots, the base link.
+#: hands, tool frames, finger tips), links moved by mimic joints (Talos' fingertips)
+#: and, for floating robots, the base link.
 LOAD_LINKS = {
     "double_pendulum": ["link1", "link2"],
     "ur5": ["forearm_link", "wrist_3_link", "ee_link", "tool0"],
@@ -203,7 +182,7 @@ LOAD_LINKS = {
     "solo12": ["base_link", "FL_FOOT", "HR_FOOT", "FR_LOWER_LEG"],
     "g1": ["pelvis", "left_ankle_roll_link", "right_rubber_hand", "head_link", "torso_link"],
     "talos": ["base_link", "left_sole_link", "right_sole_link", "gripper_left_base_link",
-              "arm_right_4_link", "torso_2_link"],
+              "gripper_left_fingertip_1_link", "arm_right_4_link", "torso_2_link"],
 }
 
 FIXED = [n for n, s in _SOURCES.items() if not s[1]]
@@ -211,10 +190,7 @@ FLOATING = [n for n, s in _SOURCES.items() if s[1]]
 
 
 if __name__ == "__main__":
-    # Remake tests/data/*.urdf (Talos too only with --talos; see the module docstring).
-    import sys
-
-    names = [n for n in _SOURCES if n not in _BUILT_AT_TEST_TIME or "--talos" in sys.argv]
-    for n in names:
+    # Remake tests/data/*.urdf (not Talos: see the module docstring).
+    for n in (n for n, s in _SOURCES.items() if s[0]):
         build(n, DATA / _SOURCES[n][0])
         print("wrote", os.path.relpath(DATA / _SOURCES[n][0]))

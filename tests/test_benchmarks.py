@@ -103,6 +103,8 @@ def test_rbdgen_columns_checked_against_independent_results(quick):
 class _Peer:
     """A made-up peer: ``results`` are the NumPy engine's times ``1 + scale``."""
 
+    full_coordinates = False
+
     def __init__(self, implementation, scale):
         self.implementation, self.scale = implementation, scale
 
@@ -160,3 +162,32 @@ def test_targets_listed(quick):
     _, results, _ = quick
     targets = {row["target"] for row in results["targets"]}
     assert targets >= {"C vs Pinocchio C++", "Python vs dynibo", "batch vs C loop", "batch vs C loop, same states"}
+
+
+@pytest.mark.parametrize("key, module", [("pinocchio_py", "pinocchio"), ("dynibo_py", "dynibo"), ("mujoco_py", "mujoco")])
+def test_peers_on_a_robot_with_mimic_joints(tmp_path, key, module):
+    """Talos (twelve mimic joints, floating): the tools without mimic joints run the URDF without the
+    tags (`Case.full`), and their results, reduced (`Case.reduce`), pass the check against the NumPy
+    engine and Pinocchio (reduced by `rbdgen.testing.MimicReference`) for every operation."""
+    pytest.importorskip(module)
+    import rbdgen
+    from benchmarks.case import Case
+    from benchmarks.peers import ALL_PEERS
+    from rbdgen.testing import random_states
+    from robots import ROBOTS
+
+    robot = ROBOTS["talos"]
+    engine = rbdgen.NumpySolver(rbdgen.load_urdf(robot.path, floating=True))  # the case's solver, duck-typed
+    check_states = random_states(engine, 2, seed=3, base_wrench=False)
+    case = Case("talos", robot.path, True, None, engine, check_states, check_states, (), tmp_path, tmp_path)
+    case.compute_references()
+    assert case.full.J == 44 and case.J == 32 and case.full.check.q.shape == (2, 44)
+    peer = next(cls for cls in ALL_PEERS if cls.key == key)()
+    assert peer.full_coordinates
+    peer.setup(case.full)
+    for op in OPS:
+        item = check(peer, op, case)
+        assert item["check"] == "ok", (op, item)
+        assert set(item["errors"]) == {"numpy", "pinocchio"} - {peer.implementation}
+        # without the reduction the results are not even of the right size
+        assert np.shape(peer.results(op))[1] == 44 + 6

@@ -7,6 +7,7 @@ command); builds go to a per-test cache folder through ``$RBDGEN_CACHE``.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -321,3 +322,89 @@ def test_console_script_smoke():
         assert result.returncode == 2 and "rbdgen: error:" in result.stderr
         result = subprocess.run(command + ["--help"], capture_output=True, text=True, timeout=120)
         assert result.returncode == 0 and all(c in result.stdout for c in ("generate", "check", "info"))
+
+
+# -- MJCF files -------------------------------------------------------------------------------------
+#: A two-joint arm in MJCF on a free-floating torso (``{free}``: the free joint, or nothing).
+ARM_MJCF = """<mujoco model="mjcf_arm">
+  <option gravity="0.5 0 -9"/>
+  <worldbody>
+    <body name="torso" pos="0 0 1">{free}
+      <inertial pos="0.02 0 0" mass="3" diaginertia="0.1 0.2 0.25"/>
+      <body name="upper" pos="0.1 0 0.2">
+        <joint name="shoulder" type="hinge" axis="0 1 0" ref="0.3"/>
+        <inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>
+        <body name="lower" pos="0.3 0 0">
+          <joint name="slide" type="slide" axis="1 0 0"/>
+          <inertial pos="0.05 0.01 0" mass="0.5" diaginertia="0.003 0.004 0.004"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _mjcf(tmp_path, free=True):
+    pytest.importorskip("mujoco")
+    path = tmp_path / "arm.xml"
+    path.write_text(ARM_MJCF.format(free='<freejoint name="root"/>' if free else ""))
+    return path
+
+
+@pytest.mark.parametrize("free, options, floating", [(True, [], True), (True, ["--fixed"], False),
+                                                      (False, [], False), (False, ["--floating"], True)])
+def test_info_mjcf(capsys, tmp_path, free, options, floating):
+    """An MJCF file (a <mujoco> root) is loaded by load_mjcf: MuJoCo's joint order, the file's gravity, its
+    free joint as the floating base unless --fixed; --floating makes a fixed file's one body floating."""
+    path = _mjcf(tmp_path, free)
+    code, out, err = run(capsys, "info", path, *options)
+    assert code == 0, err
+    model = rbdgen.load_mjcf(path, floating=floating)
+    assert model.floating is floating
+    assert out.splitlines()[0].startswith("mjcf_arm: " + ("floating base" if floating else "fixed base"))
+    assert f"J = 2 moving joints, G = {8 if floating else 2}, L = {len(model.links)} links" in out
+    assert [n for _, n, _, _ in _joint_lines(out)] == ["shoulder", "slide"] == list(model.joint_names)
+    assert "gravity 0.5 0 -9 m/s^2" in out
+    code, out, err = run(capsys, "info", path, "--gravity", "0", "0", "-1", *options)
+    assert code == 0 and "gravity 0 0 -1 m/s^2" in out, err
+
+
+def test_generate_mjcf(capsys, tmp_path):
+    """`rbdgen generate robot.xml` writes what `rbdgen.generate(load_mjcf(...))` makes (the manifest names the
+    file and the options), compiles it and validates it; `rbdgen check` takes the folder."""
+    path = _mjcf(tmp_path)
+    out_dir = tmp_path / "out"
+    code, out, err = run(capsys, "generate", path, "-o", out_dir, "--gravity", "0", "0", "-3", "--samples", "4",
+                         "--ops", "mass_matrix", "inverse_dynamics", "forward_dynamics")
+    assert code == 0, err
+    assert "mjcf_arm: J = 2, G = 8, floating base" in out and "validation" in out
+    g = rbdgen.generate(rbdgen.load_mjcf(path, gravity=(0, 0, -3)),
+                        ops=["mass_matrix", "inverse_dynamics", "forward_dynamics"])
+    manifest = json.loads((out_dir / "mjcf_arm.json").read_text())
+    assert manifest["source"] == "arm.xml" and manifest["options"]["gravity"] == [0.0, 0.0, -3.0]
+    assert rbdgen.RobotModel.from_dict(manifest["model"]) == g.model
+    for name, text in g.files.items():
+        if name != "mjcf_arm.json":
+            assert (out_dir / name).read_text() == text, name
+    code, out, err = run(capsys, "check", out_dir, "--samples", "4")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("option", [["--joint-order", "depth_first"], ["--armature", "shoulder=0.1"],
+                                    ["--xacro-arg", "a:=1"], ["--package-path", "p=/x"]])
+def test_urdf_options_on_mjcf_are_bad_input(capsys, tmp_path, option):
+    path = _mjcf(tmp_path)
+    code, out, err = run(capsys, "info", path, *option)
+    assert code == 2
+    assert _one_line(err).startswith(f"rbdgen: error: {option[0]} applies to URDF files; {path} is MJCF ("), err
+
+
+def test_mjcf_without_mujoco_exits_3(capsys, tmp_path, monkeypatch):
+    path = _mjcf(tmp_path)
+    monkeypatch.setitem(sys.modules, "mujoco", None)  # as if not installed: import mujoco raises ImportError
+    for argv in (["info", path], ["-q", "generate", path, "-o", tmp_path / "out"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 3
+        assert _one_line(err) == "rbdgen: loading MJCF needs MuJoCo: install it with pip install 'rbdgen[mjcf]'"
+    assert not (tmp_path / "out").exists()

@@ -3,8 +3,9 @@
 References: Pinocchio (``framesForwardKinematics``, ``getFrameJacobian`` with
 LOCAL_WORLD_ALIGNED, ``getFrameClassicalAcceleration``, ``centerOfMass``,
 ``jacobianCenterOfMass``, ``computeCentroidalMap(TimeVariation)``) and dynibo 0.5.2,
-converted to rbdgen's conventions (`reference.py`), on a fixed arm (Panda), a
-floating quadruped (Solo12) and a branching hand (Allegro); physical identities
+converted to rbdgen's conventions (`rbdgen.testing.references`), on a fixed arm (Panda), a
+floating quadruped (Solo12), a branching hand (Allegro) and a floating humanoid with mimic
+joints in its grippers (Talos: references reduced by the mimic map); physical identities
 (twist = J nu, derivatives by central differences, momentum from the bodies'
 momenta). The compiled C and the CasADi functions are compared with the NumPy engine.
 """
@@ -27,6 +28,7 @@ LINKS = {
     "panda": ["panda_hand_tcp", "panda_link4", "panda_link0"],
     "solo12": ["FL_FOOT", "HR_LOWER_LEG", "base_link"],
     "hand": ["link_3.0_tip", "link_14.0", "link_7.0"],
+    "talos": ["gripper_left_fingertip_1_link", "gripper_right_inner_single_link", "left_sole_link"],
 }
 NAMES = list(LINKS)
 N = 4

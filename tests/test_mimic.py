@@ -8,8 +8,7 @@ import pytest
 
 import rbdgen
 from rbdgen import ModelError
-from rbdgen.testing import MimicReference as Reduced
-from rbdgen.testing import random_states
+from rbdgen.testing import MimicReference, random_states
 from robots import example_robot_data_dir
 
 pytest.importorskip("pinocchio")
@@ -35,6 +34,14 @@ def _check(solver, ref, model, seed, states=3, fd_tol=1e-10):
         tol = fd_tol * max(1.0, np.abs(acc).max())
         for op in ("forward_dynamics", "forward_dynamics_crba"):
             np.testing.assert_allclose(getattr(solver, op)(*args, q, qd, tau, loads=loads), acc, rtol=0, atol=tol)
+
+
+def Reduced(text, tmp_path, floating, model):
+    """Pinocchio's dynamics of the URDF ``text`` without its mimic tags, reduced by their map,
+    with ``model``'s joint order."""
+    path = tmp_path / "robot.urdf"
+    path.write_text(text)
+    return MimicReference(path, floating, joint_names=list(model.joint_names))
 
 
 # -- small mimic models ------------------------------------------------------------
@@ -199,16 +206,6 @@ def test_panda_with_fingers(tmp_path, build_model):
         "joint": "panda_finger_joint1", "multiplier": 1.0, "offset": 0.0}
     assert generated.manifest["sizes"]["q"] == 8
     assert "with mimic joints by CRBA" in rbdgen.generate(model, ops=["forward_dynamics"]).files["panda.h"]
-
-
-def test_talos_full_v2_numpy(tmp_path):
-    """Talos with its mimic grippers, floating; the masters come after their mimics depth-first."""
-    text = _erd("talos_data/robots/talos_full_v2.urdf")
-    model = rbdgen.load_urdf_string(text, floating=True)
-    mimics = [j for j in model.joints if j.mimic]
-    assert mimics and model.joint_count == len(model.joints) - len(mimics)
-    _check(rbdgen.NumpySolver(model), Reduced(text, tmp_path, True, model), model, 6,
-           states=2)
 
 
 @pytest.mark.parametrize("relative", ["tiago_pro_description/robots/tiago_pro.urdf",

@@ -16,7 +16,7 @@ dynibo = pytest.importorskip("dynibo")
 from helpers import LOAD_LINKS, NAMES, model, random_states  # noqa: E402
 from helpers import dynibo as dynibo_reference  # noqa: E402
 from helpers import pinocchio as pinocchio_reference  # noqa: E402
-from rbdgen.testing import DyniboReference, PinocchioReference, dynibo_joint_order  # noqa: E402
+from rbdgen.testing import DyniboReference, MimicReference, PinocchioReference, dynibo_joint_order  # noqa: E402
 from robots import ROBOTS  # noqa: E402
 
 TIGHT = 1e-12  # mass matrix, inverse dynamics
@@ -37,6 +37,11 @@ def refs(name):
     return pinocchio_reference(name), dynibo_reference(name)
 
 
+def unreduced(ref):
+    """The reference itself, or the one over the URDF without its mimic tags (Talos)."""
+    return ref.full if isinstance(ref, MimicReference) else ref
+
+
 def states(name, seed):
     """Random (base, q, qd, qdd, tau, loads) samples for robot ``name`` (`rbdgen.testing.random_states`)."""
     st = random_states(model(name), SAMPLES.get(name, 6), seed, load_links=LOAD_LINKS[name])
@@ -47,10 +52,11 @@ def states(name, seed):
 @pytest.mark.parametrize("name", NAMES)
 def test_registry_and_load_links(name):
     p, d = refs(name)
-    assert p.J == d.J == d.robot.joint_count
-    assert d.G == d.robot.generalized_count
+    assert p.J == d.J == model(name).joint_count and p.G == d.G
+    robot = unreduced(d).robot
+    assert unreduced(d).J == robot.joint_count and unreduced(d).G == robot.generalized_count
     for link in LOAD_LINKS[name]:
-        d.robot.link_id(link)  # raises if unknown
+        robot.link_id(link)  # raises if unknown
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -125,7 +131,7 @@ def test_kinetic_energy(name):
 @pytest.mark.parametrize("name", ["g1", "talos", "hand", "solo12"])
 def test_joint_order_is_not_pinocchios(name):
     """The permutation is exercised: Pinocchio's depth-first order differs."""
-    p, _ = refs(name)
+    p = unreduced(refs(name)[0])
     first = 2 if p.floating else 1
     assert list(p.model.names[first:]) != p.joint_names
     assert sorted(p.model.names[first:]) == sorted(p.joint_names)
@@ -250,3 +256,22 @@ def test_fixed_base_rejects_base_and_quaternion_is_normalised():
     p2, _ = refs("ur5")
     with pytest.raises(ValueError):
         p2.mass_matrix(b1, np.zeros(6))
+
+
+def test_talos_references_are_reduced_by_its_mimic_tags():
+    """Talos' 12 mimic joints follow their gripper's joint (multiplier +-1, no offset): the
+    references work on the URDF without the tags, reduced by that map, and the reduction matters
+    (the mimic bodies' inertia lands on their master's diagonal)."""
+    p, d = refs("talos")
+    assert isinstance(p, MimicReference) and isinstance(d, MimicReference)
+    assert p.P.shape == (unreduced(p).J, p.J) == (44, 32)
+    mimic_rows = [i for i, n in enumerate(unreduced(p).joint_names) if n not in p.joint_names]
+    assert len(mimic_rows) == 12 and not p.o.any()
+    masters = {p.joint_names[int(np.flatnonzero(p.P[i])[0])] for i in mimic_rows}
+    assert masters == {"gripper_left_joint", "gripper_right_joint"}
+    assert set(np.abs(p.P[mimic_rows]).sum(axis=1)) == {1.0}
+    (base, q, *_), = list(states("talos", 8))[:1]
+    M, M_full = p.mass_matrix(base, q), unreduced(p).mass_matrix(base, p.full_state(q)[0])
+    k = 6 + p.joint_names.index("gripper_left_joint")
+    k_full = 6 + unreduced(p).joint_names.index("gripper_left_joint")
+    assert M[k, k] > 1.5 * M_full[k_full, k_full]

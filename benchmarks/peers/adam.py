@@ -114,6 +114,7 @@ class AdamFunctions:
 class AdamPython(Peer):
     key, label = "adam_py", "adam CasADi Python"
     implementation = "adam"
+    full_coordinates = True
     describe = "adam-robotics' casadi.Function objects called from Python with NumPy inputs, one state per call"
 
     def setup(self, case):
@@ -148,6 +149,7 @@ static void call_{op}(int i, double *out)
 class AdamC(CLoopPeer):
     key, label = "adam_c", "adam CasADi C loop"
     implementation = "adam"
+    full_coordinates = True
     describe = ("the same adam functions written as C by casadi.CodeGenerator, compiled with rbdgen's flags and "
                 "called in a C loop over the check states, per call")
 

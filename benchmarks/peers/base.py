@@ -26,12 +26,15 @@ class Peer:
     not have is listed in ``unsupported`` with the reason. `results(op)` are the tool's
     results at the check states *in rbdgen's conventions*; ``implementation`` names the
     reference (`case.REFERENCES`) that is the tool itself, which it is not checked against.
+    A tool with ``full_coordinates`` takes no mimic joints: it is set up on `Case.full`, and its
+    results are reduced by `Case.reduce` before they are checked.
     """
 
     key = ""
     label = ""
     kind = "python"
     implementation = "rbdgen"
+    full_coordinates = False
     #: what the column is, one line (README / results notes)
     describe = ""
 

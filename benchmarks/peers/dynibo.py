@@ -11,6 +11,7 @@ from .base import Peer, stack
 class DyniboPython(Peer):
     key, label = "dynibo_py", "dynibo Python"
     implementation = "dynibo"
+    full_coordinates = True
     describe = "dynibo 0.5.2 Robot / FloatingRobot methods from Python, one state per call"
 
     def setup(self, case):

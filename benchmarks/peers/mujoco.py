@@ -17,6 +17,7 @@ from .base import Peer, stack
 class MujocoPython(Peer):
     key, label = "mujoco_py", "MuJoCo Python"
     implementation = "mujoco"
+    full_coordinates = True
     describe = ("mujoco from Python: ID = mj_kinematics + mj_comPos + mj_comVel + mj_rne; M = mj_kinematics + "
                 "mj_comPos + mj_crb + mj_fullM; FD = mj_forward (constraints, contacts and passive forces "
                 "disabled); g, C qd = mj_rne without acceleration (zero velocity / zero gravity)")

@@ -55,6 +55,7 @@ class PinocchioStates:
 class PinocchioPython(Peer):
     key, label = "pinocchio_py", "Pinocchio Python"
     implementation = "pinocchio"
+    full_coordinates = True
     describe = ("pinocchio.rnea / crba / aba / computeGeneralizedGravity / nonLinearEffects (zero-gravity "
                 "model) from Python, one state per call")
 
@@ -131,6 +132,7 @@ def build_pinocchio_bench(cxx_flags, cache: Path, log=print, source="pinocchio_b
 class PinocchioCpp(Peer):
     key, label, kind = "pinocchio_cpp", "Pinocchio C++ loop", "loop"
     implementation = "pinocchio"
+    full_coordinates = True
     describe = ("Pinocchio's rnea / crba / aba / computeGeneralizedGravity / nonLinearEffects instantiated from "
                 "the pin wheel's headers with the same optimisation flags, called in a C++ loop, per call")
 

@@ -2,12 +2,12 @@
 
 `states` needs NumPy only (`CompiledSolver.validate` draws its states there);
 `references` wraps Pinocchio and dynibo 0.5.2 (the ``test`` extra) in rbdgen's
-conventions (Pinocchio also for URDFs with mimic joints, reduced by the mimic map).
+conventions (for URDFs with mimic joints, either of them reduced by the mimic map: `load_reference`).
 """
 
 from .references import (GRAVITY, DyniboReference, MimicReference, PinocchioReference, PinocchioState,
-                         dynibo_joint_order, rotation_matrix)
+                         dynibo_joint_order, load_reference, rotation_matrix)
 from .states import ARGUMENTS, States, random_states
 
 __all__ = ["ARGUMENTS", "GRAVITY", "DyniboReference", "MimicReference", "PinocchioReference", "PinocchioState",
-           "States", "dynibo_joint_order", "random_states", "rotation_matrix"]
+           "States", "dynibo_joint_order", "load_reference", "random_states", "rotation_matrix"]

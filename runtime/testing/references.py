@@ -29,6 +29,8 @@ otherwise, with ``G = J`` (fixed base) or ``J + 6`` (floating base).
 from __future__ import annotations
 
 import dataclasses
+import os
+import tempfile
 import xml.etree.ElementTree as ET
 from collections import deque
 from typing import Optional
@@ -38,7 +40,7 @@ import numpy as np
 GRAVITY = (0.0, 0.0, -9.80665)
 
 __all__ = ["GRAVITY", "DyniboReference", "MimicReference", "PinocchioReference", "PinocchioState",
-           "dynibo_joint_order", "rotation_matrix"]
+           "dynibo_joint_order", "load_reference", "mimic_map", "mimic_tags", "rotation_matrix", "without_mimic"]
 
 
 # ---------------------------------------------------------------------------
@@ -516,72 +518,148 @@ class DyniboReference(_Common):
 # mimic joints
 
 
-def _without_mimic(src_text: str, dst) -> None:
-    root = ET.fromstring(src_text)
-    for joint in root.iter("joint"):
-        for mimic in joint.findall("mimic"):
-            joint.remove(mimic)
-    dst.write_text(ET.tostring(root, encoding="unicode"))
-
-
-def _mimic_map(text: str, independent, bodies):
-    """P (bodies x independent) and o from the <mimic> tags, chains followed."""
+def mimic_tags(urdf_text: str) -> dict:
+    """The ``<mimic>`` tags of a URDF: ``{joint: (master, multiplier, offset)}`` as written."""
     tags = {}
-    for joint in ET.fromstring(text).iter("joint"):
+    for joint in ET.fromstring(urdf_text).iter("joint"):
         mimic = joint.find("mimic")
         if mimic is not None:
             tags[joint.get("name")] = (mimic.get("joint"), float(mimic.get("multiplier", 1)),
                                        float(mimic.get("offset", 0)))
-    P, o = np.zeros((len(bodies), len(independent))), np.zeros(len(bodies))
-    for i, name in enumerate(bodies):
+    return tags
+
+
+def without_mimic(urdf_text: str) -> str:
+    """The URDF with its ``<mimic>`` tags removed: every mimic joint an independent joint."""
+    root = ET.fromstring(urdf_text)
+    for joint in root.iter("joint"):
+        for mimic in joint.findall("mimic"):
+            joint.remove(mimic)
+    return ET.tostring(root, encoding="unicode")
+
+
+def mimic_map(tags: dict, independent, full) -> tuple:
+    """``(P, o)`` with ``q_full = P q + o``: rows in the order of ``full`` (every moving joint), columns
+    in the order of ``independent``; chains of mimics are followed to their independent joint."""
+    P, o = np.zeros((len(full), len(independent))), np.zeros(len(full))
+    for i, name in enumerate(full):
         a, b = 1.0, 0.0
         while name in tags:
             name, a2, b2 = tags[name]
             a, b = a * a2, a * b2 + b
-        P[i, independent.index(name)] = a
+        P[i, list(independent).index(name)] = a
         o[i] = b
     return P, o
 
 
 class MimicReference:
-    """Pinocchio's dynamics of a URDF with mimic joints, in rbdgen's conventions.
+    """A reference (`PinocchioReference`, `DyniboReference`) of a URDF with mimic joints, in
+    rbdgen's reduced coordinates.
 
-    Without its ``<mimic>`` tags the URDF is a robot whose every joint is independent
-    (Pinocchio's "full" model). With them, each mimic joint's position is ``a q_m + b``:
-    ``q_full = P q + o``, ``qd_full = P qd``; the reduced dynamics are
-    ``M = P^T M_full P`` and ``tau = P^T tau_full``, forward dynamics
-    ``M^-1 (tau - P^T ID_full(q_full, P qd, 0))``. ``P`` and ``o`` come from the
-    ``<mimic>`` tags themselves (chains followed here), not from rbdgen; ``model``
-    gives the order of the bodies and of the independent joints.
+    Neither tool takes these URDFs as they are (dynibo refuses mimic joints; Pinocchio's
+    ``mimic=True`` refuses a master after its mimic depth-first, as in Talos). Without its
+    ``<mimic>`` tags the URDF is a robot whose every joint is independent (``full``); with them
+    each mimic joint's position is ``a q_m + b``: ``q_full = P q + o``, ``qd_full = P qd``,
+    ``qdd_full = P qdd``. So the reduced mass matrix is ``P^T M_full P``, the reduced forces
+    ``P^T tau_full``, forward dynamics ``M^-1 (tau - P^T ID_full(q_full, P qd, 0))``, Jacobians
+    ``J_full P`` (``P`` with the base's identity block first for a floating base). ``P`` and
+    ``o`` come from the ``<mimic>`` tags themselves (chains followed here), not from rbdgen.
+    ``joint_names``: the independent joints (default: dynibo's breadth-first order without the
+    mimic joints); ``armature`` may name mimic joints too (``P^T diag(armature) P`` then).
     """
 
-    def __init__(self, text: str, tmp_path, floating: bool, model):
-        path = tmp_path / "without_mimic.urdf"
-        _without_mimic(text, path)
-        bodies = [j.name for j in model.joints]
-        self.full = PinocchioReference(path, floating, joint_names=bodies)
-        P, self.o = _mimic_map(text, list(model.joint_names), bodies)
-        off = 6 if floating else 0
-        self.P = P
-        self.PG = np.zeros((off + P.shape[0], off + P.shape[1]))
+    def __init__(self, urdf_path, floating: bool, joint_names=None, armature=None, gravity=GRAVITY,
+                 full=PinocchioReference):
+        self.urdf_path = str(urdf_path)
+        self.floating = bool(floating)
+        with open(self.urdf_path, encoding="utf-8") as f:
+            text = f.read()
+        tags = mimic_tags(text)
+        with tempfile.TemporaryDirectory() as folder:
+            stripped = os.path.join(folder, "without_mimic.urdf")
+            with open(stripped, "w", encoding="utf-8") as f:
+                f.write(without_mimic(text))
+            self.full = full(stripped, floating, armature=armature, gravity=gravity)
+        independent = [n for n in self.full.joint_names if n not in tags]
+        if joint_names is None:
+            joint_names = independent
+        if sorted(joint_names) != sorted(independent):
+            raise ValueError(f"joint_names must be a permutation of the URDF's independent joints {independent}")
+        self.joint_names = list(joint_names)
+        self.J = len(self.joint_names)
+        self.G = self.J + (6 if self.floating else 0)
+        self.P, self.o = mimic_map(tags, self.joint_names, self.full.joint_names)
+        off = 6 if self.floating else 0
+        self.PG = np.zeros((off + self.P.shape[0], self.G))
         self.PG[:off, :off] = np.eye(off)
-        self.PG[off:, off:] = P
+        self.PG[off:, off:] = self.P
+
+    def full_state(self, q, *rates) -> tuple:
+        """``(q_full, *rates_full)`` of a reduced position and any of its rates (qd, qdd)."""
+        return (self.P @ _as_vec(q, self.J, "q") + self.o,) + tuple(self.P @ _as_vec(x, self.J, "qd/qdd")
+                                                                   for x in rates)
+
+    # -- dynamics ----------------------------------------------------------------------
 
     def mass_matrix(self, base, q):
-        return self.PG.T @ self.full.mass_matrix(base, self.P @ q + self.o) @ self.PG
+        return self.PG.T @ self.full.mass_matrix(base, *self.full_state(q)) @ self.PG
 
     def inverse_dynamics(self, base, q, qd, qdd, loads=()):
-        return self.PG.T @ self.full.inverse_dynamics(base, self.P @ q + self.o, self.P @ qd, self.P @ qdd, loads)
+        return self.PG.T @ self.full.inverse_dynamics(base, *self.full_state(q, qd, qdd), loads)
 
     def gravity(self, base, q, loads=()):
-        return self.PG.T @ self.full.gravity(base, self.P @ q + self.o, loads)
+        return self.PG.T @ self.full.gravity(base, *self.full_state(q), loads)
 
     def velocity_product_forces(self, base, q, qd):
-        return self.PG.T @ self.full.velocity_product_forces(base, self.P @ q + self.o, self.P @ qd)
+        return self.PG.T @ self.full.velocity_product_forces(base, *self.full_state(q, qd))
 
     def forward_dynamics(self, base, q, qd, tau, loads=()):
-        bias = self.inverse_dynamics(base, q, qd, np.zeros_like(q), loads)
-        if base is not None:  # the bias of ID with zero base acceleration
-            base = (base[0], base[1], base[2], np.zeros(6))
-            bias = self.inverse_dynamics(base, q, qd, np.zeros_like(q), loads)
-        return np.linalg.solve(self.mass_matrix(base, q), tau - bias)
+        rest = None if base is None else tuple(base)[:3]  # the base acceleration omitted: zero
+        bias = self.inverse_dynamics(rest, q, qd, np.zeros(self.J), loads)
+        return np.linalg.solve(self.mass_matrix(base, q), _as_vec(tau, self.G, "tau") - bias)
+
+    def kinetic_energy(self, base, q, qd):
+        return self.full.kinetic_energy(base, *self.full_state(q, qd))
+
+    # -- kinematics at a link origin, world axes, angular first -----------------------------
+
+    def pose(self, base, q, link):
+        return self.full.pose(base, *self.full_state(q), link)
+
+    def poses(self, base, q):
+        return self.full.poses(base, *self.full_state(q))
+
+    def jacobian(self, base, q, link):
+        return self.full.jacobian(base, *self.full_state(q), link) @ self.PG
+
+    def jacobian_derivative(self, base, q, qd, link):
+        return self.full.jacobian_derivative(base, *self.full_state(q, qd), link) @ self.PG  # P is constant
+
+    def frame_velocity(self, base, q, qd, link, **options):
+        return self.full.frame_velocity(base, *self.full_state(q, qd), link, **options)
+
+    def frame_acceleration(self, base, q, qd, qdd, link):
+        return self.full.frame_acceleration(base, *self.full_state(q, qd, qdd), link)
+
+    def center_of_mass(self, base, q):
+        return self.full.center_of_mass(base, *self.full_state(q))
+
+    def center_of_mass_jacobian(self, base, q):
+        return self.full.center_of_mass_jacobian(base, *self.full_state(q)) @ self.PG
+
+    def centroidal_momentum_matrix(self, base, q):
+        return self.full.centroidal_momentum_matrix(base, *self.full_state(q)) @ self.PG
+
+    def centroidal_momentum_bias(self, base, q, qd):
+        return self.full.centroidal_momentum_bias(base, *self.full_state(q, qd))
+
+
+def load_reference(urdf_path, floating: bool, implementation: str = "pinocchio", **options):
+    """The reference (``implementation`` "pinocchio" or "dynibo") of a URDF in rbdgen's coordinates:
+    `PinocchioReference` / `DyniboReference`, or a `MimicReference` over one when the URDF has
+    mimic joints. ``options``: ``joint_names``, ``armature``, ``gravity``."""
+    cls = {"pinocchio": PinocchioReference, "dynibo": DyniboReference}[implementation]
+    with open(urdf_path, encoding="utf-8") as f:
+        if mimic_tags(f.read()):
+            return MimicReference(urdf_path, floating, full=cls, **options)
+    return cls(urdf_path, floating, **options)
