@@ -22,7 +22,6 @@ import time
 import numpy as np
 
 import rbdgen
-from rbdgen.algorithms.operations import OPERATIONS
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 
@@ -99,29 +98,31 @@ def c_array(name, values):
 
 
 def bench_operations(generated, ops=OPS) -> list:
-    """The operations of ``ops`` that ``generated`` has, in that order (the order of a dump)."""
-    return [op for op in ops if op in generated.manifest["operations"]]
+    """The generated functions of ``ops`` in that order (the order of a dump), named after the prefix:
+    ``op``, or ``<op>_<link>`` for each generated link of an operation on a link."""
+    functions = generated.manifest["operations"]
+    return [name for op in ops for name, fn in functions.items() if fn.get("operation", name) == op]
 
 
 def build_c_bench(generated, flags, cache, data=None, reps=200, rounds=15, ops=OPS) -> tuple:
     """``(executable, compile seconds, 0.0 on a cache hit)`` of a C loop over the generated functions.
 
     ``data``: the states as the C's flat inputs (`rbdgen.testing.States.flat`; default: `STATES`
-    random states), embedded in the program. The program prints one line per operation,
-    ``<op> <us per call of each round>``; see BENCH_C for its arguments. It is built in the
-    ``cache`` folder (`builds.compile_program`).
+    random states), embedded in the program. The program prints one line per function
+    (`bench_operations`), ``<function> <us per call of each round>``; see BENCH_C for its
+    arguments. It is built in the ``cache`` folder (`builds.compile_program`).
     """
     model, prefix = generated.model, generated.prefix
     data = random_states(model, STATES, seed=0).flat() if data is None else data
     states = data["q"].shape[0]
     arrays = "\n".join(c_array(f"in_{k}", v) for k, v in data.items() if k != "loads")
     sizes = generated.manifest["sizes"]
+    functions = generated.manifest["operations"]
     bodies = []
-    for op in bench_operations(generated, ops):
-        args = "".join(f"in_{n} + i * {sizes[n]}, " if n != "loads" else "NULL, "
-                       for n in OPERATIONS[op].input_names(model.floating))
-        (out,) = (p.name for p in OPERATIONS[op].outputs)
-        bodies.append(BODY.format(STATES=states, out_size=sizes[out], op=op, call=f"{prefix}_{op}({args}out[i])"))
+    for name in bench_operations(generated, ops):
+        args = "".join(f"in_{n} + i * {sizes[n]}, " if n != "loads" else "NULL, " for n in functions[name]["inputs"])
+        (out,) = functions[name]["outputs"]
+        bodies.append(BODY.format(STATES=states, out_size=sizes[out], op=name, call=f"{prefix}_{name}({args}out[i])"))
     program = BENCH_C.format(includes=f'#include "{prefix}.h"', arrays=arrays, bodies="".join(bodies),
                              rounds=rounds, reps=reps)
     files = {name: text for name, text in generated.files.items() if name.endswith((".c", ".h"))}

@@ -24,12 +24,8 @@
 // PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION), so they are compiled with the flags this
 // file is compiled with.
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <string>
 #include <vector>
 
 #include <pinocchio/algorithm/aba.hpp>
@@ -38,13 +34,9 @@
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/serialization.hpp>
 
-using Clock = std::chrono::steady_clock;
-using Vec = Eigen::VectorXd;
+#include "timing.hpp"
 
-static double seconds_since(Clock::time_point t0)
-{
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using Vec = timing::Vec;
 
 int main(int argc, char ** argv)
 {
@@ -61,63 +53,23 @@ int main(int argc, char ** argv)
   pinocchio::Model model_nog = model;
   model_nog.gravity.setZero();
   pinocchio::Data data(model), data_nog(model_nog);
-  const int nq = model.nq, nv = model.nv;
-
-  std::ifstream in(argv[2], std::ios::binary | std::ios::ate);
-  if (!in)
-  {
-    std::fprintf(stderr, "cannot read %s\n", argv[2]);
+  const int nv = model.nv;
+  timing::States st;
+  if (!timing::read_states(argv[2], model.nq, nv, st))
     return 2;
-  }
-  const std::streamsize bytes = in.tellg();
-  in.seekg(0);
-  const int per_state = nq + 3 * nv;
-  const long S = bytes / (sizeof(double) * per_state);
-  if (S <= 0 || bytes != (std::streamsize)(S * per_state * sizeof(double)))
-  {
-    std::fprintf(stderr, "%s: size %ld is not a multiple of %d doubles\n", argv[2], (long)bytes, per_state);
-    return 2;
-  }
-  std::vector<double> raw(S * per_state);
-  in.read(reinterpret_cast<char *>(raw.data()), bytes);
-  std::vector<Vec> q(S), v(S), a(S), tau(S);
-  for (long i = 0; i < S; ++i)
-  {
-    const double * p = raw.data() + i * per_state;
-    q[i] = Eigen::Map<const Vec>(p, nq);
-    v[i] = Eigen::Map<const Vec>(p + nq, nv);
-    a[i] = Eigen::Map<const Vec>(p + nq + nv, nv);
-    tau[i] = Eigen::Map<const Vec>(p + nq + 2 * nv, nv);
-  }
+  const long S = st.size;
+  const auto & q = st.q;
+  const auto & v = st.v;
+  const auto & a = st.a;
+  const auto & tau = st.tau;
 
   std::vector<double> out;
   double sink = 0.0;
 
-  // One operation: a loop over all states; `call(i)` runs state i and returns one
-  // value of the result (summed into `sink` so nothing is optimised away).
+  // One operation: the timing loop over all states (timing.hpp), then `store()` of each state's
+  // result into `out`.
   auto bench = [&](const char * name, auto call, auto store) {
-    long reps = 1;
-    for (;;)  // calibrate (and warm up)
-    {
-      const auto t0 = Clock::now();
-      for (long r = 0; r < reps; ++r)
-        for (long i = 0; i < S; ++i)
-          sink += call(i);
-      if (seconds_since(t0) >= 0.5 * target || reps > (1L << 30))
-        break;
-      reps *= 2;
-    }
-    reps *= 2;
-    std::printf("%s", name);
-    for (int k = 0; k < rounds; ++k)
-    {
-      const auto t0 = Clock::now();
-      for (long r = 0; r < reps; ++r)
-        for (long i = 0; i < S; ++i)
-          sink += call(i);
-      std::printf(" %.6f", 1e6 * seconds_since(t0) / (double)(reps * S));
-    }
-    std::printf("\n");
+    timing::time_rounds(name, S, rounds, target, sink, call);
     for (long i = 0; i < S; ++i)
     {
       call(i);

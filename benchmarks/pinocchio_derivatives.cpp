@@ -11,11 +11,8 @@
 // computeRNEADerivatives(q, v, a), computeABADerivatives(q, v, tau), aba(q, v, tau).
 // The algorithms are instantiated from the headers with this file's flags.
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <vector>
 
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/aba-derivatives.hpp>
@@ -23,13 +20,7 @@
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/serialization.hpp>
 
-using Clock = std::chrono::steady_clock;
-using Vec = Eigen::VectorXd;
-
-static double seconds_since(Clock::time_point t0)
-{
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+#include "timing.hpp"
 
 int main(int argc, char ** argv)
 {
@@ -43,53 +34,16 @@ int main(int argc, char ** argv)
   pinocchio::Model model;
   model.loadFromBinary(argv[1]);
   pinocchio::Data data(model);
-  const int nq = model.nq, nv = model.nv;
-  std::ifstream in(argv[2], std::ios::binary | std::ios::ate);
-  const std::streamsize bytes = in ? (std::streamsize)in.tellg() : 0;
-  const int per_state = nq + 3 * nv;
-  const long S = bytes / (long)(sizeof(double) * per_state);
-  if (S <= 0 || bytes != (std::streamsize)(S * per_state * sizeof(double)))
-  {
-    std::fprintf(stderr, "%s: not a whole number of states of %d doubles\n", argv[2], per_state);
+  const int nv = model.nv;
+  timing::States st;
+  if (!timing::read_states(argv[2], model.nq, nv, st))
     return 2;
-  }
-  in.seekg(0);
-  std::vector<double> raw(S * per_state);
-  in.read(reinterpret_cast<char *>(raw.data()), bytes);
-  std::vector<Vec> q(S), v(S), a(S), tau(S);
-  for (long i = 0; i < S; ++i)
-  {
-    const double * p = raw.data() + i * per_state;
-    q[i] = Eigen::Map<const Vec>(p, nq);
-    v[i] = Eigen::Map<const Vec>(p + nq, nv);
-    a[i] = Eigen::Map<const Vec>(p + nq + nv, nv);
-    tau[i] = Eigen::Map<const Vec>(p + nq + 2 * nv, nv);
-  }
+  const auto & q = st.q;
+  const auto & v = st.v;
+  const auto & a = st.a;
+  const auto & tau = st.tau;
   double sink = 0.0;
-  auto bench = [&](const char * name, auto call) {
-    long reps = 1;
-    for (;;)  // calibrate (and warm up)
-    {
-      const auto t0 = Clock::now();
-      for (long r = 0; r < reps; ++r)
-        for (long i = 0; i < S; ++i)
-          sink += call(i);
-      if (seconds_since(t0) >= 0.5 * target || reps > (1L << 30))
-        break;
-      reps *= 2;
-    }
-    reps *= 2;
-    std::printf("%s", name);
-    for (int k = 0; k < rounds; ++k)
-    {
-      const auto t0 = Clock::now();
-      for (long r = 0; r < reps; ++r)
-        for (long i = 0; i < S; ++i)
-          sink += call(i);
-      std::printf(" %.6f", 1e6 * seconds_since(t0) / (double)(reps * S));
-    }
-    std::printf("\n");
-  };
+  auto bench = [&](const char * name, auto call) { timing::time_rounds(name, st.size, rounds, target, sink, call); };
   bench("inverse_dynamics_derivatives", [&](long i) {
     pinocchio::computeRNEADerivatives(model, data, q[i], v[i], a[i]);
     return data.dtau_dq(0, nv - 1);

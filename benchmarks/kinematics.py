@@ -1,0 +1,351 @@
+"""Kinematics of the generated C beside Pinocchio C++, dynibo and adam, every rbdgen result checked first.
+
+Usage: python -m benchmarks.kinematics [--robots panda solo12 g1 talos] [--flags "-O2 -g0 -std=c99 -fno-math-errno"]
+                                       [--rounds 7] [--target-ms 10] [--no-pinocchio-cpp] [--cache DIR] [--quick]
+
+Per robot, one generated build of the six operations below (the operations on one
+link for the link `LINKS` names, or the deepest leaf link), timed in a C loop over 64
+random states (`c_loop.py`), beside:
+
+* Pinocchio C++ (`pinocchio_kinematics.cpp`, instantiated from the pin wheel's headers
+  with the same flags, in a C++ loop; the ratios are to this column);
+* dynibo 0.5.2 from Python, one state per call (it has no CoM Jacobian or centroidal map);
+* adam-robotics' CasADi functions from Python, where installed (else "n/a").
+
+| row | rbdgen (generated C) | Pinocchio C++ |
+|---|---|---|
+| FK, one link | `forward_kinematics_<link>` | `forwardKinematics` + `updateFramePlacement` |
+| FK, all links | `forward_kinematics_all` | `framesForwardKinematics` |
+| Jacobian | `jacobian_<link>` | `computeFrameJacobian(LOCAL_WORLD_ALIGNED)` |
+| Jdot nu | `forward_acceleration_kinematics_<link>` at zero accelerations | `forwardKinematics(q, v, 0)` + `getFrameClassicalAcceleration` |
+| CoM Jacobian | `center_of_mass_jacobian` | `jacobianCenterOfMass` |
+| centroidal map | `centroidal_momentum_matrix` | `computeCentroidalMap` |
+
+Before timing, the generated C's results at every state (the C loop's dump) and dynibo's
+and adam's are compared with Pinocchio's (Python bindings, converted to rbdgen's
+conventions by `rbdgen.testing.PinocchioReference`): a normwise relative error above
+1e-9 is WRONG, gets no ratio, and the script exits with status 1. Times are medians of
+interleaved rounds (each round runs every tool once). ``--quick``: Panda, two rounds,
+2 ms loops, -O1, no Pinocchio C++ build: checks the harness, never a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import rbdgen
+from rbdgen.algorithms.frames import link_path
+from rbdgen.algorithms.kinematics import Tree
+from rbdgen.codegen.generator import leaf_links
+from rbdgen.testing import DyniboReference, PinocchioReference, random_states
+from rbdgen.testing.compare import rel_error
+from tests.robots import ROBOTS
+
+from .builds import BuildError
+from .c_loop import bench_operations, build_c_bench, run_c_bench
+from .case import Unavailable
+from .peers.pinocchio import build_pinocchio_bench
+
+#: (row key, generated operation, label) in table order.
+ROWS = (("fk_link", "forward_kinematics", "FK, one link"),
+        ("fk_all", "forward_kinematics_all", "FK, all links"),
+        ("jacobian", "jacobian", "Jacobian"),
+        ("jdot_nu", "forward_acceleration_kinematics", "J̇ν"),
+        ("com_jacobian", "center_of_mass_jacobian", "CoM Jacobian"),
+        ("centroidal_map", "centroidal_momentum_matrix", "centroidal map"))
+OPS = tuple(op for _, op, _ in ROWS)
+OPERATION = {row: op for row, op, _ in ROWS}
+#: The link of the operations on one link: a hand or a foot at the end of a long chain.
+LINKS = {"panda": "panda_hand_tcp", "solo12": "FL_FOOT", "g1": "left_rubber_hand", "talos": "left_sole_link"}
+STATES = 64
+#: Normwise relative error above which a result is WRONG.
+TOLERANCE = 1e-9
+#: Generated C at most this fraction of Pinocchio C++'s time (the project's target).
+TARGET = 0.3
+
+
+def deepest_leaf(model) -> str:
+    """The first link on a leaf body with the longest path from the root."""
+    tree = Tree.from_model(model)
+    return model.links[max(leaf_links(model), key=lambda k: len(link_path(tree, k)))].name
+
+
+@dataclasses.dataclass
+class Robot:
+    """One robot's set-up: model, link, states (zero accelerations: Jdot nu) and the Pinocchio reference."""
+
+    name: str
+    urdf: str
+    floating: bool
+    model: rbdgen.RobotModel
+    link: str
+    states: rbdgen.testing.States
+    pinocchio: PinocchioReference
+
+    @classmethod
+    def load(cls, name, urdf, floating, link=None):
+        model = rbdgen.load_urdf(urdf, floating=floating)
+        st = random_states(model, STATES, seed=0)
+        st.qdd[:] = 0
+        if floating:
+            st.acceleration[:] = 0
+        ref = PinocchioReference(urdf, floating, joint_names=[j.name for j in model.joints])
+        return cls(name, urdf, floating, model, link or LINKS.get(name) or deepest_leaf(model), st, ref)
+
+    def expected(self, row: str, i: int) -> np.ndarray:
+        """Pinocchio's result of ``row`` at state ``i`` in rbdgen's conventions (flat)."""
+        ref, st, link = self.pinocchio, self.states, self.link
+        b, q = st.ref_base(i), st.q[i]
+        if row == "fk_link":
+            return ref.pose(b, q, link)
+        if row == "fk_all":
+            return np.concatenate([ref.pose(b, q, k.name) for k in self.model.links])
+        if row == "jacobian":
+            return ref.jacobian(b, q, link).ravel(order="F")
+        if row == "jdot_nu":
+            return ref.frame_acceleration(b, q, st.qd[i], st.qdd[i], link)
+        if row == "com_jacobian":
+            return ref.center_of_mass_jacobian(b, q).ravel(order="F")
+        return ref.centroidal_momentum_matrix(b, q).ravel(order="F")
+
+    def error(self, row: str, results) -> float:
+        """The worst normwise relative error of per-state ``results`` of ``row`` against Pinocchio."""
+        worst = 0.0
+        for i, got in enumerate(results):
+            expected = self.expected(row, i)
+            if row in ("fk_link", "fk_all"):  # q and -q are one rotation: take the sign of ours
+                poses, reference = np.reshape(got, (-1, 7)), np.reshape(expected, (-1, 7)).copy()
+                flip = np.sum(poses[:, 3:] * reference[:, 3:], axis=1) < 0
+                reference[flip, 3:] *= -1
+                expected = reference.ravel()
+            worst = max(worst, rel_error(got, expected, floor=1e-2))
+        return worst
+
+
+# -- the tools --------------------------------------------------------------------------------------------
+class GeneratedC:
+    """The generated C in a C loop (`c_loop.build_c_bench`); its dump gives the results to check."""
+
+    label = "rbdgen C"
+
+    def __init__(self, robot: Robot, flags, cache: Path, work: Path):
+        start = time.perf_counter()
+        self.generated = rbdgen.generate(robot.model, ops=OPS, prefix=robot.name, frames=[robot.link])
+        self.generate_s = time.perf_counter() - start
+        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=robot.states.flat(), ops=OPS)
+        self.functions = bench_operations(self.generated, OPS)  # one per row, in row order
+        self.dump = work / f"{robot.name}-c.bin"
+
+    def run_round(self, target_ms) -> dict:
+        times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
+        return {row: times[fn][0] for (row, _, _), fn in zip(ROWS, self.functions)}
+
+    def results(self) -> dict:
+        manifest = self.generated.manifest
+        flat, out = np.fromfile(self.dump), {}
+        for (row, _, _), fn in zip(ROWS, self.functions):
+            size = manifest["sizes"][manifest["operations"][fn]["outputs"][0]]
+            out[row], flat = flat[:STATES * size].reshape(STATES, size), flat[STATES * size:]
+        return out
+
+    def counts(self) -> dict:
+        ops = self.generated.manifest["operations"]
+        return {row: ops[fn]["counts"] for (row, _, _), fn in zip(ROWS, self.functions)}
+
+
+class PinocchioCpp:
+    label = "Pinocchio C++"
+
+    def __init__(self, robot: Robot, cxx_flags, cache: Path, work: Path):
+        self.exe, self.compile_s = build_pinocchio_bench(cxx_flags, cache, log=lambda *a: None,
+                                                         source="pinocchio_kinematics.cpp")
+        ref, st = robot.pinocchio, robot.states
+        rows = []
+        for i in range(STATES):  # Pinocchio's (q, v, a) of rbdgen's state at zero accelerations
+            s = ref.pinocchio_state(st.ref_base(i), st.q[i], st.qd[i], st.qdd[i])
+            rows.append(np.concatenate([s.q, s.v, s.a, np.zeros(ref.model.nv)]))
+        self.model_file, self.states_file = work / f"{robot.name}-model.bin", work / f"{robot.name}-states.bin"
+        ref.model.saveToBinary(str(self.model_file))
+        np.asarray(rows, dtype=np.float64).tofile(self.states_file)
+        self.link = robot.link
+
+    def run_round(self, target_ms) -> dict:
+        proc = subprocess.run([str(self.exe), str(self.model_file), str(self.states_file), self.link, "1",
+                               str(target_ms)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise Unavailable(f"pinocchio_kinematics failed: {proc.stderr.strip()[-300:]}")
+        return {line.split()[0]: float(line.split()[1]) for line in proc.stdout.splitlines() if line.strip()}
+
+
+def time_python(calls, target_ms) -> float:
+    """Microseconds per call of ``calls`` (one per state, no arguments), looped for about ``target_ms``."""
+    reps, start = 0, time.perf_counter()
+    while (time.perf_counter() - start) * 1e3 < target_ms or reps == 0:
+        for call in calls:
+            call()
+        reps += 1
+    return 1e6 * (time.perf_counter() - start) / (reps * len(calls))
+
+
+class DyniboPython:
+    """dynibo's Robot methods, one state per call (no CoM Jacobian, no centroidal map)."""
+
+    label = "dynibo Python"
+    rows = ("fk_link", "fk_all", "jacobian", "jdot_nu")
+
+    def __init__(self, robot: Robot):
+        try:
+            self.ref = DyniboReference(robot.urdf, robot.floating, joint_names=[j.name for j in robot.model.joints])
+        except ImportError as exc:
+            raise Unavailable(f"dynibo is not installed ({exc})") from None
+        self.robot = robot
+
+    def _calls(self, row):
+        ref, st, link = self.ref, self.robot.states, self.robot.link
+        fn, link_id = getattr(ref.robot, OPERATION[row]), ref.robot.link_id(link)
+        vectors = {"jdot_nu": ("q", "qd", "qdd")}.get(row, ("q",))
+        calls = []
+        for i in range(STATES):
+            args = ref.arguments(OPERATION[row], st.ref_base(i), *(getattr(st, n)[i] for n in vectors))
+            calls.append((lambda a=args: fn(*a)) if row == "fk_all" else (lambda a=args: fn(*a, link_id)))
+        return calls
+
+    def run_round(self, target_ms) -> dict:
+        return {row: time_python(self._calls(row), target_ms) for row in self.rows}
+
+    def results(self) -> dict:
+        ref, st, link = self.ref, self.robot.states, self.robot.link
+        rows = {"fk_link": [], "fk_all": [], "jacobian": [], "jdot_nu": []}
+        for i in range(STATES):
+            b, q = st.ref_base(i), st.q[i]
+            rows["fk_link"].append(ref.pose(b, q, link))
+            rows["fk_all"].append(ref.poses(b, q).ravel())
+            rows["jacobian"].append(ref.jacobian(b, q, link).ravel(order="F"))
+            rows["jdot_nu"].append(ref.frame_acceleration(b, q, st.qd[i], st.qdd[i], link))
+        return rows
+
+
+def adam_status() -> str:
+    return "installed" if importlib.util.find_spec("adam") else "n/a: adam-robotics is not installed"
+
+
+# -- one robot -------------------------------------------------------------------------------------------
+def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
+    robot = Robot.load(name, urdf, floating, args.link)
+    log(f"{name}: link {robot.link}, generating and compiling ...")
+    tools, notes = {"rbdgen": GeneratedC(robot, args.flags, args.cache, work)}, []
+    if args.pinocchio_cpp:
+        try:
+            tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work)
+        except Unavailable as exc:
+            notes.append(f"Pinocchio C++: {exc}")
+    try:
+        tools["dynibo"] = DyniboPython(robot)
+    except Unavailable as exc:
+        notes.append(f"dynibo: {exc}")
+
+    tools["rbdgen"].run_round(0.01)  # writes the dump
+    errors = {"rbdgen": {row: robot.error(row, r) for row, r in tools["rbdgen"].results().items()}}
+    if "dynibo" in tools:
+        errors["dynibo"] = {row: robot.error(row, r) for row, r in tools["dynibo"].results().items()}
+
+    times = {key: {} for key in tools}
+    order = list(tools)
+    for k in range(args.rounds):  # interleaved, the order rotating
+        for key in order[k % len(order):] + order[:k % len(order)]:
+            for row, t in tools[key].run_round(args.target_ms).items():
+                times[key].setdefault(row, []).append(t)
+    return dict(name=name, link=robot.link, J=robot.model.joint_count, L=len(robot.model.links),
+                counts=tools["rbdgen"].counts(), errors=errors, notes=notes,
+                times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
+                generate_s=tools["rbdgen"].generate_s, compile_s=tools["rbdgen"].compile_s)
+
+
+def markdown(results, adam) -> str:
+    lines = ["| robot | operation | rbdgen C (µs) | Pinocchio C++ (µs) | ratio | dynibo Py (µs) | adam Py (µs) | "
+             "mul | add | error rbdgen | error dynibo |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        for row, _, label in ROWS:
+            ours, pin = r["times"]["rbdgen"][row], r["times"].get("pinocchio", {}).get(row)
+            err, dy_err = r["errors"]["rbdgen"][row], r["errors"].get("dynibo", {}).get(row)
+            if err > TOLERANCE:
+                ratio = "WRONG"
+            else:
+                ratio = f"{ours / pin:.2f}" if pin else "n/a"
+            dynibo = r["times"].get("dynibo", {}).get(row)
+            dynibo = "n/a" if dynibo is None else ("WRONG" if dy_err > TOLERANCE else f"{dynibo:.2f}")
+            n = r["counts"][row]
+            lines.append(f"| {r['name']} | {label} | {ours:.3f} | {'n/a' if pin is None else f'{pin:.3f}'} | {ratio} | "
+                         f"{dynibo} | {'n/a' if adam != 'installed' else '-'} | {n['mul']} | {n['add']} | "
+                         f"{err:.1e} | {'n/a' if dy_err is None else f'{dy_err:.1e}'} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--robots", nargs="+", default=["panda", "solo12", "g1", "talos"], choices=sorted(ROBOTS))
+    p.add_argument("--link", help="the link of the operations on one link (default: LINKS or the deepest leaf)")
+    p.add_argument("--flags", help="C flags (default: rbdgen's, -O2 -g0 -std=c99 -fno-math-errno; --quick: -O1)")
+    p.add_argument("--cxx-flags", help="Pinocchio's C++ flags (default: --flags with -std=c++17 -DNDEBUG)")
+    p.add_argument("--rounds", type=int, default=7, help="interleaved rounds (medians)")
+    p.add_argument("--target-ms", type=float, default=10.0, help="each timed loop lasts about this long")
+    p.add_argument("--no-pinocchio-cpp", dest="pinocchio_cpp", action="store_false")
+    p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
+    p.add_argument("--quick", action="store_true", help="Panda, 2 rounds, 2 ms, -O1, no Pinocchio C++: a harness check")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.robots, args.rounds, args.target_ms, args.pinocchio_cpp = ["panda"], 2, 2.0, False
+    args.flags = shlex.split(args.flags) if args.flags else (
+        ["-O1", "-g0", "-std=c99"] if args.quick else list(rbdgen.build.DEFAULT_FLAGS))
+    args.cxx_flags = shlex.split(args.cxx_flags) if args.cxx_flags else (
+        [f for f in args.flags if not f.startswith("-std=")] + ["-std=c++17", "-DNDEBUG"])
+    adam = adam_status()
+
+    def log(message):
+        print(message, file=sys.stderr, flush=True)
+
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.robots:
+            robot = ROBOTS[name]
+            try:
+                results.append(bench_robot(name, robot.path, robot.floating, args, Path(tmp), log))
+            except (BuildError, Unavailable) as exc:
+                log(f"{name}: {exc}")
+                return 1
+    print(f"flags: C `{' '.join(args.flags)}`, C++ "
+          f"`{' '.join(args.cxx_flags) if args.pinocchio_cpp else 'not built'}`; medians of {args.rounds} "
+          f"interleaved rounds, {STATES} states; target: rbdgen C at most {TARGET}x Pinocchio C++\n")
+    print(markdown(results, adam))
+    print("\n| robot | link | J | L | generate (s) | compile (s) |\n|---|---|---:|---:|---:|---:|")
+    for r in results:
+        print(f"| {r['name']} | {r['link']} | {r['J']} | {r['L']} | {r['generate_s']:.1f} | {r['compile_s']:.1f} |")
+    notes = [f"adam: {adam}"] + [f"{r['name']}: {n}" for r in results for n in r["notes"]]
+    print("\nNotes:\n" + "\n".join(f"- {n}" for n in notes))
+    wrong = [(r["name"], tool, row) for r in results for tool, rows in r["errors"].items()
+             for row, e in rows.items() if e > TOLERANCE]
+    if wrong:
+        print(f"\nWRONG results (normwise relative error above {TOLERANCE:g} against Pinocchio): {wrong}")
+        return 1
+    pin = [r["times"]["rbdgen"][row] / r["times"]["pinocchio"][row] for r in results if "pinocchio" in r["times"]
+           for row, _, _ in ROWS]
+    if pin:
+        print(f"\nrbdgen C / Pinocchio C++: {min(pin):.2f}x to {max(pin):.2f}x; "
+              f"{sum(x <= TARGET for x in pin)} of {len(pin)} at or under {TARGET}x")
+    print("every rbdgen result agrees with Pinocchio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+// What the Pinocchio C++ benchmark programs share: the states file and the timing loop.
+//
+// States file: raw float64, S states of [q (nq), v (nv), a (nv), tau (nv)] in Pinocchio's
+// conventions, written by the Python side.
+//
+// Timing: `time_rounds` loops over all S states, calling `call(i)` for state i and adding
+// the value it returns to `sink` (so nothing is optimised away). It first calibrates the
+// repeat count until one loop lasts about half of TARGET seconds (which also warms up),
+// doubles it, then times ROUNDS loops and prints one line, "<name> <us per call, round 1>
+// <round 2> ...".
+
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#include <Eigen/Core>
+
+namespace timing
+{
+
+using Clock = std::chrono::steady_clock;
+using Vec = Eigen::VectorXd;
+
+inline double seconds_since(Clock::time_point t0)
+{
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct States
+{
+  long size = 0;
+  std::vector<Vec> q, v, a, tau;
+};
+
+// Reads a states file; prints why and returns false when it cannot be read or is not whole.
+inline bool read_states(const char * path, int nq, int nv, States & states)
+{
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in)
+  {
+    std::fprintf(stderr, "cannot read %s\n", path);
+    return false;
+  }
+  const std::streamsize bytes = in.tellg();
+  const long per_state = nq + 3L * nv;
+  const long S = (long)bytes / (long)(sizeof(double) * per_state);
+  if (S <= 0 || bytes != (std::streamsize)(S * per_state * sizeof(double)))
+  {
+    std::fprintf(stderr, "%s: size %ld is not a multiple of %ld doubles\n", path, (long)bytes, per_state);
+    return false;
+  }
+  in.seekg(0);
+  std::vector<double> raw(S * per_state);
+  in.read(reinterpret_cast<char *>(raw.data()), bytes);
+  states.size = S;
+  states.q.resize(S);
+  states.v.resize(S);
+  states.a.resize(S);
+  states.tau.resize(S);
+  for (long i = 0; i < S; ++i)
+  {
+    const double * p = raw.data() + i * per_state;
+    states.q[i] = Eigen::Map<const Vec>(p, nq);
+    states.v[i] = Eigen::Map<const Vec>(p + nq, nv);
+    states.a[i] = Eigen::Map<const Vec>(p + nq + nv, nv);
+    states.tau[i] = Eigen::Map<const Vec>(p + nq + 2 * nv, nv);
+  }
+  return true;
+}
+
+template <class Call>
+void time_rounds(const char * name, long S, int rounds, double target, double & sink, Call call)
+{
+  long reps = 1;
+  for (;;)  // calibrate (and warm up)
+  {
+    const auto t0 = Clock::now();
+    for (long r = 0; r < reps; ++r)
+      for (long i = 0; i < S; ++i)
+        sink += call(i);
+    if (seconds_since(t0) >= 0.5 * target || reps > (1L << 30))
+      break;
+    reps *= 2;
+  }
+  reps *= 2;
+  std::printf("%s", name);
+  for (int k = 0; k < rounds; ++k)
+  {
+    const auto t0 = Clock::now();
+    for (long r = 0; r < reps; ++r)
+      for (long i = 0; i < S; ++i)
+        sink += call(i);
+    std::printf(" %.6f", 1e6 * seconds_since(t0) / (double)(reps * S));
+  }
+  std::printf("\n");
+}
+
+}  // namespace timing
