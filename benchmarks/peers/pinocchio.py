@@ -100,8 +100,14 @@ def cmeel_prefix() -> Path:
 
 
 def eigen_include(prefix: Path) -> Path:
-    """Eigen's headers: cmeel-eigen (the `bench` extra) or Debian's libeigen3-dev."""
-    for candidate in (prefix / "include" / "eigen3", Path("/usr/include/eigen3"), Path("/usr/local/include/eigen3")):
+    """Eigen's headers: cmeel-eigen (the `bench` extra; beside pin, or in another site-packages such as a
+    virtual environment's) or Debian's libeigen3-dev."""
+    try:
+        cmeel_eigen = [Path(importlib.metadata.distribution("cmeel-eigen").locate_file("cmeel.prefix"))]
+    except importlib.metadata.PackageNotFoundError:
+        cmeel_eigen = []
+    for candidate in [p / "include" / "eigen3" for p in [prefix, *cmeel_eigen]] + [
+            Path("/usr/include/eigen3"), Path("/usr/local/include/eigen3")]:
         if (candidate / "Eigen" / "Core").is_file():
             return candidate
     raise Unavailable("Eigen headers not found: `pip install cmeel-eigen` (in the bench extra) "
