@@ -268,25 +268,29 @@ def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     return dict(name=name, link=robot.link, J=robot.model.joint_count, L=len(robot.model.links),
                 counts=tools["rbdgen"].counts(), errors=errors, notes=notes,
                 times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
+                fastest={key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()},
                 generate_s=tools["rbdgen"].generate_s, compile_s=tools["rbdgen"].compile_s)
 
 
 def markdown(results, adam) -> str:
-    lines = ["| robot | operation | rbdgen C (µs) | Pinocchio C++ (µs) | ratio | dynibo Py (µs) | adam Py (µs) | "
-             "mul | add | error rbdgen | error dynibo |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| robot | operation | rbdgen C (µs) | Pinocchio C++ (µs) | ratio | fastest-round ratio | dynibo Py (µs) | "
+             "adam Py (µs) | mul | add | error rbdgen | error dynibo |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         for row, _, label in ROWS:
             ours, pin = r["times"]["rbdgen"][row], r["times"].get("pinocchio", {}).get(row)
             err, dy_err = r["errors"]["rbdgen"][row], r["errors"].get("dynibo", {}).get(row)
             if err > TOLERANCE:
-                ratio = "WRONG"
+                ratio = fastest = "WRONG"
+            elif pin:
+                ratio = f"{ours / pin:.2f}"
+                fastest = f"{r['fastest']['rbdgen'][row] / r['fastest']['pinocchio'][row]:.2f}"
             else:
-                ratio = f"{ours / pin:.2f}" if pin else "n/a"
+                ratio = fastest = "n/a"
             dynibo = r["times"].get("dynibo", {}).get(row)
             dynibo = "n/a" if dynibo is None else ("WRONG" if dy_err > TOLERANCE else f"{dynibo:.2f}")
             n = r["counts"][row]
-            lines.append(f"| {r['name']} | {label} | {ours:.3f} | {'n/a' if pin is None else f'{pin:.3f}'} | {ratio} | "
+            lines.append(f"| {r['name']} | {label} | {ours:.3f} | {'n/a' if pin is None else f'{pin:.3f}'} | {ratio} | {fastest} | "
                          f"{dynibo} | {'n/a' if adam != 'installed' else '-'} | {n['mul']} | {n['add']} | "
                          f"{err:.1e} | {'n/a' if dy_err is None else f'{dy_err:.1e}'} |")
     return "\n".join(lines)

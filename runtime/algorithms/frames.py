@@ -51,11 +51,16 @@ def base_pose(tree: Tree, ops, base):
     return base_rotation(quat, ops), tuple(translation)
 
 
-def body_poses(tree: Tree, ops, q, base, bodies) -> dict:
-    """X0[i] for each of ``bodies`` (a root-first path or every body in order); key -1: the root."""
+def body_poses(tree: Tree, ops, q, base, bodies, half=None) -> dict:
+    """X0[i] for each of ``bodies`` (a root-first path or every body in order); key -1: the root.
+
+    ``half``: `half_angles` of the bodies, where known: each revolute joint's cos q and sin q then
+    come from them (cos q = c^2 - s^2, sin q = 2 s c), one sine and cosine fewer a joint.
+    """
     X0 = {-1: base_pose(tree, ops, base)}
     for i in bodies:
-        Xup = sp.xform_compose(joint_xform(tree, i, q[i], ops), tree.Xtree[i])
+        cos_sin = None if half is None or i not in half else double_angle(*half[i])
+        Xup = sp.xform_compose(joint_xform(tree, i, q[i], ops, cos_sin), tree.Xtree[i])
         X0[i] = sp.xform_compose(Xup, X0[tree.parent[i]])                     # X0 = Xup X0_parent
     return X0
 
@@ -98,13 +103,27 @@ def rotation_quaternion(E) -> tuple:
     return tuple(sp.const(x) for x in quat)
 
 
-def joint_quaternion(tree: Tree, i: int, qi, ops):
+def half_angles(tree: Tree, ops, q, bodies) -> dict:
+    """(cos(q/2), sin(q/2)) of each revolute joint of ``bodies``."""
+    half = {}
+    for i in bodies:
+        if tree.kind[i] != "prismatic":
+            angle = sp.mul(0.5, q[i])
+            half[i] = ops.cos(angle), ops.sin(angle)
+    return half
+
+
+def double_angle(c, s):
+    """(cos 2x, sin 2x) from (cos x, sin x)."""
+    return sp.sub(sp.mul(c, c), sp.mul(s, s)), sp.mul(2, sp.mul(s, c))
+
+
+def joint_quaternion(tree: Tree, i: int, half: dict):
     """The rotation of a joint: ``[sin(q/2) axis, cos(q/2)]`` (revolute) or none (prismatic)."""
-    if tree.kind[i] == "prismatic":
+    if i not in half:
         return 0, 0, 0, 1
-    half = sp.mul(0.5, qi)
-    s = ops.sin(half)
-    return tuple(sp.mul(a, s) for a in tree.axis[i]) + (ops.cos(half),)
+    c, s = half[i]
+    return tuple(sp.mul(a, s) for a in tree.axis[i]) + (c,)
 
 
 def base_quaternion(tree: Tree, ops, base):
@@ -116,19 +135,20 @@ def base_quaternion(tree: Tree, ops, base):
     return tuple(c * inverse_norm for c in (x, y, z, w))
 
 
-def body_orientations(tree: Tree, ops, q, base, bodies) -> dict:
+def body_orientations(tree: Tree, ops, half: dict, base, bodies) -> dict:
     """Q[i]: each of ``bodies``' world orientation, composed along its path (key -1: the root)."""
     Q = {-1: base_quaternion(tree, ops, base)}
     for i in bodies:
         Q[i] = quat_mul(quat_mul(Q[tree.parent[i]], rotation_quaternion(tree.Xtree[i][0])),
-                        joint_quaternion(tree, i, q[i], ops))                         # Q = Q_parent Q_tree Q_J
+                        joint_quaternion(tree, i, half))                              # Q = Q_parent Q_tree Q_J
     return Q
 
 
 def _poses(tree: Tree, ops, q, base, bodies, links) -> list:
     """``[x, y, z, qx, qy, qz, qw]`` of each of ``links``, row by row."""
-    X0 = body_poses(tree, ops, q, base, bodies)
-    Q = body_orientations(tree, ops, q, base, bodies)
+    half = half_angles(tree, ops, q, bodies)
+    X0 = body_poses(tree, ops, q, base, bodies, half)
+    Q = body_orientations(tree, ops, half, base, bodies)
     rows = []
     for k in links:
         rows += list(link_pose(tree, X0, k)[1]) + list(quat_mul(Q[tree.link_body[k]],
