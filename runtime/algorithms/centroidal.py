@@ -1,35 +1,44 @@
 """Centre of mass and centroidal momentum (world axes; Orin and Goswami's A_G with the angular part first).
 
-The bodies' inertias are taken to world coordinates at the world origin
-(``I0 = X0^T I X0``) and summed over subtrees (composite inertias ``IC``, as in
-CRBA). A generalized velocity's momentum about the world origin is ``IC s`` summed
-over the joints (the whole robot's IC for the floating base's six), and moved to
-the centre of mass c: ``h_G = [L_O - c x P, P]``. A fixed base's root link does
-not move and does not count (as in Pinocchio).
+The composite inertias ``IC`` of the subtrees are summed in body coordinates, as in
+CRBA. A joint's column is the momentum of its subtree moving with its motion subspace,
+``IC S`` in its body, taken to world coordinates at the world origin (``X0^T``); the
+floating base's six use the whole robot's composite inertia in world coordinates.
+Momenta about the world origin are moved to the centre of mass c: ``h_G = [L_O - c x P,
+P]``. A fixed base's root link does not move and does not count (as in Pinocchio).
 """
 
 from __future__ import annotations
 
+import functools
+
 from .. import spatial as sp
 from ..errors import ModelError
 from .frames import base_columns, body_poses, motion_subspaces, velocities
-from .kinematics import Tree
+from .kinematics import Tree, body_xforms, joint_xforms
+
+NO_INERTIA = (0, (0, 0, 0), ((0, 0, 0),) * 3)
 
 
-def _world_inertias(tree: Tree, ops, q, base):
-    """(s, I0, IC): motion subspaces, body inertias and composite inertias (key -1: the base, the whole robot)."""
+def _composite_inertias(tree: Tree, ops, q, base):
+    """(X0, IC, IC_W): body poses, composite inertias in body coordinates (key -1: the base's, in
+    the base frame), and the whole robot's in world coordinates at the world origin.
+
+    As in CRBA, IC_parent += Xup^T IC Xup: a joint transform is sparse and the tree transform
+    constant, so this is cheaper than taking every body's inertia to world coordinates.
+    """
     bodies = range(tree.nb)
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
     X0 = body_poses(tree, ops, q, base, bodies)
-    I0 = {i: sp.rigid_xform_back(X0[i], tree.I[i]) for i in bodies}                # I0 = X0^T I X0
-    I0[-1] = sp.rigid_xform_back(X0[-1], tree.I_base) if tree.floating else (0, (0, 0, 0), ((0,) * 3,) * 3)
-    IC = dict(I0)
+    IC = dict(enumerate(tree.I))
+    IC[-1] = tree.I_base if tree.floating else NO_INERTIA
     for i in reversed(bodies):
-        IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], IC[i])               # IC_parent += IC
-    return motion_subspaces(tree, X0, bodies), I0, IC
+        IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], sp.rigid_xform_back(Xup[i], IC[i]))  # IC_p += Xup^T IC Xup
+    return X0, IC, sp.rigid_xform_back(X0[-1], IC[-1])                                    # IC_W = X0^T IC X0
 
 
-def _center(IC_all):
-    m, h, _ = IC_all
+def _center(IC_W):
+    m, h, _ = IC_W
     if sp.is_zero(m):
         raise ModelError("center of mass: the moving bodies have no mass")
     return tuple(sp.mul(x, 1 / m) for x in h)                                         # c = h / m
@@ -40,30 +49,31 @@ def _about(f, c):
     return sp.vsub(f[:3], sp.cross(c, f[3:])) + tuple(f[3:])
 
 
-def _columns(tree: Tree, base, s, IC) -> list:
-    """The momentum about the world origin of each generalized velocity (base first)."""
-    return ([sp.rigid_apply(IC[-1], b) for b in base_columns(tree, base)]
-            + [sp.rigid_apply(IC[i], s[i]) for i in range(tree.nb)])
+def _columns(tree: Tree, base, X0, IC, IC_W) -> list:
+    """The momentum about the world origin of each generalized velocity (base first): a joint's is
+    its subtree's IC S in its body, taken to world coordinates (X0^T)."""
+    return ([sp.rigid_apply(IC_W, b) for b in base_columns(tree, base)]
+            + [sp.xform_force_back(X0[i], sp.rigid_apply(IC[i], tree.S[i])) for i in range(tree.nb)])
 
 
 def center_of_mass(tree: Tree, ops, q, base) -> list:
-    _, _, IC = _world_inertias(tree, ops, q, base)
-    return list(_center(IC[-1]))
+    _, _, IC_W = _composite_inertias(tree, ops, q, base)
+    return list(_center(IC_W))
 
 
 def center_of_mass_jacobian(tree: Tree, ops, q, base) -> list:
     """3 x G, column-major: the linear momentum of each generalized velocity over the total mass."""
-    s, _, IC = _world_inertias(tree, ops, q, base)
-    _center(IC[-1])
-    inverse_mass = 1 / IC[-1][0]
-    return [sp.mul(x, inverse_mass) for col in _columns(tree, base, s, IC) for x in col[3:]]
+    X0, IC, IC_W = _composite_inertias(tree, ops, q, base)
+    _center(IC_W)
+    inverse_mass = 1 / IC_W[0]
+    return [sp.mul(x, inverse_mass) for col in _columns(tree, base, X0, IC, IC_W) for x in col[3:]]
 
 
 def centroidal_momentum_matrix(tree: Tree, ops, q, base) -> list:
     """A_G, 6 x G column-major: ``A_G nu = [L_G, P]``, angular momentum about the CoM first."""
-    s, _, IC = _world_inertias(tree, ops, q, base)
-    c = _center(IC[-1])
-    return [x for col in _columns(tree, base, s, IC) for x in _about(col, c)]
+    X0, IC, IC_W = _composite_inertias(tree, ops, q, base)
+    c = _center(IC_W)
+    return [x for col in _columns(tree, base, X0, IC, IC_W) for x in _about(col, c)]
 
 
 def centroidal_momentum_bias(tree: Tree, ops, q, qd, base) -> list:
@@ -72,10 +82,15 @@ def centroidal_momentum_bias(tree: Tree, ops, q, qd, base) -> list:
     In world coordinates the momentum's rate is ``sum I0 a + v x* I0 v`` over the bodies,
     with a the bodies' accelerations at nudot = 0; about the CoM, ``cdot x P = 0``.
     """
-    s, I0, IC = _world_inertias(tree, ops, q, base)
-    c = _center(IC[-1])
+    bodies = range(tree.nb)
+    X0 = body_poses(tree, ops, q, base, bodies)
+    I0 = {i: sp.rigid_xform_back(X0[i], tree.I[i]) for i in bodies}                 # I0 = X0^T I X0
+    if tree.floating:
+        I0[-1] = sp.rigid_xform_back(X0[-1], tree.I_base)
+    c = _center(functools.reduce(sp.rigid_add, I0.values()))
+    s = motion_subspaces(tree, X0, bodies)
     still = None if base is None else base[:3] + ((0,) * 6,)                        # nudot = 0
-    v, a = velocities(tree, still, s, qd, range(tree.nb), [0] * tree.nb)
+    v, a = velocities(tree, still, s, qd, bodies, [0] * tree.nb)
     rate = (0,) * 6
     for i, I in I0.items():
         rate = sp.vadd(rate, sp.vadd(sp.rigid_apply(I, a[i]), sp.crf(v[i], sp.rigid_apply(I, v[i]))))
