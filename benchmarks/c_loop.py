@@ -68,7 +68,7 @@ BODY = r"""
                 double t0 = now();
                 for (rep = 0; rep < reps; ++rep)
                     for (i = 0; i < {STATES}; ++i)
-                        {call};
+                        {timed_call};
                 if (now() - t0 >= 0.5 * target || reps > (1L << 30)) break;
             }}
             reps *= 2;
@@ -77,7 +77,7 @@ BODY = r"""
             double t0 = now();
             for (rep = 0; rep < reps; ++rep)
                 for (i = 0; i < {STATES}; ++i)
-                    {call};
+                    {timed_call};
             t[r] = (now() - t0) / (reps * {STATES});
             sink += out[r % {STATES}][0];
         }}
@@ -104,13 +104,15 @@ def bench_operations(generated, ops=OPS) -> list:
     return [name for op in ops for name, fn in functions.items() if fn.get("operation", name) == op]
 
 
-def build_c_bench(generated, flags, cache, data=None, reps=200, rounds=15, ops=OPS) -> tuple:
+def build_c_bench(generated, flags, cache, data=None, reps=200, rounds=15, ops=OPS, one_output=False) -> tuple:
     """``(executable, compile seconds, 0.0 on a cache hit)`` of a C loop over the generated functions.
 
     ``data``: the states as the C's flat inputs (`rbdgen.testing.States.flat`; default: `STATES`
     random states), embedded in the program. The program prints one line per function
     (`bench_operations`), ``<function> <us per call of each round>``; see BENCH_C for its
-    arguments. It is built in the ``cache`` folder (`builds.compile_program`).
+    arguments. It is built in the ``cache`` folder (`builds.compile_program`). The timed
+    loops write each state's result to its own row, or with ``one_output`` all to the first
+    (as a C++ loop reusing one ``pinocchio::Data`` does); the dump has every state's.
     """
     model, prefix = generated.model, generated.prefix
     data = random_states(model, STATES, seed=0).flat() if data is None else data
@@ -122,7 +124,9 @@ def build_c_bench(generated, flags, cache, data=None, reps=200, rounds=15, ops=O
     for name in bench_operations(generated, ops):
         args = "".join(f"in_{n} + i * {sizes[n]}, " if n != "loads" else "NULL, " for n in functions[name]["inputs"])
         (out,) = functions[name]["outputs"]
-        bodies.append(BODY.format(STATES=states, out_size=sizes[out], op=name, call=f"{prefix}_{name}({args}out[i])"))
+        call = f"{prefix}_{name}({args}out[%s])"
+        bodies.append(BODY.format(STATES=states, out_size=sizes[out], op=name, call=call % "i",
+                                  timed_call=call % ("0" if one_output else "i")))
     program = BENCH_C.format(includes=f'#include "{prefix}.h"', arrays=arrays, bodies="".join(bodies),
                              rounds=rounds, reps=reps)
     files = {name: text for name, text in generated.files.items() if name.endswith((".c", ".h"))}

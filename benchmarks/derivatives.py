@@ -53,8 +53,8 @@ def bench_program(generated, data, ops=OPS) -> str:
         names = outputs(op, model.floating)
         offsets = np.cumsum([0] + [sizes[n] for n in names])
         outs = ", ".join(f"out[i] + {o}" for o in offsets[:-1])
-        bodies.append(BODY.format(STATES=STATES, out_size=int(offsets[-1]), op=op,
-                                  call=f"{prefix}_{op}({args}{outs})"))
+        call = f"{prefix}_{op}({args}{outs})"
+        bodies.append(BODY.format(STATES=STATES, out_size=int(offsets[-1]), op=op, call=call, timed_call=call))
     return BENCH_C.format(includes=f'#include "{prefix}.h"', arrays=arrays, bodies="".join(bodies),
                           rounds=1, reps=100)
 

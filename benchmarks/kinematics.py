@@ -142,7 +142,8 @@ class GeneratedC:
         start = time.perf_counter()
         self.generated = rbdgen.generate(robot.model, ops=OPS, prefix=robot.name, frames=[robot.link])
         self.generate_s = time.perf_counter() - start
-        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=robot.states.flat(), ops=OPS)
+        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=robot.states.flat(), ops=OPS,
+                                                 one_output=True)  # as Pinocchio's loop reuses its Data
         self.functions = bench_operations(self.generated, OPS)  # one per row, in row order
         self.dump = work / f"{robot.name}-c.bin"
 
