@@ -23,7 +23,7 @@ random states (`c_loop.py`), beside:
 
 Before timing, the generated C's results at every state (the C loop's dump) and dynibo's
 and adam's are compared with Pinocchio's (Python bindings, converted to rbdgen's
-conventions by `rbdgen.testing.PinocchioReference`): a normwise relative error above
+conventions by `rbdgen.testing.load_reference`): a normwise relative error above
 1e-9 is WRONG, gets no ratio, and the script exits with status 1. Times are medians of
 interleaved rounds (each round runs every tool once). ``--quick``: Panda, two rounds,
 2 ms loops, -O1, no Pinocchio C++ build: checks the harness, never a speed.
@@ -47,7 +47,7 @@ import rbdgen
 from rbdgen.algorithms.frames import link_path
 from rbdgen.algorithms.kinematics import Tree
 from rbdgen.codegen.generator import leaf_links
-from rbdgen.testing import DyniboReference, PinocchioReference, random_states
+from rbdgen.testing import MimicReference, load_reference, random_states
 from rbdgen.testing.compare import rel_error
 from tests.robots import ROBOTS
 
@@ -90,7 +90,11 @@ class Robot:
     model: rbdgen.RobotModel
     link: str
     states: rbdgen.testing.States
-    pinocchio: PinocchioReference
+    pinocchio: object  # `rbdgen.testing.load_reference`: a PinocchioReference, or a MimicReference over one
+
+    @property
+    def independent_joints(self) -> list:
+        return [j.name for j in self.model.joints if j.mimic is None]
 
     @classmethod
     def load(cls, name, urdf, floating, link=None):
@@ -99,8 +103,14 @@ class Robot:
         st.qdd[:] = 0
         if floating:
             st.acceleration[:] = 0
-        ref = PinocchioReference(urdf, floating, joint_names=[j.name for j in model.joints])
+        ref = load_reference(urdf, floating, "pinocchio", joint_names=[j.name for j in model.joints if j.mimic is None])
         return cls(name, urdf, floating, model, link or LINKS.get(name) or deepest_leaf(model), st, ref)
+
+    def tool_state(self, ref, i: int, *names) -> tuple:
+        """State ``i``'s vectors ``names`` (q, qd, qdd) in the coordinates of the tool behind ``ref``:
+        with mimic joints, the tools' own models have every joint (`MimicReference.full_state`)."""
+        vectors = [getattr(self.states, n)[i] for n in names]
+        return ref.full_state(*vectors) if isinstance(ref, MimicReference) else tuple(vectors)
 
     def expected(self, row: str, i: int) -> np.ndarray:
         """Pinocchio's result of ``row`` at state ``i`` in rbdgen's conventions (flat)."""
@@ -170,13 +180,13 @@ class PinocchioCpp:
     def __init__(self, robot: Robot, cxx_flags, cache: Path, work: Path):
         self.exe, self.compile_s = build_pinocchio_bench(cxx_flags, cache, log=lambda *a: None,
                                                          source="pinocchio_kinematics.cpp")
-        ref, st = robot.pinocchio, robot.states
+        pin = getattr(robot.pinocchio, "full", robot.pinocchio)  # with mimic joints: every joint
         rows = []
         for i in range(STATES):  # Pinocchio's (q, v, a) of rbdgen's state at zero accelerations
-            s = ref.pinocchio_state(st.ref_base(i), st.q[i], st.qd[i], st.qdd[i])
-            rows.append(np.concatenate([s.q, s.v, s.a, np.zeros(ref.model.nv)]))
+            s = pin.pinocchio_state(robot.states.ref_base(i), *robot.tool_state(robot.pinocchio, i, "q", "qd", "qdd"))
+            rows.append(np.concatenate([s.q, s.v, s.a, np.zeros(pin.model.nv)]))
         self.model_file, self.states_file = work / f"{robot.name}-model.bin", work / f"{robot.name}-states.bin"
-        ref.model.saveToBinary(str(self.model_file))
+        pin.model.saveToBinary(str(self.model_file))
         np.asarray(rows, dtype=np.float64).tofile(self.states_file)
         self.link = robot.link
 
@@ -206,18 +216,18 @@ class DyniboPython:
 
     def __init__(self, robot: Robot):
         try:
-            self.ref = DyniboReference(robot.urdf, robot.floating, joint_names=[j.name for j in robot.model.joints])
+            self.ref = load_reference(robot.urdf, robot.floating, "dynibo", joint_names=robot.independent_joints)
         except ImportError as exc:
             raise Unavailable(f"dynibo is not installed ({exc})") from None
         self.robot = robot
 
     def _calls(self, row):
-        ref, st, link = self.ref, self.robot.states, self.robot.link
-        fn, link_id = getattr(ref.robot, OPERATION[row]), ref.robot.link_id(link)
+        robot, dy = self.robot, getattr(self.ref, "full", self.ref)  # with mimic joints: every joint
+        fn, link_id = getattr(dy.robot, OPERATION[row]), dy.robot.link_id(robot.link)
         vectors = {"jdot_nu": ("q", "qd", "qdd")}.get(row, ("q",))
         calls = []
         for i in range(STATES):
-            args = ref.arguments(OPERATION[row], st.ref_base(i), *(getattr(st, n)[i] for n in vectors))
+            args = dy.arguments(OPERATION[row], robot.states.ref_base(i), *robot.tool_state(self.ref, i, *vectors))
             calls.append((lambda a=args: fn(*a)) if row == "fk_all" else (lambda a=args: fn(*a, link_id)))
         return calls
 
