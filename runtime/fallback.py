@@ -16,6 +16,7 @@ import numpy as np
 
 from .algorithms.kinematics import Tree
 from .algorithms.operations import evaluate
+from . import threads as batch_threads
 from .backends import NumpyOps
 from .errors import NonFiniteError, SolverError
 from .interface import SolverBase, flat_inputs
@@ -50,7 +51,8 @@ class NumpySolver(SolverBase):
     #: (milliseconds for an arm, a few hundred for a humanoid).
     trace_after = 4
 
-    def _evaluate(self, op, inputs, mask, outputs, target=None, link=None):
+    def _evaluate(self, op, inputs, mask, outputs, target=None, link=None, threads=None):
+        batch_threads.count(threads)  # checked; the NumPy engine runs in one thread: its time is Python's
         if mask is not None:
             results = {n: np.zeros((mask.shape[0],) + self._output_shape(n)) for n in outputs}
             if mask.any():

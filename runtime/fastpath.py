@@ -18,6 +18,7 @@ from pathlib import Path
 from .algorithms.operations import BASE, BASE_SIZE
 from .interface import OPERATIONS, BaseState, Load
 from .signatures import FixedBaseSolver, FloatingBaseSolver
+from .threads import MIN_STATES
 
 #: The header every entry source includes (shipped with the package).
 HEADER = Path(__file__).with_name("pyentry.h")
@@ -56,7 +57,8 @@ def _method(op: str, floating: bool):
 
 
 def _parameters(op: str, floating: bool) -> list:
-    """The method's parameters without ``self``: positional ones, then ``loads`` (where taken), ``out``, ``mask``."""
+    """The method's parameters without ``self``: positional ones, then ``loads`` (where taken), ``out``,
+    ``mask`` and ``threads``."""
     return list(inspect.signature(_method(op, floating)).parameters.values())[1:]
 
 
@@ -78,6 +80,8 @@ def entry_files(manifest: dict) -> dict:
              f"#define RBDGEN_PYENTRY_BASE_FIELDS {{{', '.join(str(s.stop - s.start) for s in BASE.values())}}}",
              f"#define RBDGEN_PYENTRY_BASE_LENGTH {BASE_SIZE}",
              f"#define RBDGEN_PYENTRY_QUAT {BASE['quat'].start}",
+             "/* batches that may be split over threads (rbdgen.threads): the general path's */",
+             f"#define RBDGEN_THREAD_STATES {2 * MIN_STATES}",
              '#include "pyentry.h"', ""]
     entries = []
     for op in operations(manifest):
@@ -105,7 +109,7 @@ def install(solver, ffi, lib) -> None:
     link_ids = {name: k for k, name in enumerate(solver.link_names)}
     for index, op in enumerate(operations(solver.manifest)):
         names = tuple(p.name for p in _parameters(op, solver.floating))
-        assert names[-2:] == ("out", "mask"), names  # the order pyentry.h reads them in
+        assert names[-3:] == ("out", "mask", "threads"), names  # the order pyentry.h reads them in
         fallback = getattr(type(solver), op).__get__(solver)
         context = (BaseState, Load, names, link_ids, BASE_FIELDS)
         setattr(solver, op, bind(index, fallback, context))

@@ -11,7 +11,7 @@ Shapes (J joints, G = J or J + 6 generalized coordinates, L links, N states):
 * ``loads``: `Load` objects, or a dense ``(L, 6)`` / ``(N, L, 6)`` array of link wrenches
   ``[torque, force]`` at each link's origin in the link's frame, indexed by `link_id`.
 
-Subclasses implement ``_evaluate(op, inputs, mask, outputs, target)`` on validated, batched,
+Subclasses implement ``_evaluate(op, inputs, mask, outputs, target, link, threads)`` on validated, batched,
 contiguous float64 arrays; everything about argument checking lives here, once.
 """
 
@@ -212,28 +212,31 @@ class SolverBase(abc.ABC):
 
     # -- operations (their public signatures: `rbdgen.signatures`) ----------------
     def _passive_terms(self, args: tuple, mass_matrix: bool, gravity: bool, coriolis: bool,
-                       mask: Optional[ArrayLike]) -> Dict[str, np.ndarray]:
+                       mask: Optional[ArrayLike], threads: Optional[int]) -> Dict[str, np.ndarray]:
         """Any of M, g and C qd from one pass, as ``{"mass_matrix", "gravity", "velocity_product_forces"}``."""
         wanted = {"M": mass_matrix, "g": gravity, "c": coriolis}
         if not any(wanted.values()):
             raise ValueError("passive_terms: request at least one of mass_matrix, gravity, coriolis")
-        results = self._results("passive_terms", args, None, tuple(n for n, w in wanted.items() if w), mask)
+        results = self._results("passive_terms", args, None, tuple(n for n, w in wanted.items() if w), mask,
+                                threads)
         keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
         return {keys[n]: r for n, r in results.items()}
 
-    def _jacobians(self, op: str, args: tuple, loads, mask: Optional[ArrayLike]) -> Dict[str, np.ndarray]:
+    def _jacobians(self, op: str, args: tuple, loads, mask: Optional[ArrayLike],
+                   threads: Optional[int]) -> Dict[str, np.ndarray]:
         """Every Jacobian output of derivative operation ``op``, by name (``dtau_dq``, ...)."""
         names = tuple(p.name for p in operation(op).output_ports(self.floating))
-        return self._results(op, args, loads, names, mask)
+        return self._results(op, args, loads, names, mask, threads)
 
-    def _results(self, op: str, args: tuple, loads, names: tuple, mask: Optional[ArrayLike]) -> Dict[str, np.ndarray]:
+    def _results(self, op: str, args: tuple, loads, names: tuple, mask: Optional[ArrayLike],
+                 threads: Optional[int]) -> Dict[str, np.ndarray]:
         """Outputs ``names`` of ``op`` (several from one pass) by name; unbatched where the arguments are."""
         inputs, batch = self._inputs(op, args, loads)
         checked = self._mask(mask, inputs, batch)
         if inputs["q"].shape[0] == 0 and op in self.operations:  # an empty batch: nothing to evaluate
             results = {n: np.zeros((0,) + self._output_shape(n)) for n in names}
         else:
-            results = self._evaluate(op, inputs, checked, names)
+            results = self._evaluate(op, inputs, checked, names, threads=threads)
         return {n: (r if batch else r[0]) for n, r in results.items()}
 
     def _link_function(self, op: str, link: int):
@@ -243,17 +246,18 @@ class SolverBase(abc.ABC):
         method = getattr(self, op)
         return lambda q: method(q, link)
 
-    def _twist(self, args: tuple, tool, out: Optional[np.ndarray], mask: Optional[ArrayLike]) -> np.ndarray:
+    def _twist(self, args: tuple, tool, out: Optional[np.ndarray], mask: Optional[ArrayLike],
+               threads: Optional[int]) -> np.ndarray:
         """``forward_velocity_kinematics`` on ``args`` = ``(base,) q, qd, link``; with ``tool`` (a point on the
         link in its frame, or a `Pose` whose translation it is) the twist of that point:
         ``pdot + omega x (R tool)``."""
         if tool is None:
-            return self._run("forward_velocity_kinematics", args, None, out, mask)
+            return self._run("forward_velocity_kinematics", args, None, out, mask, threads)
         offset = _array(getattr(tool, "translation", tool), "tool translation", 3, batched=False)
-        twist = self._run("forward_velocity_kinematics", args, None, None, mask)
+        twist = self._run("forward_velocity_kinematics", args, None, None, mask, threads)
         if out is not None:
             _check_out(out, twist.shape)
-        pose = self._run("forward_kinematics", args[:-2] + args[-1:], None, None, mask)
+        pose = self._run("forward_kinematics", args[:-2] + args[-1:], None, None, mask, threads)
         arm = _rotate(pose[..., 3:], offset)                                  # the point, from the origin
         twist[..., 3:] += np.cross(twist[..., :3], arm)
         if out is None:
@@ -289,7 +293,8 @@ class SolverBase(abc.ABC):
             raise ValueError(f"mask: expected a boolean array of shape ({N},) for a batch of {N} states")
         return np.ascontiguousarray(mask)
 
-    def _run(self, op: str, args: tuple, loads, out: Optional[np.ndarray], mask: Optional[ArrayLike]) -> np.ndarray:
+    def _run(self, op: str, args: tuple, loads, out: Optional[np.ndarray], mask: Optional[ArrayLike],
+             threads: Optional[int] = None) -> np.ndarray:
         """Validate the arguments of ``op`` (positional ones in ``args``), evaluate, return or fill ``out``."""
         inputs, batch = self._inputs(op, args, loads)
         link = inputs.pop("link", None)
@@ -307,7 +312,7 @@ class SolverBase(abc.ABC):
             if out is not None and out.flags.c_contiguous and not any(np.may_share_memory(out, a)
                                                                       for a in inputs.values()):
                 target = out.reshape((N,) + self._output_shape(name))
-            result = self._evaluate(op, inputs, checked, (name,), target, link)[name]
+            result = self._evaluate(op, inputs, checked, (name,), target, link, threads)[name]
         if not batch:
             result = result[0]
         if out is None:
@@ -389,12 +394,13 @@ class SolverBase(abc.ABC):
 
     @abc.abstractmethod
     def _evaluate(self, op: str, inputs: dict, mask: Optional[np.ndarray], outputs: tuple,
-                  target: Optional[np.ndarray] = None, link: Optional[int] = None) -> dict:
+                  target: Optional[np.ndarray] = None, link: Optional[int] = None,
+                  threads: Optional[int] = None) -> dict:
         """Run ``op`` on validated inputs of batch size N, N > 0 (on link ``link`` where it takes one).
 
         Returns the requested ``outputs`` (names from `operations.OPERATIONS`) as
         arrays of shape ``(N, G)`` or ``(N, G, G)``. Where ``mask`` (bool, (N,)) is
         given, only the selected states are evaluated and the others' results are zero.
         ``target`` (float64, C-contiguous, the single output's shape) may receive the
-        result in place.
+        result in place. ``threads`` is the caller's ``threads=`` (see `rbdgen.threads`).
         """

@@ -8,7 +8,7 @@
  *   solver.inverse_dynamics(q, qd, qdd, *, loads=None, out=None, mask=None)        fixed base
  *   solver.inverse_dynamics(base, q, qd, qdd, *, loads=None, out=None, mask=None)  floating base
  *
- * positional or keyword arguments; one state or a batch of N (any argument, base
+ * (and `threads=`), positional or keyword arguments; one state or a batch of N (any argument, base
  * fields included, may be batched; unbatched ones are shared by every state);
  * arrays of float64, float32 or integers, or lists of numbers (converted once,
  * as NumPy converts them); `loads` empty, None, a dense (L, 6) or (N, L, 6)
@@ -25,7 +25,9 @@
  * error (or computes what the entry point declined). Both paths run the same C on
  * the same numbers, so their results are bit-identical.
  *
- * The GIL is released around batches of at least RBDGEN_NOGIL_STATES states.
+ * The GIL is released around batches of at least RBDGEN_NOGIL_STATES states. A batch
+ * that `threads=` (or its default) may split over threads (RBDGEN_THREAD_STATES states
+ * or more, from rbdgen.threads) goes to the general path, which splits it.
  *
  * Use: a per-robot source defines one `rbdgen_entry` per operation (with a
  * `rbdgen_kernel` adapter calling the generated function) and exports a function
@@ -377,7 +379,7 @@ static PyObject *rbdgen_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nnames = PyTuple_GET_SIZE(names);
     const Py_ssize_t npos = e->floating + e->arrays;
     PyObject *slot[8] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    PyObject *loads_arg, *out_arg, *mask_arg, *result, *target = NULL;
+    PyObject *loads_arg, *out_arg, *mask_arg, *threads_arg, *result, *target = NULL;
     rbdgen_arg a[RBDGEN_ARGS];
     const double *in[6];
     double base[RBDGEN_PYENTRY_BASE_LENGTH], *dst;
@@ -407,6 +409,7 @@ static PyObject *rbdgen_call(PyObject *self, PyObject *const *args, Py_ssize_t n
     loads_arg = e->links > 0 ? slot[npos] : NULL;
     out_arg = slot[npos + (e->links > 0)];
     mask_arg = slot[npos + (e->links > 0) + 1];
+    threads_arg = slot[npos + (e->links > 0) + 2];
     if (out_arg == Py_None)
         out_arg = NULL;
     if (mask_arg == Py_None)
@@ -435,6 +438,15 @@ static PyObject *rbdgen_call(PyObject *self, PyObject *const *args, Py_ssize_t n
             goto decline;
     if (n == 0)
         goto decline; /* an empty batch: the general path's zeros */
+    if (threads_arg != NULL && threads_arg != Py_None) { /* a valid count; more than one: the general path */
+        const long threads = PyLong_CheckExact(threads_arg) ? PyLong_AsLong(threads_arg) : 0;
+        if (threads < 1 || (threads > 1 && n >= RBDGEN_THREAD_STATES)) {
+            PyErr_Clear();
+            goto decline;
+        }
+    } else if (n >= RBDGEN_THREAD_STATES) {
+        goto decline; /* the default may be several threads */
+    }
     if (mask_arg != NULL) {
         PyArrayObject *m = (PyArrayObject *)mask_arg;
         if (n < 0 || !PyArray_Check(mask_arg) || PyArray_TYPE(m) != NPY_BOOL || PyArray_NDIM(m) != 1

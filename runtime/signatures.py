@@ -31,6 +31,15 @@ Tool = Union[Pose, ArrayLike, None]
 #: ``loads=``: `Load` objects, or a dense (L, 6) / (N, L, 6) array.
 Loads = Union[Sequence[Load], ArrayLike, None]
 
+#: ``out=``: a float64 array of the result's shape that receives it.
+Out = Optional[np.ndarray]
+
+#: ``mask=``: booleans, one per state of a batch.
+Mask = Optional[ArrayLike]
+
+#: ``threads=``: the threads a batch is split over (None: `rbdgen.threads.default_threads`).
+Threads = Optional[int]
+
 #: One line per operation, and what it returns.
 SUMMARIES = {
     "mass_matrix": ("Joint-space inertia matrix M(q) (composite-rigid-body algorithm).",
@@ -90,6 +99,10 @@ PARAMETERS = {
            "    (and is returned).",
     "mask": "mask : array_like of bool, shape (N,), optional\n    Batches only: evaluate the selected states; "
             "the others' results are zero.",
+    "threads": "threads : int, optional\n    Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that\n"
+               "    many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):\n"
+               "    results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the\n"
+               "    ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.",
 }
 
 CONVENTIONS = """Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
@@ -120,7 +133,7 @@ def _docstring(op: str, floating: bool) -> str:
     summary, returns = SUMMARIES[op] if op in SUMMARIES else (record.doc, _returns(op))
     names = [n for n in record.input_names(floating) if n != "loads"]
     names += (["link"] if record.link else []) + (["loads"] if record.loads else [])
-    names += (["tool"] if op == "forward_velocity_kinematics" else []) + ["out", "mask"]
+    names += (["tool"] if op == "forward_velocity_kinematics" else []) + ["out", "mask", "threads"]
     params = "\n".join(PARAMETERS[n] for n in names)
     return (f"{summary}\n\n{CONVENTIONS}\n\nParameters\n----------\n{params}\n\n"
             f"Returns\n-------\n{returns}\n\nRaises\n------\n{RAISES}\n")
@@ -192,7 +205,7 @@ def _derivatives_doc(op: str, floating: bool) -> str:
     """The NumPy-style doc string of a derivative operation: its Jacobians from the operation record."""
     summary, result = DERIVATIVES[op]
     record = OPERATIONS[op]
-    names = [n for n in record.input_names(floating) if n != "loads"] + ["loads", "mask"]
+    names = [n for n in record.input_names(floating) if n != "loads"] + ["loads", "mask", "threads"]
     params = "\n".join(PARAMETERS[n] for n in names)
     rows = []
     for port in record.output_ports(floating):
@@ -214,6 +227,7 @@ mass_matrix, gravity, coriolis : bool
     Which results to compute (at least one).
 mask : array_like of bool, shape (N,), optional
     Batches only: evaluate the selected states; the others' results are zero.
+{threads}
 
 Returns
 -------
@@ -230,175 +244,177 @@ Raises
 class FixedBaseSolver(SolverBase):
     """A fixed-base robot's operations: joint positions, velocities and accelerations only."""
 
-    def mass_matrix(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                    mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("mass_matrix", (q,), None, out, mask)
+    def mass_matrix(self, q: ArrayLike, *, out: Out = None,
+                    mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("mass_matrix", (q,), None, out, mask, threads)
 
-    def velocity_product_forces(self, q: ArrayLike, qd: ArrayLike, *, out: Optional[np.ndarray] = None,
-                                mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("velocity_product_forces", (q, qd), None, out, mask)
+    def velocity_product_forces(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("velocity_product_forces", (q, qd), None, out, mask, threads)
 
-    def gravity(self, q: ArrayLike, *, loads: Loads = None, out: Optional[np.ndarray] = None,
-                mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("gravity", (q,), loads, out, mask)
+    def gravity(self, q: ArrayLike, *, loads: Loads = None, out: Out = None,
+                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("gravity", (q,), loads, out, mask, threads)
 
     def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
-                         out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("inverse_dynamics", (q, qd, qdd), loads, out, mask)
+                         out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("inverse_dynamics", (q, qd, qdd), loads, out, mask, threads)
 
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None,
-                         out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_dynamics", (q, qd, tau), loads, out, mask)
+                         out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_dynamics", (q, qd, tau), loads, out, mask, threads)
 
     def forward_dynamics_crba(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None,
-                              out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_dynamics_crba", (q, qd, tau), loads, out, mask)
+                              out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_dynamics_crba", (q, qd, tau), loads, out, mask, threads)
 
     def passive_terms(self, q: ArrayLike, qd: ArrayLike, *, mass_matrix: bool = True, gravity: bool = True,
-                      coriolis: bool = True, mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
-        return self._passive_terms((q, qd), mass_matrix, gravity, coriolis, mask)
+                      coriolis: bool = True, mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._passive_terms((q, qd), mass_matrix, gravity, coriolis, mask, threads)
 
     def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
-                                     mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
-        return self._jacobians("inverse_dynamics_derivatives", (q, qd, qdd), loads, mask)
+                                     mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("inverse_dynamics_derivatives", (q, qd, qdd), loads, mask, threads)
 
     def forward_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None,
-                                     mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
-        return self._jacobians("forward_dynamics_derivatives", (q, qd, tau), loads, mask)
+                                     mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_dynamics_derivatives", (q, qd, tau), loads, mask, threads)
 
     # -- kinematics (a link's origin, world axes, angular first) --------------------------------
-    def forward_kinematics(self, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
-                           mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_kinematics", (q, link), None, out, mask)
+    def forward_kinematics(self, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                           mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_kinematics", (q, link), None, out, mask, threads)
 
-    def forward_kinematics_all(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                               mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_kinematics_all", (q,), None, out, mask)
+    def forward_kinematics_all(self, q: ArrayLike, *, out: Out = None,
+                               mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_kinematics_all", (q,), None, out, mask, threads)
 
-    def jacobian(self, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
-                 mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("jacobian", (q, link), None, out, mask)
+    def jacobian(self, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                 mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("jacobian", (q, link), None, out, mask, threads)
 
-    def jacobian_derivative(self, q: ArrayLike, qd: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
-                            mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("jacobian_derivative", (q, qd, link), None, out, mask)
+    def jacobian_derivative(self, q: ArrayLike, qd: ArrayLike, link: LinkRef, *, out: Out = None,
+                            mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("jacobian_derivative", (q, qd, link), None, out, mask, threads)
 
     def forward_velocity_kinematics(self, q: ArrayLike, qd: ArrayLike, link: LinkRef, *, tool: Tool = None,
-                                    out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._twist((q, qd, link), tool, out, mask)
+                                    out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._twist((q, qd, link), tool, out, mask, threads)
 
     def forward_acceleration_kinematics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, link: LinkRef, *,
-                                        out: Optional[np.ndarray] = None,
-                                        mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_acceleration_kinematics", (q, qd, qdd, link), None, out, mask)
+                                        out: Out = None,
+                                        mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_acceleration_kinematics", (q, qd, qdd, link), None, out, mask, threads)
 
-    def center_of_mass(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                       mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("center_of_mass", (q,), None, out, mask)
+    def center_of_mass(self, q: ArrayLike, *, out: Out = None,
+                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("center_of_mass", (q,), None, out, mask, threads)
 
-    def center_of_mass_jacobian(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                                mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("center_of_mass_jacobian", (q,), None, out, mask)
+    def center_of_mass_jacobian(self, q: ArrayLike, *, out: Out = None,
+                                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("center_of_mass_jacobian", (q,), None, out, mask, threads)
 
-    def centroidal_momentum_matrix(self, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                                   mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("centroidal_momentum_matrix", (q,), None, out, mask)
+    def centroidal_momentum_matrix(self, q: ArrayLike, *, out: Out = None,
+                                   mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("centroidal_momentum_matrix", (q,), None, out, mask, threads)
 
-    def centroidal_momentum_bias(self, q: ArrayLike, qd: ArrayLike, *, out: Optional[np.ndarray] = None,
-                                 mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("centroidal_momentum_bias", (q, qd), None, out, mask)
+    def centroidal_momentum_bias(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                                 mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("centroidal_momentum_bias", (q, qd), None, out, mask, threads)
 
     def inverse_kinematics(self, q0: ArrayLike, link: LinkRef, target_pose: Union[Pose, ArrayLike],
-                           options: Optional[ik.IkOptions] = None, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+                           options: Optional[ik.IkOptions] = None, *, out: Out = None) -> np.ndarray:
         return ik.inverse_kinematics(self, q0, link, target_pose, options, out)
 
 
 class FloatingBaseSolver(SolverBase):
     """A floating-base robot's operations: a `BaseState` first, then the joint state."""
 
-    def mass_matrix(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                    mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("mass_matrix", (base, q), None, out, mask)
+    def mass_matrix(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                    mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("mass_matrix", (base, q), None, out, mask, threads)
 
     def velocity_product_forces(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *,
-                                out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("velocity_product_forces", (base, q, qd), None, out, mask)
+                                out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("velocity_product_forces", (base, q, qd), None, out, mask, threads)
 
-    def gravity(self, base: BaseState, q: ArrayLike, *, loads: Loads = None, out: Optional[np.ndarray] = None,
-                mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("gravity", (base, q), loads, out, mask)
+    def gravity(self, base: BaseState, q: ArrayLike, *, loads: Loads = None, out: Out = None,
+                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("gravity", (base, q), loads, out, mask, threads)
 
     def inverse_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
-                         out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("inverse_dynamics", (base, q, qd, qdd), loads, out, mask)
+                         out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("inverse_dynamics", (base, q, qd, qdd), loads, out, mask, threads)
 
     def forward_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None,
-                         out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_dynamics", (base, q, qd, tau), loads, out, mask)
+                         out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_dynamics", (base, q, qd, tau), loads, out, mask, threads)
 
     def forward_dynamics_crba(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *,
-                              loads: Loads = None, out: Optional[np.ndarray] = None,
-                              mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_dynamics_crba", (base, q, qd, tau), loads, out, mask)
+                              loads: Loads = None, out: Out = None,
+                              mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_dynamics_crba", (base, q, qd, tau), loads, out, mask, threads)
 
     def passive_terms(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, mass_matrix: bool = True,
                       gravity: bool = True, coriolis: bool = True,
-                      mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
-        return self._passive_terms((base, q, qd), mass_matrix, gravity, coriolis, mask)
+                      mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._passive_terms((base, q, qd), mass_matrix, gravity, coriolis, mask, threads)
 
     def inverse_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
-                                     loads: Loads = None, mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
-        return self._jacobians("inverse_dynamics_derivatives", (base, q, qd, qdd), loads, mask)
+                                     loads: Loads = None, mask: Mask = None,
+                                     threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("inverse_dynamics_derivatives", (base, q, qd, qdd), loads, mask, threads)
 
     def forward_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *,
-                                     loads: Loads = None, mask: Optional[ArrayLike] = None) -> Dict[str, np.ndarray]:
-        return self._jacobians("forward_dynamics_derivatives", (base, q, qd, tau), loads, mask)
+                                     loads: Loads = None, mask: Mask = None,
+                                     threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_dynamics_derivatives", (base, q, qd, tau), loads, mask, threads)
 
     # -- kinematics (a link's origin, world axes, angular first) --------------------------------
-    def forward_kinematics(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
-                           mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_kinematics", (base, q, link), None, out, mask)
+    def forward_kinematics(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                           mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_kinematics", (base, q, link), None, out, mask, threads)
 
-    def forward_kinematics_all(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                               mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_kinematics_all", (base, q), None, out, mask)
+    def forward_kinematics_all(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                               mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_kinematics_all", (base, q), None, out, mask, threads)
 
-    def jacobian(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Optional[np.ndarray] = None,
-                 mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("jacobian", (base, q, link), None, out, mask)
+    def jacobian(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                 mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("jacobian", (base, q, link), None, out, mask, threads)
 
     def jacobian_derivative(self, base: BaseState, q: ArrayLike, qd: ArrayLike, link: LinkRef, *,
-                            out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("jacobian_derivative", (base, q, qd, link), None, out, mask)
+                            out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("jacobian_derivative", (base, q, qd, link), None, out, mask, threads)
 
     def forward_velocity_kinematics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, link: LinkRef, *,
-                                    tool: Tool = None, out: Optional[np.ndarray] = None,
-                                    mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._twist((base, q, qd, link), tool, out, mask)
+                                    tool: Tool = None, out: Out = None,
+                                    mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._twist((base, q, qd, link), tool, out, mask, threads)
 
     def forward_acceleration_kinematics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
-                                        link: LinkRef, *, out: Optional[np.ndarray] = None,
-                                        mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("forward_acceleration_kinematics", (base, q, qd, qdd, link), None, out, mask)
+                                        link: LinkRef, *, out: Out = None,
+                                        mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("forward_acceleration_kinematics", (base, q, qd, qdd, link), None, out, mask, threads)
 
-    def center_of_mass(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                       mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("center_of_mass", (base, q), None, out, mask)
+    def center_of_mass(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("center_of_mass", (base, q), None, out, mask, threads)
 
-    def center_of_mass_jacobian(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                                mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("center_of_mass_jacobian", (base, q), None, out, mask)
+    def center_of_mass_jacobian(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("center_of_mass_jacobian", (base, q), None, out, mask, threads)
 
-    def centroidal_momentum_matrix(self, base: BaseState, q: ArrayLike, *, out: Optional[np.ndarray] = None,
-                                   mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("centroidal_momentum_matrix", (base, q), None, out, mask)
+    def centroidal_momentum_matrix(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                                   mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("centroidal_momentum_matrix", (base, q), None, out, mask, threads)
 
     def centroidal_momentum_bias(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *,
-                                 out: Optional[np.ndarray] = None, mask: Optional[ArrayLike] = None) -> np.ndarray:
-        return self._run("centroidal_momentum_bias", (base, q, qd), None, out, mask)
+                                 out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("centroidal_momentum_bias", (base, q, qd), None, out, mask, threads)
 
     def inverse_kinematics(self, base: BaseState, q0: ArrayLike, link: LinkRef, target_pose: Union[Pose, ArrayLike],
-                           options: Optional[ik.IkOptions] = None, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+                           options: Optional[ik.IkOptions] = None, *, out: Out = None) -> np.ndarray:
         """Not supported for a floating base: a NotImplementedError that says what to do instead.
 
         The base pose would be six more unknowns. Load the robot with ``floating=False`` and give
@@ -411,7 +427,7 @@ def _document(cls: Any, floating: bool) -> None:
     for op in list(SUMMARIES) + list(KINEMATICS_RETURNS):
         getattr(cls, op).__doc__ = _docstring(op, floating)
     head = PARAMETERS["base"] + "\n" if floating else ""
-    cls.passive_terms.__doc__ = PASSIVE_DOC.format(head=head, raises=RAISES)
+    cls.passive_terms.__doc__ = PASSIVE_DOC.format(head=head, threads=PARAMETERS["threads"], raises=RAISES)
     for op in DERIVATIVES:
         getattr(cls, op).__doc__ = _derivatives_doc(op, floating)
 

@@ -20,6 +20,7 @@ from typing import Any, Dict
 import numpy as np
 
 from . import fastpath
+from . import threads as batch_threads
 from .algorithms.operations import operation
 from .build import DEFAULT_FLAGS, load_extension
 from .errors import STATUS, ManifestError, ValidationError
@@ -89,17 +90,12 @@ class CompiledSolver(SolverBase):
                              "(generate with frames=[...] to add links)")
         return self.frames[op][link]
 
-    def _evaluate(self, op, inputs, mask, outputs, target=None, link=None):
+    def _evaluate(self, op, inputs, mask, outputs, target=None, link=None, threads=None):
         function = self._function(op, link)
         flat = flat_inputs(inputs)
         N = flat["q"].shape[0]
-        ffi = self._ffi
-        args = [N]
-        for name in operation(op).input_names(self.floating):
-            if name in flat:
-                args.append(ffi.from_buffer(f"{self._real}[]", np.ascontiguousarray(flat[name], self.dtype)))
-            else:
-                args.append(ffi.NULL)
+        arrays = [np.ascontiguousarray(flat[name], self.dtype) if name in flat else None
+                  for name in operation(op).input_names(self.floating)]
         results = {}
         for name in self.manifest["operations"][function]["outputs"]:
             if name in outputs:
@@ -107,13 +103,20 @@ class CompiledSolver(SolverBase):
                 # written in place where the flat layout is the array's (M: exactly symmetric)
                 direct = target is not None and self.dtype == np.float64 and OUTPUTS[name].c_ordered
                 results[name] = target.reshape(N, size) if direct else np.empty((N, size), self.dtype)
-                args.append(ffi.from_buffer(f"{self._real}[]", results[name], require_writable=True))
+                arrays.append(results[name])
             else:
-                args.append(ffi.NULL)
+                arrays.append(None)
         status = np.zeros(N, np.intc)
-        args.append(ffi.NULL if mask is None else ffi.from_buffer("unsigned char[]", mask.view(np.uint8)))
-        args.append(ffi.from_buffer("int[]", status))
-        first = getattr(self._lib, f"{self.prefix}_{function}_batch")(*args)
+        selected = None if mask is None else mask.view(np.uint8)
+        batch, ffi, real = getattr(self._lib, f"{self.prefix}_{function}_batch"), self._ffi, f"{self._real}[]"
+
+        def states(start, stop):  # the batch function on states [start, stop): returns its first status
+            args = [ffi.NULL if a is None else ffi.from_buffer(real, a[start:stop], require_writable=a.flags.writeable)
+                    for a in arrays]
+            marks = ffi.NULL if selected is None else ffi.from_buffer("unsigned char[]", selected[start:stop])
+            return batch(stop - start, *args, marks, ffi.from_buffer("int[]", status[start:stop]))
+
+        first = batch_threads.run(states, N, threads)
         if first:
             bad = int(np.flatnonzero(status)[0])
             raise STATUS[first](f"{op}: {STATUS[first].reason} (state {bad})")
