@@ -35,7 +35,7 @@ def test_public_signatures():
         b = inspect.signature(getattr(floating, op)).parameters
         assert list(b)[:2] == ["self", "base"] and list(b)[2:] == list(a)[1:]
         keyword_only = [n for n, p in a.items() if p.kind is p.KEYWORD_ONLY]
-        assert keyword_only[-2:] == ["out", "mask"]
+        assert keyword_only[-3:] == ["out", "mask", "threads"]
         assert all(a[n].default is None for n in keyword_only)
         doc = getattr(fixed, op).__doc__
         for section in ("Parameters", "Returns", "Raises"):
@@ -47,17 +47,17 @@ def test_public_signatures():
 
 
 def test_derivative_signatures():
-    """The Jacobians take the state of the operation they differentiate, then loads and mask only."""
+    """The Jacobians take the state of the operation they differentiate, then loads, mask and threads."""
     import inspect
 
     for op, third in (("inverse_dynamics_derivatives", "qdd"), ("forward_dynamics_derivatives", "tau")):
         for cls, head in ((rbdgen.FixedBaseSolver, []), (rbdgen.FloatingBaseSolver, ["base"])):
             params = inspect.signature(getattr(cls, op)).parameters
-            assert list(params) == ["self", *head, "q", "qd", third, "loads", "mask"], (cls, op)
-            assert [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY] == ["loads", "mask"]
+            assert list(params) == ["self", *head, "q", "qd", third, "loads", "mask", "threads"], (cls, op)
+            assert [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY] == ["loads", "mask", "threads"]
             doc = getattr(cls, op).__doc__
             for section in ("Parameters", "Returns", "Raises"):
                 assert f"\n{section}\n" in doc, (op, section)
-            assert all(f"\n{n} : " in doc for n in [*head, "q", "qd", third, "loads", "mask"])
+            assert all(f"\n{n} : " in doc for n in [*head, "q", "qd", third, "loads", "mask", "threads"])
             assert (f'``"d{op[0] == "i" and "tau" or "acc"}_dbase_rotation"``' in doc) == bool(head)
 
