@@ -209,8 +209,12 @@ def _depth_first(model):
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rbdgen", description="Specialised rigid-body dynamics solvers for one robot.")
     p.add_argument("--version", action="version", version=f"rbdgen {__version__}")
-    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
-    p.add_argument("-v", "--verbose", action="store_true", help="log details")
+    # -q and -v before or after the command (``rbdgen -q info X``, ``rbdgen info X -q``); the commands'
+    # copies leave the value alone unless given
+    common = argparse.ArgumentParser(add_help=False)
+    for parent, default in ((p, False), (common, argparse.SUPPRESS)):
+        parent.add_argument("-q", "--quiet", action="store_true", default=default, help="print nothing but errors")
+        parent.add_argument("-v", "--verbose", action="store_true", default=default, help="log details")
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_options(sp):
@@ -228,7 +232,7 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--package-path", nargs="+", metavar="PACKAGE=FOLDER",
                         help="where $(find PACKAGE) of a xacro file is")
 
-    g = sub.add_parser("generate", help="generate C, compile it and validate it")
+    g = sub.add_parser("generate", parents=[common], help="generate C, compile it and validate it")
     model_options(g)
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     g.add_argument("--ops", nargs="+", choices=ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS,
@@ -245,12 +249,12 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--samples", type=int, default=32, help="random states for validation")
     g.set_defaults(run=cmd_generate)
 
-    c = sub.add_parser("check", help="build a generated folder if needed and validate it")
+    c = sub.add_parser("check", parents=[common], help="build a generated folder if needed and validate it")
     c.add_argument("folder", type=Path)
     c.add_argument("--samples", type=int, default=64)
     c.set_defaults(run=cmd_check)
 
-    i = sub.add_parser("info", help="describe a robot: tree, joint order, sizes, mass, gravity")
+    i = sub.add_parser("info", parents=[common], help="describe a robot: tree, joint order, sizes, mass, gravity")
     model_options(i)
     i.set_defaults(run=cmd_info)
     return p

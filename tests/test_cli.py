@@ -61,6 +61,15 @@ def test_info(capsys, name):
         assert parent == (model.joints[joint.parent].name if joint.parent >= 0 else "root")
 
 
+def test_quiet_and_verbose_before_or_after_the_command(capsys):
+    path = ROBOTS["panda"].path
+    _, plain, _ = run(capsys, "info", path)
+    assert plain.startswith("panda: fixed base")
+    for argv in (["-q", "info", path], ["info", path, "-q"], ["info", "--quiet", path]):
+        assert run(capsys, *argv) == (0, "", ""), argv
+    assert run(capsys, "info", path, "-v") == (0, plain, "")
+
+
 def test_info_fixed_and_floating_differ(capsys):
     path = ROBOTS["solo12"].path
     _, fixed, _ = run(capsys, "info", path)
