@@ -2,8 +2,10 @@
 
 One state: each operation called again and again on one random state (the engine
 traces an operation into straight-line Python at its first calls; the one-time cost
-of that is reported apart), the fastest of ``--rounds`` rounds in microseconds per
-call. Batch: each operation on one batch of ``--batch`` random states (random base
+of that is reported apart), and the same call by the NumPy pass (the engine's path
+for large batches, and for one state before the straight-line path), in alternating
+rounds: the fastest round of each in microseconds per call, and the median of the
+rounds' ratios. Batch: each operation on one batch of ``--batch`` random states (random base
 poses for a floating robot), the median over ``--repeat`` runs of the batch time
 divided by the batch size, in microseconds per state.
 
@@ -43,12 +45,25 @@ def time_batch(s, op, st, loads, repeat):
 
 
 def time_single(s, op, st, loads, rounds):
-    """(first calls until the engine's straight-line function exists, each later call), in microseconds."""
+    """One state: (the first calls until the straight-line function exists, then a call of it, and a call of
+    the NumPy pass (the engine's path before it), the median ratio of the two), in microseconds.
+
+    The two are timed in alternation, round by round, so that both see the same machine load.
+    """
     start = time.perf_counter()
     for _ in range(getattr(s, "trace_after", 1)):
         st.call(s, op, 0, loads=loads)
-    warm = time.perf_counter() - start
-    return 1e6 * warm, per_call(lambda: st.call(s, op, 0, loads=loads), rounds=rounds)
+    first = time.perf_counter() - start
+    numpy_pass = rbdgen.NumpySolver(s.model)
+    numpy_pass.small = 0
+    straight, passes, ratios = [], [], []
+    for _ in range(rounds):
+        a = per_call(lambda: st.call(s, op, 0, loads=loads), rounds=1, target=0.01)
+        b = per_call(lambda: st.call(numpy_pass, op, 0, loads=loads), rounds=1, target=0.01)
+        straight.append(a)
+        passes.append(b)
+        ratios.append(b / a)
+    return 1e6 * first, min(straight), min(passes), statistics.median(ratios)
 
 
 def main(argv=None) -> int:
@@ -70,9 +85,10 @@ def main(argv=None) -> int:
         st = random_states(s, max(args.batch, 1), seed=1, load_links=LOAD_LINKS[name])
         for op, loads in cases:
             key = f"{name} {op}{' + loads' if loads else ''}"
-            first, single = time_single(s, op, st, loads, args.rounds)
+            first, single, numpy_pass, speedup = time_single(s, op, st, loads, args.rounds)
             batch = 1e6 * time_batch(s, op, st, loads, args.repeat) if args.batch else None
-            results[key] = {"single": single, "first": first, "batch": batch}
+            results[key] = {"single": single, "NumPy pass": numpy_pass, "speed-up": speedup, "first": first,
+                            "batch": batch}
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     before = json.loads(args.before.read_text()) if args.before else {}
@@ -80,10 +96,12 @@ def main(argv=None) -> int:
     def cell(value):
         return "n/a" if value is None else f"{value:.3g}" if value < 10 else f"{value:.0f}"
 
-    print(f"NumpySolver, microseconds: one state per call (least of {args.rounds} rounds, after the first "
-          f"calls), the first calls together, and per state of a {args.batch}-state batch (median of "
-          f"{args.repeat}) (NumPy {np.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs)\n")
-    columns = ["single", "first", "batch"]
+    print(f"NumpySolver, microseconds: one state per call, straight-line (single) and by the NumPy pass, "
+          f"least of {args.rounds} alternating rounds, and the median of their ratios; the first "
+          f"{getattr(rbdgen.NumpySolver, 'trace_after', 1)} calls together (the trace); per state of a {args.batch}-state "
+          f"batch (median of {args.repeat}) (NumPy {np.__version__}, Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs)\n")
+    columns = ["single", "NumPy pass", "speed-up", "first", "batch"]
     head = [f"{c} before | {c}" for c in columns] if before else columns
     print("| robot, operation | " + " | ".join(head) + " |")
     print("|---|" + "---:|" * (len(columns) * (2 if before else 1)))
