@@ -12,6 +12,8 @@ straight-line Python on floats, traced once for the model from the same algorith
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .algorithms.kinematics import Tree
@@ -56,7 +58,10 @@ class NumpySolver(SolverBase):
         if mask is not None:
             results = {n: np.zeros((mask.shape[0],) + self._output_shape(n)) for n in outputs}
             if mask.any():
-                selected = self._evaluate(op, {k: v[mask] for k, v in inputs.items()}, None, outputs, link=link)
+                try:
+                    selected = self._evaluate(op, {k: v[mask] for k, v in inputs.items()}, None, outputs, link=link)
+                except SolverError as exc:
+                    raise _renumbered(exc, np.flatnonzero(mask)) from None
                 for n in outputs:
                     results[n][mask] = selected[n]
             return results
@@ -68,9 +73,14 @@ class NumpySolver(SolverBase):
                 return results
         # an overflow (|qd| ~ 1e200, say) is reported once, as a NonFiniteError, not
         # also as NumPy RuntimeWarnings from inside the algorithms
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            parts = [self._evaluate_flat(op, {k: v[s: s + self.chunk] for k, v in flat.items()}, outputs, link)
-                     for s in range(0, N, self.chunk)]
+        parts = []
+        for start in range(0, N, self.chunk):
+            try:
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                    parts.append(self._evaluate_flat(op, {k: v[start: start + self.chunk] for k, v in flat.items()},
+                                                     outputs, link))
+            except SolverError as exc:
+                raise _renumbered(exc, range(start, N)) from None
         return {n: np.concatenate([part[n] for part in parts]) for n in outputs}
 
     def _evaluate_states(self, op, flat, outputs, link):
@@ -125,6 +135,16 @@ class NumpySolver(SolverBase):
                 raise NonFiniteError(f"{op}: numerical failure, non-finite result (state {bad})")
             results[name] = self._shaped(name, rows.T)
         return results
+
+
+#: How an error of the NumPy pass names its state: ``(state k)``, or a solve's ``batch index (k,)``.
+_STATE = re.compile(r"(\(state |at batch index \()(\d+)")
+
+
+def _renumbered(exc: SolverError, states) -> SolverError:
+    """``exc`` of a pass over some states of a batch, naming the state by ``states[k]``, its index in the batch."""
+    message = _STATE.sub(lambda m: f"{m.group(1)}{states[int(m.group(2))]}", str(exc), count=1)
+    return type(exc)(message)
 
 
 class FixedNumpySolver(FixedBaseSolver, NumpySolver):

@@ -83,3 +83,19 @@ def test_a_check_that_fails_at_every_state_raises():
     for _ in range(2):
         with pytest.raises(rbdgen.SingularError, match=r"\(state 0\)$"):
             engine.forward_dynamics(np.zeros(2), np.zeros(2), np.zeros(2))
+
+
+def test_a_failed_state_is_named_in_the_whole_batch(compiled):
+    """Past the NumPy pass's first `chunk` of states, and under a mask: the state's index in the whole
+    batch, as the compiled solver names it."""
+    engine = rbdgen.NumpySolver(model("panda"))
+    bad = engine.chunk + 3
+    st = random_states(engine, engine.chunk + 10, seed=7)
+    qd = st.qd.copy()
+    qd[bad] = 1e200
+    mask = np.ones(st.n, bool)
+    mask[:5] = False
+    for solver in (engine, compiled("panda")):
+        for options in ({}, {"mask": mask}, {"mask": mask, "threads": 1}):
+            with pytest.raises(rbdgen.NonFiniteError, match=rf"\(state {bad}\)$"):
+                solver.inverse_dynamics(st.q, qd, st.qdd, **options)
