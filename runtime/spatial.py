@@ -16,6 +16,10 @@ Shapes and layout (all row-major tuples):
 * rigid-body inertia ``(m, h, Ib)``: mass, first moment ``h = m c`` and the
   rotational inertia about the frame origin ``Ib = Ic - m cx cx`` (RBDA eq. 2.63);
 * general spatial matrices (articulated inertias): tuples of 6 rows of 6.
+
+`Motion`, `Force`, `Xform` and `RigidInertia` (at the end) are the same tuples with
+spatial_v2's notation as operators (``Xup @ vp + vJ``, ``Xup.T @ f``, ``I @ a``,
+``v.cross(vJ)``, ``S @ f``), each one call of a helper here.
 """
 
 from __future__ import annotations
@@ -280,3 +284,105 @@ def mat_sub_outer(M, u, s):
 
 def mat_add(A, B):
     return tuple(tuple(add(a, b) for a, b in zip(ra, rb)) for ra, rb in zip(A, B))
+
+
+# -- value types: spatial_v2's notation over the helpers above ------------------------------
+# Thin tuple subclasses (a value is still the tuple every helper above takes); each operator is
+# one helper call, so an algorithm written with them traces to exactly the same graph. ``+`` and
+# ``-`` are vector sums also with a plain tuple on the left (the subclass's reflected operator
+# comes first), never tuple concatenation; ``m * s`` scales (write the vector first).
+class _Vector(tuple):
+    """What motion and force vectors share: ``x + y``, ``x - y``, ``-x``, ``x * s`` (a scalar s)."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return type(self)(vadd(self, other))
+
+    def __radd__(self, other):
+        return type(self)(vadd(other, self))
+
+    def __sub__(self, other):
+        return type(self)(vsub(self, other))
+
+    def __rsub__(self, other):
+        return type(self)(vsub(other, self))
+
+    def __mul__(self, s):
+        return type(self)(vscale(self, s))
+
+    def __neg__(self):
+        return type(self)(vscale(self, -1))
+
+
+class Motion(_Vector):
+    """A motion vector; also ``v.cross(m)`` (v x m for a motion m, v x* f for a `Force` f) and
+    ``m @ f`` (the scalar m^T f)."""
+
+    __slots__ = ()
+
+    def cross(self, other):
+        return Force(crf(self, other)) if isinstance(other, Force) else Motion(crm(self, other))
+
+    def __matmul__(self, f):
+        return dot(self, f)
+
+
+class Force(_Vector):
+    """A force vector."""
+
+    __slots__ = ()
+
+
+class Xform(tuple):
+    """A Plücker transform ``(E, r)``: ``X @ m`` for a motion m; ``X.T @ f`` for a force f
+    (`xform_force_back`) and ``X.T @ I @ X`` for a `RigidInertia` I (`rigid_xform_back`)."""
+
+    __slots__ = ()
+
+    def __matmul__(self, m):
+        return Motion(xform_motion(self, m))
+
+    @property
+    def T(self) -> "_Transposed":
+        return _Transposed(self)
+
+
+class RigidInertia(tuple):
+    """A rigid-body inertia ``(m, h, Ib)``: ``I @ v`` (a `Force`, the momentum), ``I + J``."""
+
+    __slots__ = ()
+
+    def __matmul__(self, v):
+        return Force(rigid_apply(self, v))
+
+    def __add__(self, other):
+        return RigidInertia(rigid_add(self, other))
+
+
+class _Transposed:
+    """``X.T`` of an `Xform`, only ever applied at once: ``X.T @ f`` or ``X.T @ I @ X``."""
+
+    __slots__ = ("X",)
+
+    def __init__(self, X):
+        self.X = X
+
+    def __matmul__(self, other):
+        if isinstance(other, RigidInertia):
+            return _Congruence(self.X, other)
+        return Force(xform_force_back(self.X, other))
+
+
+class _Congruence:
+    """``X.T @ I`` waiting for its ``@ X``."""
+
+    __slots__ = ("X", "I")
+
+    def __init__(self, X, I):
+        self.X, self.I = X, I
+
+    def __matmul__(self, X):
+        if X is not self.X:
+            raise ValueError("X.T @ I @ X needs the same transform X on both sides")
+        return RigidInertia(rigid_xform_back(X, self.I))

@@ -14,30 +14,31 @@ def crba(tree: Tree, ops, q, base_quat=None):
     motion subspace in A0 is the identity); armature adds to the joints' diagonal.
     """
     nb = tree.nb
+    S = tree.S
     Xup = body_xforms(tree, joint_xforms(tree, q, ops))
     IC = list(tree.I)
-    IC0 = tree.I_base if tree.floating else None
+    IC0 = sp.RigidInertia(tree.I_base) if tree.floating else None
     E0 = base_rotation(base_quat, ops) if tree.floating else None
     for i in reversed(range(nb)):
         p = tree.parent[i]
-        ICi = sp.rigid_xform_back(Xup[i], IC[i])                                  # IC_p += Xup^T IC Xup
+        ICi = Xup[i].T @ IC[i] @ Xup[i]
         if p != -1:
-            IC[p] = sp.rigid_add(IC[p], ICi)
+            IC[p] = IC[p] + ICi
         elif tree.floating:
-            IC0 = sp.rigid_add(IC0, ICi)
+            IC0 = IC0 + ICi
     off = 6 if tree.floating else 0
     G = nb + off
     H = [[0] * G for _ in range(G)]
     for i in range(nb):
-        F = sp.rigid_apply(IC[i], tree.S[i])                                      # F = IC S
-        H[off + i][off + i] = sp.add(sp.dot(tree.S[i], F), tree.armature[i])      # H_ii = S^T F + armature
+        F = IC[i] @ S[i]
+        H[off + i][off + i] = sp.add(S[i] @ F, tree.armature[i])
         j = i
         while True:
-            F = sp.xform_force_back(Xup[j], F)                                    # F = Xup^T F
+            F = Xup[j].T @ F
             j = tree.parent[j]
             if j == -1:
                 break
-            H[off + i][off + j] = H[off + j][off + i] = sp.dot(tree.S[j], F)      # H_ij = S_j^T F
+            H[off + i][off + j] = H[off + j][off + i] = S[j] @ F
         if tree.floating:
             F = rotate_back(E0, F)                                                # base rows: X0^T F
             for k in range(6):

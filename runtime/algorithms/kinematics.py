@@ -31,8 +31,8 @@ class Tree:
     kind: tuple  # "revolute" or "prismatic"
     axis: tuple  # joint axis (structural ints where exact)
     Xtree: tuple  # X from the parent body to the joint frame at q = 0
-    S: tuple  # motion subspace (6-tuple) in the joint frame
-    I: tuple  # rigid inertia (m, h, Ib) in the joint frame
+    S: tuple  # motion subspace (`sp.Motion`) in the joint frame
+    I: tuple  # rigid inertia (`sp.RigidInertia`: m, h, Ib) in the joint frame
     armature: tuple
     I_base: tuple  # base rigid inertia in the base frame (floating only)
     link_body: tuple  # body each link is welded to (-1: root/base)
@@ -51,8 +51,9 @@ class Tree:
             kind=tuple(j.kind for j in model.joints),
             axis=axes,
             Xtree=tuple(sp.xform_from_pose(j.origin) for j in model.joints),
-            S=tuple((a + (0, 0, 0)) if j.kind == "revolute" else ((0, 0, 0) + a) for j, a in zip(model.joints, axes)),
-            I=tuple(sp.rigid_inertia(j.inertia) for j in model.joints),
+            S=tuple(sp.Motion((a + (0, 0, 0)) if j.kind == "revolute" else ((0, 0, 0) + a))
+                    for j, a in zip(model.joints, axes)),
+            I=tuple(sp.RigidInertia(sp.rigid_inertia(j.inertia)) for j in model.joints),
             armature=tuple(sp.const(j.armature) for j in model.joints),
             I_base=sp.rigid_inertia(model.base_inertia),
             link_body=tuple(link.body for link in model.links),
@@ -116,8 +117,8 @@ def joint_xforms(tree: Tree, q, ops):
 
 
 def body_xforms(tree: Tree, XJ):
-    """Xup[i] = XJ[i] Xtree[i]: from body parent(i) (the root/base body for -1) to body i."""
-    return [sp.xform_compose(XJ[i], tree.Xtree[i]) for i in range(tree.nb)]
+    """Xup[i] = XJ[i] Xtree[i] (`sp.Xform`): from body parent(i) (the root/base body for -1) to body i."""
+    return [sp.Xform(sp.xform_compose(XJ[i], tree.Xtree[i])) for i in range(tree.nb)]
 
 
 def base_spatial_acceleration(velocity, acceleration):

@@ -29,38 +29,39 @@ class RneaPasses:
 def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True) -> RneaPasses:
     """The forward pass (v, a, f per body) and the backward pass (tau, accumulating f); see `rnea`."""
     nb = tree.nb
-    a_grav = tree.a_grav if gravity else (0,) * 6
+    S, I = tree.S, tree.I
+    a_grav = sp.Motion(tree.a_grav if gravity else (0,) * 6)
     E0 = None
     if tree.floating:
         quat, velocity, acceleration = base
         E0 = base_rotation(quat, ops)
-        v0 = rotate(E0, velocity)                                                             # v0 = X0 v_W
-        a0 = rotate(E0, sp.vsub(base_spatial_acceleration(velocity, acceleration), a_grav))  # a0 = X0 (a_W - a_g)
+        v0 = sp.Motion(rotate(E0, velocity))                                                   # v0 = X0 v_W
+        a0 = sp.Motion(rotate(E0, base_spatial_acceleration(velocity, acceleration) - a_grav))  # a0 = X0 (a_W - a_g)
     else:
-        v0 = (0,) * 6
-        a0 = sp.vscale(a_grav, -1)                                                            # a0 = -a_g
+        v0 = sp.Motion((0,) * 6)
+        a0 = -a_grav
     Xup = body_xforms(tree, joint_xforms(tree, q, ops))
     f_load, f_load0 = link_forces(tree, loads)
     vJ, v, a, f = [None] * nb, [None] * nb, [None] * nb, [None] * nb
     for i in range(nb):
         p = tree.parent[i]
         vp, ap = (v0, a0) if p == -1 else (v[p], a[p])
-        vJ[i] = sp.vscale(tree.S[i], qd[i])
-        v[i] = sp.vadd(sp.xform_motion(Xup[i], vp), vJ[i])                                    # v = Xup vp + S qd
-        a[i] = sp.vadd(sp.vadd(sp.xform_motion(Xup[i], ap), sp.vscale(tree.S[i], qdd[i])), sp.crm(v[i], vJ[i]))  # a = Xup ap + S qdd + v x vJ
-        f[i] = add_load(sp.vadd(sp.rigid_apply(tree.I[i], a[i]), sp.crf(v[i], sp.rigid_apply(tree.I[i], v[i]))), f_load[i])  # f = I a + v x* I v + f_load
+        vJ[i] = S[i] * qd[i]
+        v[i] = Xup[i] @ vp + vJ[i]
+        a[i] = Xup[i] @ ap + S[i] * qdd[i] + v[i].cross(vJ[i])
+        f[i] = sp.Force(add_load(I[i] @ a[i] + v[i].cross(I[i] @ v[i]), f_load[i]))
     f0 = None
     if tree.floating:
-        I0 = tree.I_base
-        f0 = add_load(sp.vadd(sp.rigid_apply(I0, a0), sp.crf(v0, sp.rigid_apply(I0, v0))), f_load0)
+        I0 = sp.RigidInertia(tree.I_base)
+        f0 = sp.Force(add_load(I0 @ a0 + v0.cross(I0 @ v0), f_load0))
     tau = [None] * nb
     for i in reversed(range(nb)):
-        tau[i] = sp.add(sp.dot(tree.S[i], f[i]), sp.mul(tree.armature[i], qdd[i]))          # tau = S^T f + armature qdd
+        tau[i] = sp.add(S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
         p = tree.parent[i]
         if p != -1:
-            f[p] = sp.vadd(f[p], sp.xform_force_back(Xup[i], f[i]))                           # fp += Xup^T f
+            f[p] = f[p] + Xup[i].T @ f[i]
         elif tree.floating:
-            f0 = sp.vadd(f0, sp.xform_force_back(Xup[i], f[i]))
+            f0 = f0 + Xup[i].T @ f[i]
     return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
 
 

@@ -1,0 +1,65 @@
+"""The spatial value types of `rbdgen.spatial` (`Motion`, `Force`, `Xform`, `RigidInertia`) against
+6x6 matrices built in NumPy from RBDA's definitions (eqs. 2.24, 2.31, 2.32, 2.63, 2.66)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rbdgen import spatial as sp
+
+
+def _skew(v):
+    return np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+
+
+@pytest.fixture
+def values():
+    rng = np.random.default_rng(4)
+    A = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    E, r = A * np.sign(np.linalg.det(A)), rng.normal(size=3)
+    m, c = 2.5, rng.normal(size=3)
+    L = rng.normal(size=(3, 3))
+    Ic = L @ L.T + np.eye(3)
+    X6 = np.block([[E, np.zeros((3, 3))], [-E @ _skew(r), E]])  # X = rot(E) xlt(r)
+    hx = _skew(m * c)
+    I6 = np.block([[Ic - m * _skew(c) @ _skew(c), hx], [hx.T, m * np.eye(3)]])
+    X = sp.Xform((tuple(map(tuple, E)), tuple(r)))
+    I = sp.RigidInertia((m, tuple(m * c), tuple(map(tuple, I6[:3, :3]))))
+    v, u, f = (rng.normal(size=6) for _ in range(3))
+    return X, X6, I, I6, v, u, f
+
+
+def test_operators_are_the_spatial_algebra(values):
+    X, X6, I, I6, v, u, f = values
+    mv, mu, ff = sp.Motion(v), sp.Motion(u), sp.Force(f)
+    crm = np.block([[_skew(v[:3]), np.zeros((3, 3))], [_skew(v[3:]), _skew(v[:3])]])
+    np.testing.assert_allclose(X @ mu, X6 @ u, atol=1e-14)
+    np.testing.assert_allclose(X.T @ ff, X6.T @ f, atol=1e-14)
+    np.testing.assert_allclose(I @ mv, I6 @ v, atol=1e-13)
+    np.testing.assert_allclose(np.array(sp.rigid_matrix(X.T @ I @ X)), X6.T @ I6 @ X6, atol=1e-12)
+    np.testing.assert_allclose(mv.cross(mu), crm @ u, atol=1e-14)
+    np.testing.assert_allclose(mv.cross(ff), -crm.T @ f, atol=1e-14)
+    assert mu @ ff == pytest.approx(u @ f, abs=1e-14)
+    np.testing.assert_allclose(np.array(sp.rigid_matrix(I + I)), 2 * I6, atol=1e-13)
+    assert isinstance(X @ mu, sp.Motion) and isinstance(X.T @ ff, sp.Force) and isinstance(I @ mv, sp.Force)
+    assert isinstance(mv.cross(ff), sp.Force) and isinstance(X.T @ I @ X, sp.RigidInertia)
+
+
+def test_sums_are_vector_sums_whichever_side_is_a_plain_tuple(values):
+    _, _, _, _, v, u, f = values
+    plain = tuple(u)
+    for kind in (sp.Motion, sp.Force):
+        x = kind(v)
+        for result, expected in ((x + plain, v + u), (plain + x, u + v), (x - plain, v - u), (plain - x, u - v),
+                                 (x * 3.0, 3 * v)):
+            assert type(result) is kind and len(result) == 6
+            np.testing.assert_allclose(result, expected, atol=1e-15)
+    np.testing.assert_allclose(-sp.Motion(v), -v)
+
+
+def test_congruence_needs_the_same_transform(values):
+    X, _, I, _, *_ = values
+    other = sp.Xform(X)
+    with pytest.raises(ValueError, match="the same transform X on both sides"):
+        X.T @ I @ other
