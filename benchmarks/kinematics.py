@@ -80,6 +80,11 @@ def deepest_leaf(model) -> str:
     return model.links[max(leaf_links(model), key=lambda k: len(link_path(tree, k)))].name
 
 
+def independent_joints(model) -> list:
+    """The names of the joints with a coordinate (not mimic joints), in rbdgen's order."""
+    return [j.name for j in model.joints if j.mimic is None]
+
+
 @dataclasses.dataclass
 class Robot:
     """One robot's set-up: model, link, states (zero accelerations: Jdot nu) and the Pinocchio reference."""
@@ -92,10 +97,6 @@ class Robot:
     states: rbdgen.testing.States
     pinocchio: object  # `rbdgen.testing.load_reference`: a PinocchioReference, or a MimicReference over one
 
-    @property
-    def independent_joints(self) -> list:
-        return [j.name for j in self.model.joints if j.mimic is None]
-
     @classmethod
     def load(cls, name, urdf, floating, link=None):
         model = rbdgen.load_urdf(urdf, floating=floating)
@@ -103,7 +104,7 @@ class Robot:
         st.qdd[:] = 0
         if floating:
             st.acceleration[:] = 0
-        ref = load_reference(urdf, floating, "pinocchio", joint_names=[j.name for j in model.joints if j.mimic is None])
+        ref = load_reference(urdf, floating, "pinocchio", joint_names=independent_joints(model))
         return cls(name, urdf, floating, model, link or LINKS.get(name) or deepest_leaf(model), st, ref)
 
     def tool_state(self, ref, i: int, *names) -> tuple:
@@ -216,7 +217,7 @@ class DyniboPython:
 
     def __init__(self, robot: Robot):
         try:
-            self.ref = load_reference(robot.urdf, robot.floating, "dynibo", joint_names=robot.independent_joints)
+            self.ref = load_reference(robot.urdf, robot.floating, "dynibo", joint_names=independent_joints(robot.model))
         except ImportError as exc:
             raise Unavailable(f"dynibo is not installed ({exc})") from None
         self.robot = robot
