@@ -21,61 +21,62 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     floating base's own quantities (v0, IA0, pA0, a0) are in its body frame.
     """
     nb = tree.nb
+    S, I = tree.S, tree.I
     if tree.floating:
         quat, velocity = base
         E0 = base_rotation(quat, ops)
-        v0 = rotate(E0, velocity)                                                     # v0 = X0 v_W
+        v0 = sp.Motion(rotate(E0, velocity))                                          # v0 = X0 v_W
         f_root, tau = rotate(E0, tau[:6]), tau[6:]                                    # f0 = X0* f_W
     else:
-        v0 = (0,) * 6
+        v0 = sp.Motion((0,) * 6)
     XJ = joint_xforms(tree, q, ops)
     Xup = body_xforms(tree, XJ)
     f_load, f_load0 = link_forces(tree, loads)
     v, c, IA, pA = [None] * nb, [None] * nb, [None] * nb, [None] * nb
     for i in range(nb):
         p = tree.parent[i]
-        vJ = sp.vscale(tree.S[i], qd[i])
-        v[i] = sp.vadd(sp.xform_motion(Xup[i], v0 if p == -1 else v[p]), vJ)           # v = Xup vp + S qd
-        c[i] = sp.crm(v[i], vJ)                                                       # c = v x vJ
-        IA[i] = sp.rigid_matrix(tree.I[i])                                            # IA = I
-        pA[i] = add_load(sp.crf(v[i], sp.rigid_apply(tree.I[i], v[i])), f_load[i])    # pA = v x* I v + f_load
+        vJ = S[i] * qd[i]
+        v[i] = Xup[i] @ (v0 if p == -1 else v[p]) + vJ
+        c[i] = v[i].cross(vJ)
+        IA[i] = sp.rigid_matrix(I[i])                                                 # IA = I (6x6)
+        pA[i] = sp.Force(add_load(v[i].cross(I[i] @ v[i]), f_load[i]))
     if tree.floating:
-        I0 = tree.I_base
+        I0 = sp.RigidInertia(tree.I_base)
         IA0 = sp.rigid_matrix(I0)
-        pA0 = add_load(sp.crf(v0, sp.rigid_apply(I0, v0)), f_load0)
+        pA0 = sp.Force(add_load(v0.cross(I0 @ v0), f_load0))
     U, dinv, u = [None] * nb, [None] * nb, [None] * nb
     for i in reversed(range(nb)):
-        U[i] = sp.mat_vec(IA[i], tree.S[i])                                           # U = IA S
-        d = sp.add(sp.dot(tree.S[i], U[i]), tree.armature[i])                         # d = S^T U + armature
+        U[i] = sp.Force(sp.mat_vec(IA[i], S[i]))                                      # U = IA S
+        d = sp.add(S[i] @ U[i], tree.armature[i])
         ops.require_positive(d, SingularError, f"articulated inertia of joint {tree.names[i]!r} is not positive")
         dinv[i] = 1 / d
-        u[i] = sp.sub(tau[i], sp.dot(tree.S[i], pA[i]))                               # u = tau - S^T pA
+        u[i] = sp.sub(tau[i], S[i] @ pA[i])
         p = tree.parent[i]
         if p == -1 and not tree.floating:
             continue
         Ia = sp.mat_sub_outer(IA[i], U[i], dinv[i])                                   # Ia = IA - U U^T / d
-        pa = sp.vadd(sp.vadd(pA[i], sp.mat_vec(Ia, c[i])), sp.vscale(U[i], sp.mul(u[i], dinv[i])))  # pa = pA + Ia c + U u / d
+        pa = pA[i] + sp.mat_vec(Ia, c[i]) + U[i] * sp.mul(u[i], dinv[i])
         # Xup^T Ia Xup in two steps, Xtree^T (XJ^T Ia XJ) Xtree: each factor is sparse
         # (an axis rotation, a constant transform), their product usually is not
         Ia_p = sp.mat_congruence(tree.Xtree[i], sp.mat_congruence(XJ[i], Ia))
         if p == -1:
             IA0 = sp.mat_add(IA0, Ia_p)                                               # IA_0 += Xup^T Ia Xup
-            pA0 = sp.vadd(pA0, sp.xform_force_back(Xup[i], pa))                       # pA_0 += Xup^T pa
+            pA0 = pA0 + Xup[i].T @ pa
         else:
             IA[p] = sp.mat_add(IA[p], Ia_p)
-            pA[p] = sp.vadd(pA[p], sp.xform_force_back(Xup[i], pa))
+            pA[p] = pA[p] + Xup[i].T @ pa
     if tree.floating:
-        a0 = tuple(ops.solve_spd(IA0, sp.vsub(f_root, pA0), "floating-base articulated inertia"))  # IA_0 a_0 = f - pA_0
+        a0 = sp.Motion(ops.solve_spd(IA0, f_root - pA0, "floating-base articulated inertia"))  # IA_0 a_0 = f - pA_0
     else:
-        a0 = sp.vscale(tree.a_grav, -1)                                               # a_0 = -a_g
+        a0 = -tree.a_grav
     a, qdd = [None] * nb, [None] * nb
     for i in range(nb):
         p = tree.parent[i]
-        a[i] = sp.vadd(sp.xform_motion(Xup[i], a0 if p == -1 else a[p]), c[i])       # a = Xup ap + c
+        a[i] = Xup[i] @ (a0 if p == -1 else a[p]) + c[i]
         qdd[i] = sp.mul(sp.sub(u[i], sp.dot(U[i], a[i])), dinv[i])                    # qdd = (u - U^T a) / d
-        a[i] = sp.vadd(a[i], sp.vscale(tree.S[i], qdd[i]))                            # a += S qdd
+        a[i] = a[i] + S[i] * qdd[i]
     if not tree.floating:
         return qdd
-    a0 = sp.vadd(rotate_back(E0, a0), tree.a_grav)                                    # a_W = X0^-1 a0 + a_g
+    a0 = rotate_back(E0, a0) + tree.a_grav                                            # a_W = X0^-1 a0 + a_g
     w, pdot = velocity[:3], velocity[3:]
     return list(a0[:3]) + list(sp.vadd(a0[3:], sp.cross(w, pdot))) + qdd               # pddot = a_lin + omega x pdot

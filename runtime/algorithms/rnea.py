@@ -30,7 +30,7 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
     """The forward pass (v, a, f per body) and the backward pass (tau, accumulating f); see `rnea`."""
     nb = tree.nb
     S, I = tree.S, tree.I
-    a_grav = sp.Motion(tree.a_grav if gravity else (0,) * 6)
+    a_grav = tree.a_grav if gravity else sp.Motion((0,) * 6)
     E0 = None
     if tree.floating:
         quat, velocity, acceleration = base
