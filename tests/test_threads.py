@@ -3,7 +3,10 @@ failed state is reported with its index in the whole batch (`rbdgen.threads`).""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -85,3 +88,23 @@ def test_bad_thread_counts(panda, monkeypatch):
     monkeypatch.setenv(threads.ENVIRONMENT, "all")
     with pytest.raises(ValueError, match="^RBDGEN_THREADS='all': expected a positive integer"):
         s.gravity(st.q, threads=None)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_splits_batches_too():
+    """The pool's threads stay in the parent: a child made by fork (multiprocessing's default on Linux) after
+    the parent split a batch starts its own pool instead of waiting on threads it does not have."""
+    assert threads.run(lambda start, stop: 0, 2 * threads.MIN_STATES, 2) == 0  # the parent's pool exists
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # forking a process with threads
+        pid = os.fork()
+    if pid == 0:  # the child: exits 7 when two parts met at the barrier; killed by SIGALRM if it hangs
+        signal.alarm(60)
+        code = 1
+        try:
+            barrier = threading.Barrier(2, timeout=30)
+            code = threads.run(lambda start, stop: barrier.wait() * 0 + 7, 2 * threads.MIN_STATES, 2)
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 7, status
