@@ -1,7 +1,7 @@
 """Derivatives and CRBA forward dynamics of the generated C, beside Pinocchio's analytic derivatives.
 
 Usage: python -m benchmarks.derivatives [--robots panda solo12 g1 talos] [--flags "-O3 -march=native"]
-                                        [--rounds 3] [--no-pinocchio] [--cache DIR]
+                                        [--rounds 3] [--no-pinocchio] [--cache DIR] [--ops OP ...]
 
 Per robot, one build with inverse- and forward-dynamics derivatives, ABA and CRBA
 forward dynamics prints: generation and compile seconds, the C source size, each
@@ -59,12 +59,13 @@ def bench_program(generated, data, ops=OPS) -> str:
                           rounds=1, reps=100)
 
 
-def stack_usage(folder: Path, prefix: str) -> dict:
-    """Bytes of stack per generated function, from gcc's ``-fstack-usage`` file."""
+def stack_usage(folder: Path) -> dict:
+    """Bytes of stack per generated function, from gcc's ``-fstack-usage`` files."""
     usage = {}
-    for line in (folder / f"{prefix}.su").read_text().splitlines():
-        where, size, _ = line.split("\t")
-        usage[where.rsplit(":", 1)[-1]] = int(size)
+    for su in folder.glob("*.su"):
+        for line in su.read_text().splitlines():
+            where, size, _ = line.split("\t")
+            usage[where.rsplit(":", 1)[-1]] = int(size)
     return usage
 
 
@@ -100,21 +101,24 @@ def pinocchio_program(robot, flags, cache, folder: Path):
     return [str(exe), str(folder / "model.bin"), str(folder / "states.bin"), "1", "30"]
 
 
-def bench_robot(name, flags, rounds, cache, pinocchio=True) -> dict:
+def bench_robot(name, flags, rounds, cache, pinocchio=True, ops=OPS) -> dict:
     robot = ROBOTS[name]
     t0 = time.perf_counter()
-    generated = rbdgen.generate(robot.path, floating=robot.floating, ops=list(OPS))
+    generated = rbdgen.generate(robot.path, floating=robot.floating, ops=list(ops))
     generate_s = time.perf_counter() - t0
     prefix = generated.prefix
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         generated.write(folder, overwrite=True)
-        (folder / "bench.c").write_text(bench_program(generated, random_states(generated.model, STATES, seed=0).flat()))
+        (folder / "bench.c").write_text(bench_program(generated, random_states(generated.model, STATES, seed=0).flat(),
+                                                      ops))
+        sources = generated.c_sources
         t0 = time.perf_counter()
-        subprocess.run(["gcc", *flags, "-fstack-usage", "-c", f"{prefix}.c"], cwd=folder, check=True)
+        subprocess.run(["gcc", *flags, "-fstack-usage", "-c", *sources], cwd=folder, check=True)
         compile_s = time.perf_counter() - t0
-        subprocess.run(["gcc", *flags, "-o", "bench", "bench.c", f"{prefix}.o", "-lm"], cwd=folder, check=True)
-        stack = stack_usage(folder, prefix)
+        objects = [str(Path(s).with_suffix(".o")) for s in sources]
+        subprocess.run(["gcc", *flags, "-o", "bench", "bench.c", *objects, "-lm"], cwd=folder, check=True)
+        stack = stack_usage(folder)
         pin_cmd = pinocchio_program(robot, flags, cache, folder) if pinocchio else None
         ours, theirs = {}, {}
         for _ in range(rounds):  # interleaved: both see the same machine load
@@ -123,27 +127,30 @@ def bench_robot(name, flags, rounds, cache, pinocchio=True) -> dict:
             if pin_cmd:
                 for op, t in run_times(pin_cmd).items():
                     theirs.setdefault(op, []).extend(t)
-    return dict(name=name, generate_s=generate_s, compile_s=compile_s,
-                c_bytes=len(generated.files[f"{prefix}.c"].encode()), counts=generated.operation_counts,
-                stack={op: stack.get(f"{prefix}_{op}") for op in OPS},
+    return dict(name=name, ops=ops, generate_s=generate_s, compile_s=compile_s,
+                c_bytes=sum(len(generated.files[s].encode()) for s in sources), counts=generated.operation_counts,
+                stack={op: stack.get(f"{prefix}_{op}") for op in ops},
+                bound={op: info["stack_bytes"] for op, info in generated.manifest["operations"].items()},
                 ours={op: float(np.median(t)) for op, t in ours.items()},
                 theirs={op: float(np.median(t)) for op, t in theirs.items()})
 
 
 def markdown(results) -> str:
-    lines = ["| robot | op | ours (us) | Pinocchio C++ (us) | ratio | mul | add | stack (B) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| robot | op | ours (us) | Pinocchio C++ (us) | ratio | mul | add | div | stack (B) | stack bound (B) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
-        for op in OPS:
+        for op in r["ops"]:
             pin = r["theirs"].get({"forward_dynamics_crba": "forward_dynamics"}.get(op, op))
             ratio = f"{r['ours'][op] / pin:.2f}" if pin else "-"
             n = r["counts"][op]
             lines.append(f"| {r['name']} | {op} | {r['ours'][op]:.2f} | {pin or float('nan'):.2f} | {ratio} | "
-                         f"{n['mul']} | {n['add']} | {r['stack'][op]} |")
+                         f"{n['mul']} | {n['add']} | {n['div']} | {r['stack'][op]} | {r['bound'][op]} |")
     lines += ["", "| robot | FD-CRBA / ABA time | generate (s) | compile (s) | C source (MB) |",
               "|---|---:|---:|---:|---:|"]
     for r in results:
-        lines.append(f"| {r['name']} | {r['ours']['forward_dynamics_crba'] / r['ours']['forward_dynamics']:.2f} | "
+        fd = r["ours"].get("forward_dynamics")
+        crba_fd = r["ours"].get("forward_dynamics_crba")
+        lines.append(f"| {r['name']} | {f'{crba_fd / fd:.2f}' if fd and crba_fd else '-'} | "
                      f"{r['generate_s']:.1f} | {r['compile_s']:.1f} | {r['c_bytes'] / 1e6:.2f} |")
     return "\n".join(lines)
 
@@ -155,13 +162,14 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--no-pinocchio", action="store_true")
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
+    p.add_argument("--ops", nargs="+", default=list(OPS), choices=OPS, help="operations to build and time")
     args = p.parse_args(argv)
     flags = shlex.split(args.flags)
     print(f"flags: {' '.join(flags)}\n")
     results = []
     for name in args.robots:
         print(f"{name} ...", file=sys.stderr)
-        results.append(bench_robot(name, flags, args.rounds, args.cache, not args.no_pinocchio))
+        results.append(bench_robot(name, flags, args.rounds, args.cache, not args.no_pinocchio, tuple(args.ops)))
     print(markdown(results))
     return 0
 

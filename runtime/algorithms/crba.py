@@ -10,15 +10,18 @@ def crba(tree: Tree, ops, q, base_quat=None):
     """H(q): G x G, as a list of rows (symmetric: H[i][j] and H[j][i] are the same scalar).
 
     Floating base: rows and columns 0..5 are the base in A0 ([omega_W, pdot_W]):
-    computed in the base body frame, then turned to A0 with X0 = rot(R^T) (its
+    computed in the base body frame B, then turned to A0 with X0 = rot(R^T) (its
     motion subspace in A0 is the identity); armature adds to the joints' diagonal.
+    Without ``base_quat`` they stay in B: ``H_A0 = T^T H_B T`` with the orthogonal
+    ``T = diag(X0, 1)``, so a solve can run in B (``H_B (T x) = T b``) and skip the
+    rotations of the base rows.
     """
     nb = tree.nb
     S = tree.S
     Xup = body_xforms(tree, joint_xforms(tree, q, ops))
     IC = list(tree.I)
     IC0 = sp.RigidInertia(tree.I_base) if tree.floating else None
-    E0 = base_rotation(base_quat, ops) if tree.floating else None
+    E0 = base_rotation(base_quat, ops) if tree.floating and base_quat is not None else None
     for i in reversed(range(nb)):
         p = tree.parent[i]
         ICi = Xup[i].T @ IC[i] @ Xup[i]
@@ -40,11 +43,12 @@ def crba(tree: Tree, ops, q, base_quat=None):
                 break
             H[off + i][off + j] = H[off + j][off + i] = S[j] @ F
         if tree.floating:
-            F = rotate_back(E0, F)                                                # base rows: X0^T F
+            if E0 is not None:
+                F = rotate_back(E0, F)                                            # base rows: X0^T F
             for k in range(6):
                 H[k][off + i] = H[off + i][k] = F[k]
     if tree.floating:
-        IC0m = sp.rigid_matrix(sp.rigid_xform_back((E0, (0, 0, 0)), IC0))       # H_00 = X0^T IC_0 X0
+        IC0m = sp.rigid_matrix(IC0 if E0 is None else sp.rigid_xform_back((E0, (0, 0, 0)), IC0))  # H_00 = X0^T IC_0 X0
         for r in range(6):
             for c in range(6):
                 H[r][c] = IC0m[r][c]

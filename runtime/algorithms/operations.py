@@ -34,9 +34,9 @@ from . import centroidal, coordinates, frames
 from .aba import aba
 from .crba import crba
 from .fd_derivatives import fd_derivatives
-from .kinematics import Tree
+from .kinematics import Tree, rotate, rotate_back
 from .ltdl import dof_parents, solve_tree
-from .rnea import rnea
+from .rnea import rnea, rnea_passes
 from .rnea_derivatives import rnea_derivatives
 
 #: The flat ``base`` input: each field's slice (the one statement of this layout).
@@ -177,14 +177,19 @@ def _forward_dynamics(tree, ops, x):
 
 
 def _forward_dynamics_crba(tree, ops, x):
-    # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA call, then one checked solve: the tree-sparse
-    # LTDL, or the dense Cholesky where mimic joints couple coordinates outside the tree's pattern
-    H = coordinates.matrix(tree, crba(tree, ops, x.q, x.quat))
-    bias = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
-    rhs = [sp.sub(t, b) for t, b in zip(x.tau, bias)]
+    # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA pass, then one checked solve: the tree-sparse
+    # LTDL, or the dense Cholesky where mimic joints couple coordinates outside the tree's pattern.
+    # A floating base is solved in its body frame B (`crba` without the quaternion): H_B (T acc) = T tau - b_B
+    H = coordinates.matrix(tree, crba(tree, ops, x.q))
+    r = rnea_passes(tree, ops, x.q, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    tau = list(rotate(r.E0, x.tau[:6])) + list(x.tau[6:]) if tree.floating else x.tau    # T tau
+    bias = coordinates.forces(tree, (list(r.f0) if tree.floating else []) + r.tau)      # b_B
+    rhs = [sp.sub(t, b) for t, b in zip(tau, bias)]
     if tree.nj == tree.nb:
-        return {"acc": solve_tree(H, rhs, dof_parents(tree.parent, tree.floating), ops, "mass matrix")}
-    return {"acc": list(ops.solve_spd(H, rhs, "mass matrix"))}
+        acc = solve_tree(H, rhs, dof_parents(tree.parent, tree.floating), ops, "mass matrix")
+    else:
+        acc = list(ops.solve_spd(H, rhs, "mass matrix"))
+    return {"acc": list(rotate_back(r.E0, acc[:6])) + acc[6:] if tree.floating else acc}          # acc = T^T (T acc)
 
 
 def _flat_jacobians(op, tree, columns):
