@@ -183,10 +183,10 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2796 mul, 2522 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 44344 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 2548 mul, 2354 add, 15 div, 12 sin, 12 cos, 4 sqrt.
+ * Stack: at most 41016 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 44344
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 41016
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
