@@ -203,9 +203,8 @@ def _inverse_dynamics_derivatives(tree, ops, x):
 
 
 def _forward_dynamics_derivatives(tree, ops, x):
-    acc = _forward_dynamics(tree, ops, x)["acc"]
     return _flat_jacobians("forward_dynamics_derivatives", tree,
-                           fd_derivatives(tree, ops, x.q, x.qd, acc, (x.quat, x.velocity), x.loads))
+                           fd_derivatives(tree, ops, x.q, x.qd, x.tau, (x.quat, x.velocity), x.loads))
 
 
 def _passive_terms(tree, ops, x):
