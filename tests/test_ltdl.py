@@ -136,3 +136,28 @@ def test_residual_check():
     check_residual(rows, (-1, 0), x, [np.array([5.0]), np.array([4.0])], NumpyOps, "H")  # exact: passes
     with pytest.raises(IllConditionedError, match=r"^H: residual check failed .*\(state 0\)$"):
         check_residual(rows, (-1, 0), x, [np.array([5.0]), np.array([4.0 + 1e-9])], NumpyOps, "H")
+
+
+def test_mass_matrix_in_the_base_body_frame():
+    """`crba` without the base quaternion (what `forward_dynamics_crba` factorises) keeps the floating
+    base's rows in its body frame B: ``H_A0 = T^T H_B T`` with ``T = diag(R^T, R^T, 1)`` for the base
+    rotation R (here from Pinocchio's quaternion), against the solver's mass matrix in A0."""
+    pin = pytest.importorskip("pinocchio")
+    import rbdgen
+    from rbdgen.algorithms.crba import crba
+    from rbdgen.algorithms.kinematics import Tree
+    from robots import ROBOTS
+
+    model = rbdgen.load_urdf(ROBOTS["solo12"].path, floating=True)
+    rng = np.random.default_rng(5)
+    q = rng.uniform(-1, 1, model.joint_count)
+    quat = rng.standard_normal(4)
+    quat /= np.linalg.norm(quat)
+    H_A0 = rbdgen.NumpySolver(model).mass_matrix(rbdgen.BaseState([0.1, 0.2, 0.3], quat), q)
+    H_B = np.array([[np.broadcast_to(x, (1,))[0] for x in row]
+                    for row in crba(Tree.from_model(model), NumpyOps, [np.array([v]) for v in q])])
+    R = pin.Quaternion(quat[3], *quat[:3]).toRotationMatrix()
+    T = np.eye(len(H_B))
+    T[:3, :3] = T[3:6, 3:6] = R.T
+    assert np.allclose(T.T @ H_B @ T, H_A0, rtol=1e-13, atol=1e-13 * np.abs(H_A0).max())
+    assert not np.allclose(H_B[:6], H_A0[:6])  # the rotation is not the identity: the check can fail
