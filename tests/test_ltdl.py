@@ -161,3 +161,34 @@ def test_mass_matrix_in_the_base_body_frame():
     T[:3, :3] = T[3:6, 3:6] = R.T
     assert np.allclose(T.T @ H_B @ T, H_A0, rtol=1e-13, atol=1e-13 * np.abs(H_A0).max())
     assert not np.allclose(H_B[:6], H_A0[:6])  # the rotation is not the identity: the check can fail
+
+
+def test_coordinate_parents_with_mimic_joints():
+    """The reduced mass matrix keeps a tree pattern (LTDL) where mimic joints stay in one branch: Talos'
+    grippers (six mimic joints each) hang under the wrist; a mimic joint beside its master's subtree
+    breaks the pattern (None: the dense solve). Checked against the nonzeros of P^T M P itself."""
+    import rbdgen
+    from rbdgen.algorithms.kinematics import Tree
+    from rbdgen.algorithms.ltdl import coordinate_parents
+    from robots import ROBOTS
+    from test_mimic import _small
+
+    def reduced_pattern(model):
+        q = np.random.default_rng(2).uniform(-1, 1, model.joint_count)
+        args = (rbdgen.BaseState([0, 0, 0], [0, 0, 0, 1]), q) if model.floating else (q,)
+        return rbdgen.NumpySolver(model).mass_matrix(*args) != 0
+
+    cases = [(_small("gripper"), False, True), (_small("chain"), False, True), (_small("cross"), False, False),
+             (_small("cross"), True, False), (ROBOTS["talos"].path, True, True)]
+    for source, floating, tree_pattern in cases:
+        model = (rbdgen.load_urdf(source, floating=floating) if source.endswith(".urdf")
+                 else rbdgen.load_urdf_string(source, floating=floating))
+        lam = coordinate_parents(Tree.from_model(model))
+        assert (lam is not None) == tree_pattern, model.name
+        if lam is not None:  # nothing outside the pattern (LTDL never reads there)
+            assert not np.any(reduced_pattern(model) & ~_pattern(lam))
+    talos = rbdgen.load_urdf(ROBOTS["talos"].path, floating=True)
+    lam = coordinate_parents(Tree.from_model(talos))
+    names = talos.joint_names
+    for side in ("left", "right"):
+        assert lam[6 + names.index(f"gripper_{side}_joint")] == 6 + names.index(f"arm_{side}_7_joint")

@@ -93,6 +93,15 @@ SMALL = {
         + _joint("turn", "base", "u", axis="0 1 0")
         + _joint("last", "u", "v", axis="1 0 0", mimic=_mimic("after_mimic", offset="0.4"))
     ),
+    # a mimic joint in another branch than its master, above an independent joint of that branch:
+    # P^T M P then has no tree pattern (forward dynamics takes the dense checked Cholesky)
+    "cross": (
+        _link("base") + _link("l1") + _link("l2") + _link("l3") + _link("l4")
+        + _joint("j1", "base", "l1", axis="1 0 0")
+        + _joint("j2", "base", "l2", axis="0 1 0")
+        + _joint("j3", "l1", "l3", axis="0 0 1", mimic=_mimic("j2", "0.5"))
+        + _joint("j4", "l2", "l4", axis="1 0 0")
+    ),
 }
 
 

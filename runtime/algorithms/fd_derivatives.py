@@ -16,7 +16,7 @@ from __future__ import annotations
 from .. import spatial as sp
 from . import coordinates
 from .crba import crba
-from .ltdl import check_residual, dof_parents, ltdl, ltdl_apply_inverse, ltdl_inverse
+from .ltdl import check_residual, coordinate_parents, ltdl, ltdl_apply_inverse, ltdl_inverse
 from .rnea import rnea
 from .rnea_derivatives import rnea_derivatives
 
@@ -29,8 +29,8 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
     ``"base_rotation"`` (3 columns, see `rnea_derivatives`).
 
     ``q``, ``qd``: the bodies' coordinates (`coordinates.positions`, `coordinates.rates`);
-    ``tau``: G generalized forces; ``base``: ``(quat_xyzw, velocity)`` as for `aba`. With mimic
-    joints ``P^T M P`` has no tree pattern: each solve is a dense checked one instead.
+    ``tau``: G generalized forces; ``base``: ``(quat_xyzw, velocity)`` as for `aba`. Where mimic
+    joints leave ``P^T M P`` no tree pattern (`coordinate_parents`), each solve is a dense checked one.
     """
     off = 6 if tree.floating else 0
     G = tree.nj + off
@@ -38,8 +38,8 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
     still = (base[0], base[1], (0,) * 6) if tree.floating else None
     bias = coordinates.forces(tree, rnea(tree, ops, q, qd, [0] * tree.nb, still, loads))  # b = ID(q, qd, 0)
     b_acc = [sp.sub(t, b) for t, b in zip(tau, bias)]
-    if tree.nj == tree.nb:
-        lam = dof_parents(tree.parent, tree.floating)
+    lam = coordinate_parents(tree)
+    if lam is not None:
         L, Dinv = ltdl(H, lam, ops, WHAT)
 
         def solve(b):
@@ -55,7 +55,7 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
            for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ())}
     out = {wrt: [solve(b) for b in columns] for wrt, columns in rhs.items()}
     rhs["tau"] = [[int(r == c) for r in range(G)] for c in range(G)]
-    if tree.nj != tree.nb:
+    if lam is None:
         out["tau"] = [solve(b) for b in rhs["tau"]]
         return out
     out["tau"] = ltdl_inverse(L, Dinv, lam)                                        # dacc/dtau = M^-1 (symmetric)

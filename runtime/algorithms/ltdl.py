@@ -43,6 +43,38 @@ def dof_parents(parent, floating: bool) -> tuple:
     return base + tuple(off + p if p != -1 else off - 1 for p in parent)
 
 
+def coordinate_parents(tree):
+    """lambda of the G generalized coordinates, or None where mimic joints leave no tree pattern.
+
+    Without mimic joints it is `dof_parents`. With them, coordinate ``k`` moves several
+    bodies and ``P^T H P`` couples coordinates ``r`` and ``c`` where a body of ``r`` is a body
+    of ``c``, an ancestor or a descendant of one. That is again a tree's pattern (LTDL
+    without fill-in) when the coordinates below ``k`` that it couples with form one chain:
+    ``lambda[k]`` is the last of them and the others are its ancestors. A gripper whose
+    fingers all follow one joint keeps the pattern (the fingers hang under the wrist); a
+    mimic joint in a branch beside its master's descendants breaks it (None: a dense solve).
+    """
+    lam = dof_parents(tree.parent, tree.floating)
+    if tree.nj == tree.nb:
+        return lam
+    off = 6 if tree.floating else 0
+    bodies = [[r] for r in range(off)] + [[] for _ in range(tree.nj)]
+    for i, (k, _, _) in enumerate(tree.coordinates):
+        bodies[off + k].append(off + i)
+    above = [set(ancestors(lam, i)) for i in range(len(lam))]
+
+    def coupled(r, c):
+        return any(i == j or i in above[j] or j in above[i] for i in bodies[r] for j in bodies[c])
+
+    reduced = []
+    for k in range(len(bodies)):
+        below = {j for j in range(k) if coupled(k, j)}
+        reduced.append(max(below, default=-1))
+        if below != set(ancestors(reduced, k)):
+            return None
+    return tuple(reduced)
+
+
 def ancestors(lam, k):
     """The coordinates above ``k``, nearest first."""
     j = lam[k]

@@ -18,7 +18,8 @@ Mimic joints (`coordinates`): the joint inputs are the J independent coordinates
 each algorithm gets them expanded to every body (``q_full = P q + offset``), runs
 on the whole tree and its results are reduced (``P^T tau``, ``P^T M P``). Forward
 dynamics of a model with mimic joints is computed as ``forward_dynamics_crba``
-(reduced mass matrix, one RNEA bias, one checked Cholesky solve): ABA's one sweep
+(reduced mass matrix, one RNEA bias, one checked solve: the tree-sparse LTDL where the
+reduced matrix keeps a tree's pattern, `ltdl.coordinate_parents`, else the dense Cholesky): ABA's one sweep
 eliminates each body's own coordinate, but a mimic joint shares its master's
 coordinate, often across branches (a gripper's two fingers), which no single tree
 sweep can eliminate.
@@ -35,7 +36,7 @@ from .aba import aba
 from .crba import crba
 from .fd_derivatives import fd_derivatives
 from .kinematics import Tree, rotate, rotate_back
-from .ltdl import dof_parents, solve_tree
+from .ltdl import coordinate_parents, solve_tree
 from .rnea import rnea, rnea_passes
 from .rnea_derivatives import rnea_derivatives
 
@@ -178,17 +179,15 @@ def _forward_dynamics(tree, ops, x):
 
 def _forward_dynamics_crba(tree, ops, x):
     # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA pass, then one checked solve: the tree-sparse
-    # LTDL, or the dense Cholesky where mimic joints couple coordinates outside the tree's pattern.
+    # LTDL, or the dense Cholesky where mimic joints couple coordinates outside a tree's pattern.
     # A floating base is solved in its body frame B (`crba` without the quaternion): H_B (T acc) = T tau - b_B
     H = coordinates.matrix(tree, crba(tree, ops, x.q))
     r = rnea_passes(tree, ops, x.q, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
     tau = list(rotate(r.E0, x.tau[:6])) + list(x.tau[6:]) if tree.floating else x.tau    # T tau
     bias = coordinates.forces(tree, (list(r.f0) if tree.floating else []) + r.tau)      # b_B
     rhs = [sp.sub(t, b) for t, b in zip(tau, bias)]
-    if tree.nj == tree.nb:
-        acc = solve_tree(H, rhs, dof_parents(tree.parent, tree.floating), ops, "mass matrix")
-    else:
-        acc = list(ops.solve_spd(H, rhs, "mass matrix"))
+    lam = coordinate_parents(tree)
+    acc = list(ops.solve_spd(H, rhs, "mass matrix")) if lam is None else solve_tree(H, rhs, lam, ops, "mass matrix")
     return {"acc": list(rotate_back(r.E0, acc[:6])) + acc[6:] if tree.floating else acc}          # acc = T^T (T acc)
 
 
@@ -285,7 +284,7 @@ OPERATIONS = {op.name: op for op in (
               ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics, _FD_TOLERANCE,
               derivative="forward_dynamics_derivatives",
               mimic_doc="qdd = M^-1 (tau - C qd - g - J^T loads); with mimic joints by CRBA, one RNEA bias and one "
-                        "checked Cholesky solve."),
+                        "checked solve (tree-sparse LTDL, or dense Cholesky where mimic joints couple branches)."),
     Operation("forward_dynamics_crba", "qdd from M (CRBA), the bias of one RNEA call and one checked tree-sparse LTDL solve.",
               ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics_crba, _FD_TOLERANCE),
     Operation("passive_terms", "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
