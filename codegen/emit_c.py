@@ -49,6 +49,16 @@ class Param:
 
 
 @dataclass
+class Check:
+    """An output's finiteness check after storing: of every entry, or only of the entries ``at`` (one
+    per distinct computed value) where the others are constants, inputs (checked on entry) or
+    repeats, and are at least as many (a Jacobian's columns off the link's path are zero)."""
+
+    param: Param
+    at: tuple = ()
+
+
+@dataclass
 class CFunction:
     """One generated operation, ready for the templates."""
 
@@ -56,7 +66,7 @@ class CFunction:
     params: list
     body: list = field(default_factory=list)  # (statement, comment): either may be empty; a comment is `CText`
     stores: list = field(default_factory=list)
-    checked: list = field(default_factory=list)  # outputs whose finiteness is checked after storing
+    checked: list = field(default_factory=list)  # `Check` of each output whose finiteness is checked after storing
     fail: str = ""  # statement that zeroes the outputs on a failed check
     optional_blocks: list = field(default_factory=list)  # (input, declarations): variables zero when it is NULL
     solves: set = field(default_factory=set)  # the `cholesky_copy` of each checked solve it calls
@@ -158,8 +168,12 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict) -> CFun
         values = kernel.outputs[p.name]
         lines = [f"{p.name}[{k}] = {printer.ref(v)};" for k, v in enumerate(values)]
         fn.stores.append((p.name, p.optional, lines))
-        if any(isinstance(v, Expr) for v in values):
-            fn.checked.append(p)
+        computed = {}  # C name of each distinct computed value -> its first entry
+        for k, v in enumerate(values):
+            if isinstance(v, Expr) and v.op != "in":
+                computed.setdefault(printer.ref(v), k)
+        if computed:
+            fn.checked.append(Check(p, tuple(computed.values()) if 2 * len(computed) <= p.size else ()))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
     fn.stack = stack_bound(fn, printer)
     return fn

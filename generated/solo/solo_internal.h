@@ -54,6 +54,14 @@ static inline int solo_finite(const double *x, int n)
     return !bad;
 }
 
+/* 1 when x[at[k]] is finite for every k of [0, n). */
+static inline int solo_finite_at(const double *x, const int *at, int n)
+{
+    int k, bad = 0;
+    for (k = 0; k < n; ++k) bad |= !solo_finite1(x[at[k]]);
+    return !bad;
+}
+
 /* x[0, n) = 0; nothing for x == NULL. */
 static inline void solo_zero(double *x, int n)
 {
