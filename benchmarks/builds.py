@@ -1,32 +1,22 @@
-"""The benchmarks' one build cache: compile a program once per content, keep it between runs.
+"""The benchmarks' build cache: compile a program once per content, keep it between runs.
 
-A program's folder in the cache is named after a hash of its files and its compile
-command. A build runs in a private temporary folder inside the cache and is renamed
-into place in one step, so two runs building the same program at once both succeed
-and nobody ever runs a half-written program.
+A program is an entry of `rbdgen.build.cached` (the extension modules' cache): keyed by a
+hash of its files and its compile command, built in a private temporary folder inside the
+cache, renamed into place in one step and checked against its record (size, SHA-256)
+before each use, so two runs building the same program at once both succeed and nobody
+ever runs a half-written or damaged program.
 """
 
 from __future__ import annotations
 
-import hashlib
-import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
+from rbdgen import build
+from rbdgen.errors import BuildError
 
-class BuildError(RuntimeError):
-    """The compiler failed; the message holds the end of its output."""
-
-
-def content_key(*parts) -> str:
-    """A short hash of ``parts`` (bytes, or anything with a ``str``)."""
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part if isinstance(part, bytes) else str(part).encode())
-        digest.update(b"\0")
-    return digest.hexdigest()[:20]
+__all__ = ["BuildError", "compile_program"]
 
 
 def compile_program(cache: Path, name: str, files: dict, command: list, extra_key=()) -> tuple:
@@ -37,27 +27,19 @@ def compile_program(cache: Path, name: str, files: dict, command: list, extra_ke
     there), which must write the executable ``name``. ``extra_key``: what else the result
     depends on (a library version, header folders). Raises `BuildError`.
     """
-    key = content_key(*(part for n in sorted(files) for part in (n, files[n])), *command, *extra_key)
-    folder = Path(cache) / f"{name}-{key}"
-    exe = folder / name
-    if exe.is_file():
-        return exe, 0.0
-    Path(cache).mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=cache))
-    try:
+    key = build.digest(*(part for n in sorted(files) for part in (n, files[n])), *command, *extra_key)
+    seconds = 0.0
+
+    def make(folder: Path) -> Path:
+        nonlocal seconds
         for file, text in files.items():
-            (work / file).write_bytes(text if isinstance(text, bytes) else text.encode())
+            (folder / file).write_bytes(text if isinstance(text, bytes) else text.encode())
         start = time.perf_counter()
-        proc = subprocess.run(command, cwd=work, capture_output=True, text=True)
+        proc = subprocess.run(command, cwd=folder, capture_output=True, text=True)
         seconds = time.perf_counter() - start
         if proc.returncode != 0:
             errors = [line for line in proc.stderr.splitlines() if "error" in line][:3]
             raise BuildError(f"{name} does not compile: " + (" | ".join(errors) or proc.stderr.strip()[-300:]))
-        try:
-            work.rename(folder)
-        except OSError:  # another run installed the same build first
-            if not exe.is_file():
-                raise
-        return exe, seconds
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        return folder / name
+
+    return build.cached(Path(cache), f"{name}-{key}", name, make), seconds

@@ -14,7 +14,8 @@ private temporary folder inside the cache, the broken entry is first moved aside
 (renamed, then deleted) and the new one is installed with one ``os.rename``. Two
 processes building the same entry at once both succeed with one installed
 artifact (the first rename wins, the other process loads the winner), and a
-reader never sees a half-written entry.
+reader never sees a half-written entry. `cached` is that mechanism for any one
+built file (the benchmarks' C and C++ programs use it too).
 
 Every translation unit (the generated ``.c`` files and cffi's wrapper) is
 compiled to an object by its own compiler process, as many at once as the cores
@@ -83,18 +84,22 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("rbdgen"))
 
 
+def digest(*parts) -> str:
+    """A short SHA-256 of ``parts`` (bytes, or anything with a ``str``): a cache key."""
+    sha = hashlib.sha256()
+    for part in parts:
+        sha.update(part if isinstance(part, bytes) else str(part).encode())
+        sha.update(b"\0")
+    return sha.hexdigest()[:24]
+
+
 def build_key(files: dict, cdef: str, flags) -> str:
     import cffi
     import numpy  # the entry points compile against NumPy's C API
 
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode() + b"\0" + files[name].encode() + b"\0")
     compiler = " ".join(f"{v}={os.environ.get(v, '')}" for v in COMPILER_ENVIRONMENT)
-    for part in (cdef, " ".join(flags), compiler, cffi.__version__, numpy.__version__, sys.implementation.cache_tag,
-                 sys.platform, LAYOUT):
-        digest.update(part.encode() + b"\0")
-    return digest.hexdigest()[:24]
+    return digest(*(part for name in sorted(files) for part in (name, files[name])), cdef, " ".join(flags), compiler,
+                  cffi.__version__, numpy.__version__, sys.implementation.cache_tag, sys.platform, LAYOUT)
 
 
 def module_name(prefix: str, key: str) -> str:
@@ -115,18 +120,37 @@ def load_extension(files: dict, prefix: str, cdef: str, flags=DEFAULT_FLAGS, cac
     if name in sys.modules:
         return sys.modules[name]
     root = Path(cache) if cache is not None else cache_dir()
+
+    def make(folder: Path) -> Path:
+        with _cache_access(root):  # an OSError there, such as a full disk, is a CacheError
+            return _compile(files, prefix, cdef, flags, name, folder)
+
+    return cached(root, key, name, make, use=lambda library: _import(name, library))
+
+
+def cached(root, key: str, name: str, make, use=None):
+    """``use(path)`` (default: the path) of the file ``name`` in the cache entry ``<root>/<key>``, built first
+    if the entry is missing, does not match its record, or ``use`` raises ImportError.
+
+    ``key`` must hash everything the file is made from (`digest`). ``make(folder)`` builds the file in an
+    empty private ``folder`` of the cache and returns its path, whose name is ``name`` or starts with
+    ``name + "."``; the entry is installed with one rename (see the module's docstring). Raises `CacheError`,
+    what ``make`` raises, or `BuildError` when `ATTEMPTS` builds give no usable entry.
+    """
+    root = Path(root)
     entry = root / key
     problem = "no entry was installed"
     for _ in range(ATTEMPTS):
         try:
-            return _import(name, _verified(entry, name))
+            path = _verified(entry, name)
+            return use(path) if use else path
         except _Absent:
             pass
         except (_Broken, ImportError) as exc:
             problem = f"it does not import: {exc}" if isinstance(exc, ImportError) else str(exc)
             log.warning("rebuilding the cache entry %s: %s", entry, problem)
             _discard(entry, root)
-        _build(files, prefix, cdef, flags, name, root, entry)
+        _build(root, entry, make)
     raise BuildError(f"the cache entry {entry} is broken after {ATTEMPTS} builds ({problem}); "
                      f"delete it, or set RBDGEN_CACHE to another folder")
 
@@ -141,8 +165,8 @@ class _Broken(Exception):
 
 
 def _verified(entry: Path, name: str) -> Path:
-    """The library (extension ``name``) of ``entry``, checked against its record without opening it
-    as a library; raises `_Absent` or `_Broken`."""
+    """The file ``name`` (or ``name.<suffix>``: an extension's library) of ``entry``, checked against its
+    record without opening it; raises `_Absent` or `_Broken`."""
     if not entry.exists():
         raise _Absent
     try:
@@ -150,7 +174,8 @@ def _verified(entry: Path, name: str) -> Path:
         library, size, sha256 = record["library"], record["bytes"], record["sha256"]
     except (OSError, ValueError, KeyError, TypeError) as exc:  # missing, unreadable, not JSON, not a record
         raise _Broken(f"no valid record ({type(exc).__name__}: {exc})") from None
-    if not (isinstance(library, str) and library.startswith(name + ".") and Path(library).name == library):
+    if not (isinstance(library, str) and (library == name or library.startswith(name + "."))
+            and Path(library).name == library):
         raise _Broken(f"the record names {library!r}, not a library of this entry")
     path = entry / library
     try:
@@ -165,11 +190,11 @@ def _verified(entry: Path, name: str) -> Path:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
+    sha = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+            sha.update(block)
+    return sha.hexdigest()
 
 
 def _import(name: str, path: Path):
@@ -225,20 +250,21 @@ def _cache_error(root: Path, exc: OSError) -> CacheError:
 
 
 # -- building ------------------------------------------------------------------------------------
-def _build(files: dict, prefix: str, cdef: str, flags: tuple, name: str, root: Path, entry: Path):
-    """Compile ``files`` in a private folder of the cache and install the result as ``entry``
-    (an `OSError` there, such as a full disk, is a `CacheError`)."""
+def _build(root: Path, entry: Path, make):
+    """``make`` the file in a private folder of the cache and install it, with its record, as ``entry``."""
     with _cache_access(root):
         root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".build-{entry.name}-", dir=root))
     try:
         with _cache_access(root):
-            library = _compile(files, prefix, cdef, flags, name, work)
+            (work / "build").mkdir()
+        built = make(work / "build")
+        with _cache_access(root):
             final = work / "entry"
             final.mkdir()
-            os.rename(library, final / library.name)
-            record = {"library": library.name, "bytes": (final / library.name).stat().st_size,
-                      "sha256": _sha256(final / library.name)}
+            os.rename(built, final / built.name)
+            record = {"library": built.name, "bytes": (final / built.name).stat().st_size,
+                      "sha256": _sha256(final / built.name)}
             (final / RECORD).write_text(json.dumps(record) + "\n")
             _install(final, entry)
     finally:

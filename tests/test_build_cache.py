@@ -480,3 +480,44 @@ def test_write_creates_the_folder(tmp_path, generated):
     folder = g.write(tmp_path / "a" / "b")
     assert folder.is_dir() and (folder / f"{g.prefix}.json").is_file()
     assert os.path.samefile(folder, tmp_path / "a" / "b")
+
+
+# -- programs (the benchmarks' C and C++ loops) go through the same cache ------------------------------
+PROGRAM = {"main.c": '#include <stdio.h>\nint main(void) { puts("built"); return 0; }\n'}
+
+
+def _program(cache: Path):
+    from benchmarks.builds import compile_program
+
+    return compile_program(cache, "hello", PROGRAM, ["gcc", "-O1", "-o", "hello", "main.c"])
+
+
+def test_a_program_is_a_verified_cache_entry(tmp_path):
+    """A program is built once (the second call is a hit: 0 s), installed with a record like an extension."""
+    cache = tmp_path / "cache"
+    exe, seconds = _program(cache)
+    assert seconds > 0 and subprocess.run([exe], capture_output=True, text=True).stdout == "built\n"
+    entry = _one_good_entry(cache)
+    assert exe == _library(entry) and exe.name == "hello"
+    assert _program(cache) == (exe, 0.0)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "random bytes", "library missing"])
+def test_a_damaged_program_is_rebuilt(tmp_path, damage, caplog):
+    cache = tmp_path / "cache"
+    exe, _ = _program(cache)
+    DAMAGE[damage](_entries(cache)[0])
+    again, seconds = _program(cache)
+    assert again == exe and seconds > 0, "rebuilt"
+    assert caplog.text.count("rebuilding the cache entry") == 1
+    assert subprocess.run([again], capture_output=True, text=True).stdout == "built\n"
+    _one_good_entry(cache)
+
+
+def test_a_program_that_does_not_compile_is_a_build_error(tmp_path):
+    from benchmarks.builds import compile_program
+
+    with pytest.raises(rbdgen.BuildError, match="broken does not compile: .*error"):
+        compile_program(tmp_path, "broken", {"main.c": "int main(void) { return x; }\n"},
+                        ["gcc", "-o", "broken", "main.c"])
+    assert _entries(tmp_path) == [] and _temporaries(tmp_path) == []
