@@ -124,7 +124,8 @@ def cmd_generate(args, progress: Progress) -> int:
         if args.frames is None or "link" not in str(exc):
             raise
         raise UsageError(f"--frames: {exc}") from None
-    progress.done(f"(trace {generated.timings['trace']:.2f} s, emit {generated.timings['emit']:.2f} s)")
+    steps = ", ".join(f"{step} {generated.timings[step]:.2f} s" for step in ("trace", "schedule", "emit"))
+    progress.done(f"({steps})")
     folder = generated.write(args.output, overwrite=args.force)
     model = generated.model
     print(f"{model.name}: J = {model.joint_count}, G = {model.generalized_count}, "

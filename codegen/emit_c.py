@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+import heapq
 import re
+from dataclasses import dataclass, field
 
 import jinja2
 
 from ..algorithms.operations import INPUTS, operation
 from ..errors import STATUS
 from ..names import c_text, check_prefix, checked
-from .optimize import COUNT_KEYS, schedule
+from .optimize import COUNT_KEYS, Schedule, operands
 from .trace import Call, Expr, Guard, Kernel
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -46,6 +46,19 @@ class Param:
     output: bool
     optional: bool
     doc: str
+    restrict: bool = False  # no other parameter reaches its memory (C99 ``restrict``)
+
+
+@dataclass
+class Part:
+    """Statements of an operation, in one function: the operation itself, or one of the parts it calls."""
+
+    name: str = ""  # the part's function after the prefix (`part_name`); empty: the operation itself
+    params: list = field(default_factory=list)  # the operation's parameters that it reads or writes
+    body: list = field(default_factory=list)  # (statement, comment): either may be empty; a comment is `CText`
+    stores: list = field(default_factory=list)  # (output, optional, lines)
+    optional_blocks: list = field(default_factory=list)  # (input, declarations): variables zero when it is NULL
+    solves: set = field(default_factory=set)  # the `cholesky_copy` of each checked solve it calls
 
 
 @dataclass
@@ -60,21 +73,23 @@ class Check:
 
 @dataclass
 class CFunction:
-    """One generated operation, ready for the templates."""
+    """One generated operation, ready for the templates: its statements in one `Part`, or split into several
+    (each in a source of its own, `PART_STEPS`) that hand values over in the array ``w``."""
 
     op: str
     params: list
-    body: list = field(default_factory=list)  # (statement, comment): either may be empty; a comment is `CText`
-    stores: list = field(default_factory=list)
+    parts: list = field(default_factory=list)
     checked: list = field(default_factory=list)  # `Check` of each output whose finiteness is checked after storing
     fail: str = ""  # statement that zeroes the outputs on a failed check
-    optional_blocks: list = field(default_factory=list)  # (input, declarations): variables zero when it is NULL
-    solves: set = field(default_factory=set)  # the `cholesky_copy` of each checked solve it calls
     counts: dict = field(default_factory=dict)
-    arrays: int = 0  # reals in the arrays of the checked solves
+    handover: int = 0  # reals in ``w``: the values a part computes for a later one
     stack: int = 0  # bytes, see `stack_bound`
     summary: str = ""
     doc: str = ""
+
+    @property
+    def split(self) -> bool:
+        return len(self.parts) > 1
 
 
 class Printer:
@@ -83,6 +98,8 @@ class Printer:
     def __init__(self, precision: str):
         self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
         self.names = {}
+        self.arrays = set()  # the inputs it has read ("w": values handed over)
+        self.handed = {}  # node id -> ``w[slot]``: a value an earlier part computed
 
     def literal(self, x) -> str:
         text = repr(float(x))
@@ -96,7 +113,11 @@ class Printer:
             return self.literal(x)
         if x.id in self.names:
             return self.names[x.id]
+        if x.id in self.handed:
+            self.arrays.add("w")
+            return self.handed[x.id]
         if x.op == "in":
+            self.arrays.add(x.args[0])
             return f"{x.args[0]}[{x.args[1]}]"
         if x.op == "ret":
             return f"x{x.args[0]}[{x.args[1]}]"
@@ -111,6 +132,7 @@ class Printer:
 
     def copy(self, node: Expr) -> str:
         """``tK = input[i];`` for an input entry read through a declared variable."""
+        self.arrays.add(node.args[0])
         return f"{self.names[node.id]} = {node.args[0]}[{node.args[1]}];"
 
     def define(self, node: Expr) -> str:
@@ -128,55 +150,176 @@ class Printer:
         return f"{name} = {expr};" if declared else f"const {self.real} {name} = {expr};"
 
 
-def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict) -> CFunction:
-    """Lay out one kernel as C statements."""
-    status = status_macros(prefix)
-    printer = Printer(precision)
+#: An operation of more than this many steps (`optimize.schedule`) is split into parts of at most about this
+#: many, each a function in a source of its own. GCC's register allocation takes more than linear time in a
+#: function's length (Talos' forward_dynamics_crba, 29,000 steps, compiles at 14 ms per KiB of C, Solo12's
+#: 5,000 at 7), and the parts compile in parallel.
+PART_STEPS = 6000
+
+
+def part_name(op: str, k: int) -> str:
+    """Part ``k`` of operation ``op``, after the prefix: ``<k>_<op>``. No operation or link function name starts
+    with a digit, so no part can share a name with one."""
+    return f"{k}_{op}"
+
+
+def optional_inputs(kernel: Kernel) -> list:
+    """The inputs of ``kernel`` that may be NULL (`optimize.schedule`'s ``optional``)."""
+    return [n for n in kernel.inputs if INPUTS[n].optional]
+
+
+def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, sizes: dict) -> CFunction:
+    """Lay out one kernel, scheduled as ``plan``, as C statements: in one `Part`, or in `PART_STEPS`-sized ones."""
     record = operation(kernel.operation)
     docs = {p.name: p.doc for p in record.outputs}
     inputs = [Param(n, sizes[n], False, INPUTS[n].optional, INPUTS[n].doc) for n in kernel.inputs]
     outputs = [Param(n, sizes[n], True, record.optional_outputs, docs[n]) for n in kernel.outputs]
     zero = "; ".join(f"{prefix}_zero({p.name}, {p.size})" for p in outputs)
     fn = CFunction(kernel.name, inputs + outputs, fail=zero, doc=kernel.doc)
-    plan = schedule(kernel, optional=[p.name for p in inputs if p.optional])
     fn.counts = plan.counts
-    steps = plan.steps
-    blocks = {}  # step index -> [(optional input, its terms that the step needs first)]
-    for opt in plan.optional:
-        fn.optional_blocks.append((opt.name, [printer.declare(n) for n in opt.variables]))
-        for index, terms in opt.blocks.items():
-            blocks.setdefault(index, []).append((opt.name, terms))
-    for index, step in enumerate(steps + [None]):  # None: the stores
-        for name, terms in blocks.get(index, ()):
-            lines = [printer.copy(n) if n.op == "in" else printer.define(n) for n in terms]
-            if len(lines) == 1:
-                fn.body.append((f"if ({name} != NULL) {{ {lines[0]} }}", ""))
-            else:
-                fn.body.extend((line, "") for line in [f"if ({name} != NULL) {{", *(f"    {x}" for x in lines), "}"])
-        if isinstance(step, Expr):
-            fn.body.append((printer.define(step), ""))
-        elif isinstance(step, Guard):
-            value = printer.ref(step.value)
-            test = f"!{prefix}_positive({value})" if step.strict else f"{prefix}_negative({value})"
-            fn.body.append((f"if ({test}) {{ {zero}; return {status[_status_name(step.status)]}; }}",
-                            c_text(step.message)))
-        elif isinstance(step, Call):
-            fn.body.extend(_call_lines(step, printer, prefix, zero))
-            fn.solves.add(cholesky_copy(step))
-            fn.arrays += call_arrays(step)
+    layout = _Layout(plan, kernel, -(-len(plan.steps) // PART_STEPS) or 1)
+    fn.handover = layout.slots
+    frames = []  # per part: reals it names and holds in arrays
+    for k in range(layout.count):
+        part, printer, arrays = _part(fn, k, layout, plan, kernel, outputs, prefix, precision)
+        fn.parts.append(part)
+        frames.append(len(printer.names) + arrays)
     for p in outputs:
-        values = kernel.outputs[p.name]
-        lines = [f"{p.name}[{k}] = {printer.ref(v)};" for k, v in enumerate(values)]
-        fn.stores.append((p.name, p.optional, lines))
-        computed = {}  # C name of each distinct computed value -> its first entry
-        for k, v in enumerate(values):
+        computed = {}  # each distinct computed value -> its first entry
+        for k, v in enumerate(kernel.outputs[p.name]):
             if isinstance(v, Expr) and v.op != "in":
-                computed.setdefault(printer.ref(v), k)
+                computed.setdefault(v.id, k)
         if computed:
             fn.checked.append(Check(p, tuple(computed.values()) if 2 * len(computed) <= p.size else ()))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
-    fn.stack = stack_bound(fn, printer)
+    fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8)
     return fn
+
+
+class _Layout:
+    """Which part computes each step and value, and the slot in ``w`` of each value a later part reads.
+
+    Step ``index`` (``len(steps)``: the outputs) belongs to part ``index * count // len(steps)``. A value
+    (a step, a solve's result, a term of an optional input) is handed over when a later part reads it; its
+    slot is free again for the values of the parts after the last one that reads it.
+    """
+
+    def __init__(self, plan, kernel: Kernel, count: int):
+        steps = plan.steps
+        self.count, self.steps, self.length = count, len(steps), max(len(steps), 1)
+        self.home = {}  # value id -> the part that computes it
+        for index, step in enumerate(steps):
+            if isinstance(step, Expr):
+                self.home[step.id] = self.of(index)
+            elif isinstance(step, Call):
+                self.home.update((r.id, self.of(index)) for column in step.results for r in column)
+        self.block_at = {}  # term id of an optional input -> the step index of its block
+        for opt in plan.optional:
+            for index, terms in opt.blocks.items():
+                self.block_at.update((n.id, index) for n in terms)
+        self.home.update((i, self.of(index)) for i, index in self.block_at.items())
+        self.store_in = {}  # output value id -> the part that stores it: the one computing it, else the last
+        last = {}
+
+        def read(x, part):
+            if x.id in self.home and part > self.home[x.id]:
+                last[x.id] = max(last.get(x.id, part), part)
+
+        for index, step in enumerate(steps):
+            for x in operands(step):
+                read(x, self.of(index))
+        for opt in plan.optional:
+            for index, terms in opt.blocks.items():
+                for x in [a for n in terms for a in operands(n)]:
+                    read(x, self.of(index))
+        for x in [v for values in kernel.outputs.values() for v in values if isinstance(v, Expr)]:
+            self.store_in[x.id] = self.home.get(x.id, count - 1)
+            read(x, self.store_in[x.id])
+        self.last = last  # handed-over value id -> the last part that reads it
+        self.slot = {}
+        free, busy, self.slots = [], [], 0
+        for i in sorted(last, key=lambda i: (self.home[i], i)):  # by part, then creation order
+            while busy and busy[0][0] < self.home[i]:
+                heapq.heappush(free, heapq.heappop(busy)[1])
+            self.slot[i] = heapq.heappop(free) if free else self.slots
+            self.slots = max(self.slots, self.slot[i] + 1)
+            heapq.heappush(busy, (last[i], self.slot[i]))
+
+    def of(self, index: int) -> int:
+        return min(index * self.count // self.length, self.count - 1)
+
+    def indices(self, k: int) -> range:
+        """The step indices of part ``k`` (the last one also has ``len(steps)``: the outputs)."""
+        def first(part):
+            return -(-part * self.length // self.count)
+
+        return range(first(k), first(k + 1) if k < self.count - 1 else self.steps + 1)
+
+    def handed(self, x: Expr, printer: "Printer") -> list:
+        """``w[slot] = x;`` if a later part reads ``x`` (after it is computed), else nothing."""
+        if x.id not in self.slot:
+            return []
+        printer.arrays.add("w")
+        return [(f"w[{self.slot[x.id]}] = {printer.ref(x)};", "")]
+
+
+def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs: list, prefix: str,
+          precision: str):
+    """Part ``k`` of ``fn``: (`Part`, its `Printer`, the reals in its solves' arrays)."""
+    status = status_macros(prefix)
+    printer = Printer(precision)
+    printer.handed.update((i, f"w[{layout.slot[i]}]") for i in layout.slot if layout.home[i] < k <= layout.last[i])
+    part = Part(part_name(fn.op, k + 1) if layout.count > 1 else "")
+    arrays = 0
+    steps = plan.steps
+    indices = layout.indices(k)
+    blocks = {}  # step index -> [(optional input, its terms that the step needs first)]
+    for opt in plan.optional:
+        part.optional_blocks.append((opt.name, [printer.declare(n) for n in opt.variables
+                                                if layout.of(layout.block_at.get(n.id, 0)) == k]))
+        for index, terms in opt.blocks.items():
+            if index in indices:
+                blocks.setdefault(index, []).append((opt.name, terms))
+    body = part.body
+    for index in indices:
+        step = steps[index] if index < len(steps) else None  # None: the stores
+        for name, terms in blocks.get(index, ()):
+            lines = [printer.copy(n) if n.op == "in" else printer.define(n) for n in terms]
+            if len(lines) == 1:
+                body.append((f"if ({name} != NULL) {{ {lines[0]} }}", ""))
+            else:
+                body.extend((line, "") for line in [f"if ({name} != NULL) {{", *(f"    {x}" for x in lines), "}"])
+            for n in terms:
+                body.extend(layout.handed(n, printer))
+        if isinstance(step, Expr):
+            body.append((printer.define(step), ""))
+            body.extend(layout.handed(step, printer))
+        elif isinstance(step, Guard):
+            value = printer.ref(step.value)
+            test = f"!{prefix}_positive({value})" if step.strict else f"{prefix}_negative({value})"
+            body.append((f"if ({test}) {{ {fn.fail}; return {status[_status_name(step.status)]}; }}",
+                         c_text(step.message)))
+        elif isinstance(step, Call):
+            body.extend(_call_lines(step, printer, prefix, fn.fail))
+            for column in step.results:
+                for r in column:
+                    body.extend(layout.handed(r, printer))
+            part.solves.add(cholesky_copy(step))
+            arrays += call_arrays(step)
+    last = k == layout.count - 1
+    fails = any(isinstance(step, (Guard, Call)) for step in steps[indices.start:indices.stop])
+    for p in outputs:
+        values = kernel.outputs[p.name]
+        lines = [f"{p.name}[{j}] = {printer.ref(v)};" for j, v in enumerate(values)
+                 if (layout.store_in.get(v.id, layout.count - 1) if isinstance(v, Expr) else layout.count - 1) == k]
+        if lines or (last and layout.count == 1):
+            part.stores.append((p.name, p.optional, lines))
+    used = (printer.arrays | {name for entries in blocks.values() for name, _ in entries}
+            | {name for name, _, _ in part.stores})
+    part.params = [p for p in fn.params if p.name in used or (p.output and fails)]
+    if "w" in used:
+        part.params.append(Param("w", layout.slots, True, False, "values handed from part to part", restrict=True))
+    return part, printer, arrays
 
 
 #: Stack bound: bytes allowed per call level for what a function does not name (saved registers, the
@@ -185,12 +328,13 @@ def c_function(kernel: Kernel, prefix: str, precision: str, sizes: dict) -> CFun
 FRAME, LEVELS = 256, 3
 
 
-def stack_bound(fn: CFunction, printer: Printer) -> int:
-    """Bytes of stack ``fn`` needs at most: its named scalars (`Printer.names`) and its solves' arrays,
-    one slot each (what an unoptimised build gives them; an optimising compiler keeps most in registers),
-    plus `FRAME` bytes for each of 1 + `LEVELS` call levels. A test measures it (-fstack-usage)."""
-    size = 4 if printer.real == "float" else 8
-    return size * (len(printer.names) + fn.arrays) + FRAME * (1 + LEVELS)
+def stack_bound(fn: CFunction, frame: int, size: int) -> int:
+    """Bytes of stack ``fn`` needs at most: the reals of its largest part's ``frame`` (the scalars it names
+    in `Printer.names` and its solves' arrays, one slot each: what an unoptimised build gives them; an
+    optimising compiler keeps most in registers) and of the array ``w`` that hands values from part to part,
+    plus `FRAME` bytes for each of 1 + `LEVELS` call levels (one more for split functions, which call their
+    parts). A test measures it (-fstack-usage)."""
+    return size * (frame + fn.handover) + FRAME * (1 + LEVELS + fn.split)
 
 
 def macro_prefix(prefix: str) -> str:
@@ -241,7 +385,8 @@ def call_arrays(call: Call) -> int:
 
 
 def c_param(p: Param, real: str) -> str:
-    return f"{real} *{p.name}" if p.output else f"const {real} *{p.name}"
+    pointer = "*restrict " if p.restrict else "*"
+    return f"{real} {pointer}{p.name}" if p.output else f"const {real} {pointer}{p.name}"
 
 
 def environment() -> jinja2.Environment:
@@ -265,25 +410,37 @@ def spellings(prefix: str, precision: str) -> dict:
                 real=real, eps=eps, sqrt=f"sqrt{fsuffix}", fabs=f"fabs{fsuffix}", **BITS[precision])
 
 
-def source_names(prefix: str, ops) -> list:
-    """The files of a robot's C: the header, the internal header, one source per operation."""
-    return [f"{prefix}.h", f"{prefix}_internal.h", *(f"{prefix}_{op}.c" for op in ops)]
+def source_names(prefix: str, functions: list) -> list:
+    """The files of a robot's C: the header, the internal header, one source per operation and one per part
+    of a split one (`PART_STEPS`)."""
+    return [f"{prefix}.h", f"{prefix}_internal.h", *(f"{prefix}_{name}.c" for fn in functions
+                                                      for name in [fn.op, *(p.name for p in fn.parts if fn.split)])]
 
 
-def render(kernels: list, prefix: str, precision: str, sizes: dict, header_info: dict):
-    """The C files of a robot (`source_names`): ({filename: text}, [CFunction])."""
+def render(kernels: list, plans: list, prefix: str, precision: str, sizes: dict, header_info: dict):
+    """The C files of a robot (`source_names`) from its kernels and their `Schedule`: ({filename: text},
+    [CFunction])."""
     check_prefix(prefix)
-    functions = [c_function(k, prefix, precision, sizes) for k in kernels]
+    functions = [c_function(k, plan, prefix, precision, sizes) for k, plan in zip(kernels, plans)]
     env = environment()
-    names = source_names(prefix, [fn.op for fn in functions])
+    names = source_names(prefix, functions)
     context = dict(header_info, **spellings(prefix, precision), functions=functions, sources=names,
                    base_size=sizes["base"], frame=FRAME, levels=LEVELS)
     files = {names[0]: env.get_template("robot.h.j2").render(context),
              names[1]: env.get_template("internal.h.j2").render(context)}
-    for name, fn in zip(names[2:], functions):
-        copies = sorted(fn.solves, key=lambda copy: (copy[1] or 0, copy[2] or 0))  # by (n, m): deterministic
-        files[name] = env.get_template("operation.c.j2").render(context, fn=fn, cholesky_copies=copies)
+    for fn in functions:
+        parts = fn.parts if fn.split else []
+        files[f"{prefix}_{fn.op}.c"] = env.get_template("operation.c.j2").render(
+            context, fn=fn, cholesky_copies=_copies(fn.parts[0].solves if not parts else ()))
+        for index, part in enumerate(parts):
+            files[f"{prefix}_{part.name}.c"] = env.get_template("part.c.j2").render(
+                context, fn=fn, part=part, index=index, cholesky_copies=_copies(part.solves))
     return files, functions
+
+
+def _copies(solves) -> list:
+    """The copies of the checked solve a source needs, by (n, m): deterministic."""
+    return sorted(solves, key=lambda copy: (copy[1] or 0, copy[2] or 0))
 
 
 def cholesky_source(prefix: str, precision: str, copies=(("", None, None),)) -> str:

@@ -21,6 +21,7 @@ from ..names import c_text, check_prefix, default_prefix
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c, packaging
+from .optimize import schedule
 from .trace import Graph, Kernel, StructuralFailure, SymbolicOps
 
 log = logging.getLogger(__name__)
@@ -237,6 +238,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     kernels = [trace(model, op, tree, k) for op, k in plan]
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
+    plans = [schedule(k, optional=emit_c.optional_inputs(k)) for k in kernels]
+    timings["schedule"] = time.perf_counter() - start
+    start = time.perf_counter()
     info = dict(
         banner=f"{prefix}: rigid-body dynamics specialised for one robot",
         version=__version__,
@@ -255,7 +259,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                for link in model.links],
         frames=[c_text(f"{k} ({model.links[k].name})") for k in links] if linked else [],
     )
-    files, functions = emit_c.render(kernels, prefix, precision, size, info)
+    files, functions = emit_c.render(kernels, plans, prefix, precision, size, info)
     timings["emit"] = time.perf_counter() - start
     real = emit_c.PRECISIONS[precision][0]
     manifest = {

@@ -50,7 +50,7 @@ def schedule(kernel: Kernel, optional=()) -> Schedule:
         terms = direct + hoisted
         at = _first_needed(terms, plan.steps, kernel)
         # variables: the terms the rest reads, and those read by a term of a later block
-        variables = used | {a.id for n in hoisted for a in _operands(n) if a.id in at and at[a.id] != at[n.id]}
+        variables = used | {a.id for n in hoisted for a in operands(n) if a.id in at and at[a.id] != at[n.id]}
         grouped = {}  # first-needed step index -> the terms computed there, in order
         for n in terms:
             if n.id in at:
@@ -141,7 +141,7 @@ def _linear_in(name: str, steps: list) -> list:
     return out
 
 
-def _operands(step) -> list:
+def operands(step) -> list:
     """The nodes a step (computation, guard or call) reads."""
     if isinstance(step, Expr):
         values = step.args
@@ -158,7 +158,7 @@ def _outputs(kernel: Kernel) -> list:
 
 def _referenced(steps: list, kernel: Kernel) -> set:
     """Ids of the nodes that ``steps`` (computations, guards, calls) and the outputs read."""
-    return {x.id for step in steps for x in _operands(step)} | {x.id for x in _outputs(kernel)}
+    return {x.id for step in steps for x in operands(step)} | {x.id for x in _outputs(kernel)}
 
 
 def _first_needed(terms: list, steps: list, kernel: Kernel) -> dict:
@@ -178,9 +178,9 @@ def _first_needed(terms: list, steps: list, kernel: Kernel) -> dict:
             x = stack.pop()
             if x.id in ids and x.id not in at:
                 at[x.id] = index
-                stack.extend(_operands(x))
+                stack.extend(operands(x))
 
     for index, step in enumerate(steps):
-        need(_operands(step), index)
+        need(operands(step), index)
     need(_outputs(kernel), len(steps))
     return at

@@ -46,9 +46,11 @@ import json
 import logging
 import os
 import shutil
+import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -301,6 +303,8 @@ def _compile(files: dict, prefix: str, cdef: str, flags: tuple, name: str, work:
         def build_extensions(self):
             _require_compiler(self.compiler)
             self.compiler.compile = _in_parallel(self.compiler.compile)
+            if hasattr(os, "wait4"):
+                _measure_commands(self.compiler)
             super().build_extensions()
 
     command = ParallelBuild(Distribution({"ext_modules": [extension]}))
@@ -325,6 +329,39 @@ def _in_parallel(compile_serially):
             return [obj for s in sources for obj in objects[s].result()]
 
     return compile
+
+
+def _measure_commands(compiler):
+    """Make setuptools' ``compiler`` run each compiler (or linker) command itself and log its wall time, CPU time
+    (user + system, its child processes included) and peak memory at DEBUG (``rbdgen -v``,
+    `benchmarks.build_time`). setuptools runs commands through ``call`` (raising CalledProcessError or OSError),
+    older versions through ``spawn`` (raising ExecError): the same errors come out here."""
+    from setuptools.errors import ExecError
+
+    def run(command, env=None, spawned=False):
+        command = [str(a) for a in command]
+        start = time.perf_counter()
+        try:
+            process = subprocess.Popen(command, env=env)
+        except OSError as exc:
+            if spawned:
+                raise ExecError(f"command {command[0]!r} failed: {exc}") from None
+            raise
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
+        unit = next((Path(a).name for a in command if a.endswith(".c")), "link")
+        cpu, peak = usage.ru_utime + usage.ru_stime, usage.ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)
+        log.debug("%s: %.2f s, %.2f s CPU, %.0f MiB", unit, time.perf_counter() - start, cpu, peak,
+                  extra={"unit": unit, "cpu": cpu, "peak_mib": peak})
+        if process.returncode and spawned:
+            raise ExecError(f"command {command[0]!r} failed with exit code {process.returncode}")
+        if process.returncode:
+            raise subprocess.CalledProcessError(process.returncode, command)
+
+    if hasattr(compiler, "call"):
+        compiler.call = lambda command, env=None, **_: run(command, env)
+    else:
+        compiler.spawn = lambda command, **_: run(command, spawned=True)
 
 
 def jobs() -> int:

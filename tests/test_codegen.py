@@ -41,7 +41,9 @@ from helpers import (
     tolerance,
 )
 from models import body, chain, point_mass_wrist
+from robots import ROBOTS
 from rbdgen.algorithms.operations import OPERATIONS as RECORDS
+from rbdgen.codegen import emit_c
 from rbdgen.codegen.generator import ALL_OPERATIONS
 from rbdgen.codegen.optimize import COUNT_KEYS
 
@@ -558,9 +560,26 @@ def test_operation_counts(compiled, generated, name):
         # both forward dynamics (the reduced mass matrix leaves the tree's sparsity pattern)
         mimic = op.startswith("forward_dynamics") and g.model.joint_count < len(g.model.joints)
         assert n["calls"] == (1 if (op == "forward_dynamics" and c.floating) or mimic else 0), op
-    # the text of the sources: one sin and one cos call per counted one
+    # the text of the sources (the function, and its parts where it is split): one sin and one cos call per counted one
     fn = g.files[f"{name}_mass_matrix.c"].split(f"int {name}_mass_matrix(", 1)[1].split("\n}\n", 1)[0]
+    fn += "".join(g.files[n] for n in g.c_sources if re.fullmatch(rf"{name}_\d+_mass_matrix\.c", n))
     assert fn.count(" sin(") == counts["mass_matrix"]["sin"] and fn.count(" cos(") == counts["mass_matrix"]["cos"]
+
+
+# -- split operations ------------------------------------------------------------------------------------
+def test_split_operations_equal_whole_ones(monkeypatch, compiled, build_cache):
+    """Operations split into parts (`emit_c.PART_STEPS` made small: each a source of its own, values handed
+    over in an array; the loads' terms, the solves and the stores in the parts) give exactly the whole
+    operations' results, which `validate` checks against the NumPy engine."""
+    monkeypatch.setattr(emit_c, "PART_STEPS", 300)
+    g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix=f"{FLOATING}_parts")
+    for op in ALL_OPERATIONS:
+        parts = [n for n in g.c_sources if re.fullmatch(rf"{FLOATING}_parts_\d+_{op}\.c", n)]
+        assert len(parts) >= sum(g.operation_counts[op].values()) // 300 > 1, op
+    split, whole = g.compile(TEST_FLAGS, build_cache, validate=True, samples=4), compiled(FLOATING)
+    st = states(FLOATING)
+    for op, loads in [(op, False) for op in rbdgen.OPERATIONS] + [(op, True) for op in LOAD_OPERATIONS]:
+        assert np.array_equal(call(split, op, st, loads=loads), call(whole, op, st, loads=loads)), (op, loads)
 
 
 # -- committed output is byte-stable --------------------------------------------------------------------
