@@ -6,17 +6,17 @@
     python -m benchmarks.build_time --robots talos --part-steps 1000000000   # no operation split
 
 Each robot is generated in a fresh process and compiled in another one (so the memory a
-compiler process reports is its own, plus the ~60 MiB Python process that starts it), into
-an empty cache folder, with `rbdgen.build.DEFAULT_FLAGS`. trace, schedule and emit are
-`rbdgen.generate`'s steps; compile is the cffi extension's build (every translation unit,
-``RBDGEN_JOBS`` compiler processes at once, then the link), wall clock. "compiler CPU" is
-the CPU time (user + system) of all compiler processes, "longest unit" the largest one's
-(the critical path: no number of cores builds faster than that), "2 idle cores" what two
-otherwise idle cores would take: generate (trace + schedule + emit) plus the compilers' CPU
-times laid largest first on two cores, plus the link -- the number to read on a shared,
-loaded machine, where wall clocks mostly measure the other work. "compiler peak" is the
-largest resident memory of one compiler process (up to ``RBDGEN_JOBS`` run at once),
-"Python peak" the generating process's own. ``--units`` adds a table of every unit.
+compiler process reports is its own, or the ~50 MiB of the Python process that starts it),
+into an empty cache folder, with `rbdgen.build.DEFAULT_FLAGS`. trace, schedule and emit are
+`rbdgen.generate`'s steps (wall clock), "generate CPU" their CPU time; compile is the cffi
+extension's build (every translation unit, ``RBDGEN_JOBS`` compiler processes at once, then
+the link), wall clock. "compiler CPU" is the CPU time (user + system) of all compiler
+processes, "longest unit" the largest one's (the critical path: no number of cores builds
+faster), "2 idle cores" what two otherwise idle cores would take: generate CPU, then the
+compilers' CPU times laid largest first on two cores, then the link -- the number to read
+on a shared, loaded machine, where wall clocks mostly measure the other work. "compiler
+peak" is the largest resident memory of one compiler process (up to ``RBDGEN_JOBS`` run at
+once), "Python peak" the generating process's own. ``--units`` adds every unit's numbers.
 
 ``tree100`` is a made-up floating-base tree of 100 revolute joints (ten chains of
 ten from the base, axes cycling x, y, z, seeded random masses and offsets).
@@ -90,7 +90,9 @@ def measure(name: str, flags: tuple, ops, part_steps=None) -> dict:
 
     with tempfile.TemporaryDirectory(prefix="rbdgen-build-time-") as tmp:
         path, floating = robot_source(name, Path(tmp))
+        cpu = time.process_time()
         g = rbdgen.generate(path, floating=floating, prefix=name, **({"ops": ops} if ops else {}))
+        generate_cpu = time.process_time() - cpu
         python_peak = _mib(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
         folder = g.write(Path(tmp) / "src")
         compiled = subprocess.run([sys.executable, "-m", "benchmarks.build_time", "--compile", str(folder),
@@ -100,7 +102,7 @@ def measure(name: str, flags: tuple, ops, part_steps=None) -> dict:
         build = json.loads(compiled.stdout.strip().splitlines()[-1])
     c_files = g.c_sources
     return {"robot": name, "J": g.model.joint_count, "floating": floating, "ops": len(g.manifest["operations"]),
-            **{step: g.timings[step] for step in ("trace", "schedule", "emit")}, **build,
+            **{step: g.timings[step] for step in ("trace", "schedule", "emit")}, "generate_cpu": generate_cpu, **build,
             "c_files": len(c_files), "c_bytes": sum(len(t.encode()) for n, t in g.files.items()
                                                     if n.endswith((".c", ".h"))),
             "python_peak_mib": python_peak}
@@ -132,12 +134,13 @@ def compile_folder(folder: Path, flags: tuple) -> dict:
 
 
 def two_cores(row: dict) -> float:
-    """Seconds on 2 idle cores: generate, then the compilers' CPU times largest first on 2 cores, then the link."""
+    """Seconds on 2 idle cores: generating (its CPU time), then the compilers' CPU times largest first on 2 cores,
+    then the link."""
     cores = [0.0, 0.0]
     for cpu in sorted((u["cpu"] for u in row["units"] if u["unit"] != "link"), reverse=True):
         cores[cores.index(min(cores))] += cpu
     link = sum(u["cpu"] for u in row["units"] if u["unit"] == "link")
-    return row["trace"] + row["schedule"] + row["emit"] + max(cores) + link
+    return row["generate_cpu"] + max(cores) + link
 
 
 def _mib(maxrss: int) -> float:
@@ -155,12 +158,13 @@ def run_one(name: str, flags: str, jobs: int, ops, part_steps) -> dict:
 
 
 def table(rows: list) -> str:
-    lines = ["| robot | J | ops | jobs | trace s | schedule s | emit s | compile s (wall) | compiler CPU s "
+    lines = ["| robot | J | ops | jobs | trace s | schedule s | emit s | generate CPU s | compile s (wall) | compiler CPU s "
              "| longest unit s | 2 idle cores s | .c files | C KiB | compiler peak MiB | Python peak MiB |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['robot']}{' (floating)' if r['floating'] else ''} | {r['J']} | {r['ops']} | {r['jobs']} "
-                     f"| {r['trace']:.2f} | {r['schedule']:.2f} | {r['emit']:.2f} | {r['compile']:.1f} "
+                     f"| {r['trace']:.2f} | {r['schedule']:.2f} | {r['emit']:.2f} | {r['generate_cpu']:.1f} "
+                     f"| {r['compile']:.1f} "
                      f"| {r['compile_cpu']:.1f} | {r['longest']:.1f} | {two_cores(r):.1f} | {r['c_files']} "
                      f"| {r['c_bytes'] / 1024:.0f} | {r['compiler_peak_mib']:.0f} | {r['python_peak_mib']:.0f} |")
     return "\n".join(lines)
