@@ -109,8 +109,12 @@ def ltdl(H, lam, ops, what: str):
     return A, Dinv
 
 
-def ltdl_apply_inverse(L, Dinv, lam, b):
-    """``x = (L^T D L)^-1 b`` (RBDA table 6.4): ``L^T`` from the leaves, ``D``, then ``L`` from the root."""
+def ltdl_apply_inverse(L, Dinv, lam, b, each=None):
+    """``x = (L^T D L)^-1 b`` (RBDA table 6.4): ``L^T`` from the leaves, ``D``, then ``L`` from the root.
+
+    ``each(k, x)``, if given, runs as soon as ``x[k]`` is final (root first): `solve_tree` folds the
+    residual in there, so each row of H is last read early (fewer values live at once: less stack).
+    """
     x = list(b)
     for k in reversed(range(len(x))):
         for j in ancestors(lam, k):
@@ -119,6 +123,8 @@ def ltdl_apply_inverse(L, Dinv, lam, b):
     for k in range(len(x)):
         for j in ancestors(lam, k):
             x[k] = sp.sub(x[k], sp.mul(L[k][j], x[j]))                              # x_k -= L_kj x_j
+        if each is not None:
+            each(k, x)
     return x
 
 
@@ -152,24 +158,40 @@ def _norm2(values, ops):
     return ops.sqrt(sp.dot(values, values))
 
 
-def check_residual(H, lam, x, b, ops, what: str):
-    """Step 3 of the module docstring, over the pattern of ``lam``."""
-    r = list(b)
-    trace = 0
-    for k in range(len(b)):
+class _Residual:
+    """``r = b - H x`` over the pattern of ``lam``, one row of H at a time, and step 3's check."""
+
+    def __init__(self, H, lam, b):
+        self.H, self.lam, self.b, self.r, self.trace = H, lam, b, list(b), 0
+
+    def take(self, k, x):
+        """Fold row ``k`` of H in (``x[k]`` and ``x`` of ``k``'s ancestors are final)."""
+        H, r = self.H, self.r
         r[k] = sp.sub(r[k], sp.mul(H[k][k], x[k]))                                  # r = b - H x
-        trace = sp.add(trace, H[k][k])
-        for j in ancestors(lam, k):
+        self.trace = sp.add(self.trace, H[k][k])
+        for j in ancestors(self.lam, k):
             r[k] = sp.sub(r[k], sp.mul(H[k][j], x[j]))
             r[j] = sp.sub(r[j], sp.mul(H[k][j], x[k]))
-    bound = sp.mul(residual_tolerance(len(b), ops.eps), sp.add(sp.mul(trace, _norm2(x, ops)), _norm2(b, ops)))
-    ops.require_not_negative(sp.sub(bound, _norm2(r, ops)), IllConditionedError,
-                             f"{what}: residual check failed (||b - H x||_2 above its bound)")
+
+    def check(self, x, ops, what: str):
+        bound = sp.mul(residual_tolerance(len(self.b), ops.eps),
+                       sp.add(sp.mul(self.trace, _norm2(x, ops)), _norm2(self.b, ops)))
+        ops.require_not_negative(sp.sub(bound, _norm2(self.r, ops)), IllConditionedError,
+                                 f"{what}: residual check failed (||b - H x||_2 above its bound)")
+
+
+def check_residual(H, lam, x, b, ops, what: str):
+    """Step 3 of the module docstring, over the pattern of ``lam``."""
+    residual = _Residual(H, lam, b)
+    for k in range(len(b)):
+        residual.take(k, x)
+    residual.check(x, ops, what)
 
 
 def solve_tree(H, b, lam, ops, what: str):
     """Solve ``H x = b`` for the tree-patterned SPD ``H``: factorise, solve, check the residual."""
     L, Dinv = ltdl(H, lam, ops, what)
-    x = ltdl_apply_inverse(L, Dinv, lam, b)
-    check_residual(H, lam, x, b, ops, what)
+    residual = _Residual(H, lam, b)
+    x = ltdl_apply_inverse(L, Dinv, lam, b, residual.take)
+    residual.check(x, ops, what)
     return x
