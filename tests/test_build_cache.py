@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -124,6 +125,16 @@ def test_every_translation_unit_is_compiled_and_linked(tmp_path, request):
     assert record["sha256"] == build._sha256(library)
     assert sorted(p.name for p in entry.iterdir()) == sorted([build.RECORD, library.name])
     assert not _temporaries(tmp_path)
+
+
+def test_every_compiler_process_is_logged(tmp_path, request, caplog):
+    """Each translation unit's compiler and the link log their CPU time and peak memory (``rbdgen -v``, and
+    what benchmarks/build_time.py reports)."""
+    caplog.set_level(logging.DEBUG, logger="rbdgen.build")
+    build.load_extension(TINY, "tiny", TINY_CDEF, _unique_flags(request), tmp_path)
+    units = {r.unit: r for r in caplog.records if hasattr(r, "unit")}
+    assert {"a.c", "b.c", "link"} <= set(units) and len(units) == 4, sorted(units)  # and cffi's wrapper
+    assert all(r.cpu > 0 and r.peak_mib > 1 for r in units.values())
 
 
 def test_sources_are_compiled_one_process_each(tmp_path):
