@@ -48,7 +48,7 @@ def tree_urdf(branches: int = 10, length: int = 10, seed: int = 0) -> str:
 
     def link(name):
         m = rng.uniform(0.5, 2.0)
-        i = rng.uniform(0.01, 0.05, 3)
+        i = rng.uniform(0.02, 0.04, 3)  # principal moments that satisfy the triangle inequality
         c = rng.uniform(-0.05, 0.05, 3)
         return (f'<link name="{name}"><inertial><origin xyz="{c[0]:.4f} {c[1]:.4f} {c[2]:.4f}"/>'
                 f'<mass value="{m:.4f}"/><inertia ixx="{i[0]:.4f}" ixy="0" ixz="0" iyy="{i[1]:.4f}" iyz="0" '
