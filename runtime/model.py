@@ -29,10 +29,13 @@ import dataclasses
 import hashlib
 import json
 import math
+from typing import Optional
+
 from .errors import ModelError
 
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]
+Quat = tuple[float, float, float, float]
 
 IDENTITY3: Mat3 = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 ZERO3: Vec3 = (0.0, 0.0, 0.0)
@@ -40,16 +43,20 @@ STANDARD_GRAVITY: Vec3 = (0.0, 0.0, -9.80665)
 JOINT_KINDS = ("revolute", "prismatic")
 
 
-def _vec3(value, what: str) -> Vec3:
+def _numbers_of(value, n: int, what: str) -> tuple:
     try:
         out = tuple(float(x) for x in value)
     except (TypeError, ValueError) as exc:
-        raise ModelError(f"{what}: expected 3 numbers, got {value!r}") from exc
-    if len(out) != 3:
-        raise ModelError(f"{what}: expected 3 numbers, got {len(out)}")
+        raise ModelError(f"{what}: expected {n} numbers, got {value!r}") from exc
+    if len(out) != n:
+        raise ModelError(f"{what}: expected {n} numbers, got {len(out)}")
     if not all(math.isfinite(x) for x in out):
         raise ModelError(f"{what}: non-finite value in {out}")
     return out
+
+
+def _vec3(value, what: str) -> Vec3:
+    return _numbers_of(value, 3, what)
 
 
 def _mat3(value, what: str) -> Mat3:
@@ -82,12 +89,55 @@ def _snap(x: float) -> float:
     return x
 
 
+def _quat_mul(a: Quat, b: Quat) -> Quat:
+    """Hamilton product of two (x, y, z, w) quaternions."""
+    (ax, ay, az, aw), (bx, by, bz, bw) = a, b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def _quat_rotation(quat: Quat) -> Mat3:
+    x, y, z, w = quat
+    return ((1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
+            (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
+            (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)))
+
+
+def _rotation_quat(R: Mat3) -> Quat:
+    """The quaternion (x, y, z, w), w >= 0, of a rotation matrix (Shepperd's method)."""
+    trace = R[0][0] + R[1][1] + R[2][2]
+    k = max(range(4), key=lambda i: trace if i == 3 else R[i][i])
+    if k == 3:
+        w = 0.5 * math.sqrt(1 + trace)
+        v = [(R[2][1] - R[1][2]) / (4 * w), (R[0][2] - R[2][0]) / (4 * w), (R[1][0] - R[0][1]) / (4 * w)]
+    else:
+        i, j, m = k, (k + 1) % 3, (k + 2) % 3
+        v = [0.0] * 3
+        v[i] = 0.5 * math.sqrt(1 + R[i][i] - R[j][j] - R[m][m])
+        v[j] = (R[j][i] + R[i][j]) / (4 * v[i])
+        v[m] = (R[m][i] + R[i][m]) / (4 * v[i])
+        w = (R[m][j] - R[j][m]) / (4 * v[i])
+    quat = (*v, w)
+    if w < 0 or (w == 0 and next(x for x in v if x != 0) < 0):
+        quat = tuple(-x for x in quat)
+    return tuple(_snap(x) for x in quat)
+
+
 @dataclasses.dataclass(frozen=True)
 class Transform:
-    """Pose of a child frame in its parent frame (rotation columns = child axes)."""
+    """Pose of a child frame in its parent frame (rotation columns = child axes).
+
+    ``quaternion`` (x, y, z, w) is the same rotation with the sign the description gave
+    it: a URDF origin's ``rpy`` as the product of its three half-angle quaternions (the
+    sign dynibo reports in link poses, w may be negative), a composition as the product
+    of the parts'. Given only a rotation, it is the quaternion with w >= 0.
+    """
 
     rotation: Mat3 = IDENTITY3
     translation: Vec3 = ZERO3
+    quaternion: Optional[Quat] = None
 
     def __post_init__(self):
         rotation = _mat3(self.rotation, "transform rotation")
@@ -96,6 +146,14 @@ class Transform:
         rrt = _matmul3(rotation, _transpose3(rotation))
         if any(abs(rrt[i][j] - (i == j)) > 1e-9 for i in range(3) for j in range(3)):
             raise ModelError(f"transform rotation is not orthonormal: {rotation}")
+        if self.quaternion is None:
+            object.__setattr__(self, "quaternion", _rotation_quat(rotation))
+            return
+        quat = _numbers_of(self.quaternion, 4, "transform quaternion")
+        object.__setattr__(self, "quaternion", quat)
+        same = _quat_rotation(quat)
+        if any(abs(same[i][j] - rotation[i][j]) > 1e-9 for i in range(3) for j in range(3)):
+            raise ModelError(f"transform quaternion {quat} (x, y, z, w) is not the rotation {rotation}")
 
     @staticmethod
     def from_rpy(xyz=ZERO3, rpy=ZERO3) -> "Transform":
@@ -104,6 +162,7 @@ class Transform:
         Sines and cosines within 1e-15 of 0 or +-1 (angles that are multiples of
         pi/2 written in decimal) are made exact, so the generated code drops the
         terms they would multiply; the change is below double round-off of the angle.
+        The quaternion is ``qz(yaw) qy(pitch) qx(roll)`` of the half angles, snapped alike.
         """
         roll, pitch, yaw = _vec3(rpy, "rpy")
         cr, sr = _snap(math.cos(roll)), _snap(math.sin(roll))
@@ -114,13 +173,18 @@ class Transform:
             (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
             (-sp, cp * sr, cp * cr),
         )
-        return Transform(rotation, _vec3(xyz, "xyz"))
+        qx = (math.sin(roll / 2), 0.0, 0.0, math.cos(roll / 2))
+        qy = (0.0, math.sin(pitch / 2), 0.0, math.cos(pitch / 2))
+        qz = (0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2))
+        quat = tuple(_snap(x) for x in _quat_mul(_quat_mul(qz, qy), qx))
+        return Transform(rotation, _vec3(xyz, "xyz"), quat)
 
     def compose(self, child: "Transform") -> "Transform":
         """Pose of ``child``'s frame in this transform's parent frame."""
         return Transform(
             _matmul3(self.rotation, child.rotation),
             tuple(a + b for a, b in zip(_matvec3(self.rotation, child.translation), self.translation)),
+            _quat_mul(self.quaternion, child.quaternion),
         )
 
     def apply(self, point: Vec3) -> Vec3:
@@ -421,7 +485,7 @@ class RobotModel:
             return Inertia(d["mass"], d["com"], d["rotational"])
 
         def transform(d):
-            return Transform(d["rotation"], d["translation"])
+            return Transform(d["rotation"], d["translation"], d.get("quaternion"))
 
         joints = [
             Joint(j["name"], j["kind"], j["parent"], transform(j["origin"]), j["axis"], inertia(j["inertia"]),

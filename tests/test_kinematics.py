@@ -93,7 +93,7 @@ def test_centroidal_against_pinocchio(name):
                f"Adot_G nu state {i}")
 
 
-@pytest.mark.parametrize("name", ["panda", "solo12"])
+@pytest.mark.parametrize("name", ["panda", "solo12", "talos"])
 def test_frames_against_dynibo(name):
     """dynibo 0.5.2's own results, quaternion signs included (both compose them along the chain)."""
     s, ref, st = solver(name), dynibo(name), _states(name)
@@ -114,6 +114,39 @@ def test_frames_against_dynibo(name):
                    ref.frame_velocity(b, q, qd, link, tool), f"tool velocity {what}")
             _check(s.forward_acceleration_kinematics(*head, q, qd, qdd, link),
                    ref.frame_acceleration(b, q, qd, qdd, link), f"acceleration {what}")
+
+
+_INERTIAL = '<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'
+
+
+@pytest.mark.parametrize("rpy", ["0 0 -4.71238898038", "3.14159265359 0 1.57079632679", "0.3 -2.9 2.5",
+                                 "3 0.2 -3", "0 0 3.5", "-1.5707963268 0 0"])
+def test_quaternion_sign_follows_the_urdf_like_dynibo(tmp_path, rpy):
+    """A joint origin's quaternion is the product of the rpy half-angle quaternions (w may be negative,
+    as in dynibo), not the w >= 0 quaternion of its matrix; through a fixed joint and a moving one."""
+    import dynibo as dy
+
+    path = tmp_path / "r.urdf"
+    path.write_text(f"""<robot name="r"><link name="a">{_INERTIAL}</link><link name="b">{_INERTIAL}</link>
+<link name="c">{_INERTIAL}</link><link name="d">{_INERTIAL}</link>
+<joint name="j" type="revolute"><parent link="a"/><child link="b"/><origin rpy="{rpy}"/><axis xyz="0 1 0"/>
+<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+<joint name="f" type="fixed"><parent link="b"/><child link="c"/><origin rpy="{rpy}" xyz="0.1 0 0"/></joint>
+<joint name="g" type="fixed"><parent link="c"/><child link="d"/><origin rpy="{rpy}"/></joint></robot>""")
+    ours, theirs = rbdgen.NumpySolver(rbdgen.load_urdf(str(path))), dy.Robot.from_urdf(str(path))
+    for q in ([0.4], [-2.5]):
+        for link in ("b", "c", "d"):
+            pose = theirs.forward_kinematics(np.array(q), theirs.link_id(link))
+            expected = np.concatenate([pose.translation, pose.rotation_xyzw])
+            assert np.abs(ours.forward_kinematics(q, link) - expected).max() <= 1e-14, (link, q)
+
+
+def test_a_quaternion_must_be_its_rotation():
+    quarter = ((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0))  # +90 degrees about z
+    assert rbdgen.Transform(quarter, quaternion=(0, 0, -0.5 ** 0.5, -0.5 ** 0.5)).quaternion[3] < 0
+    assert rbdgen.Transform(quarter).quaternion == pytest.approx((0, 0, 0.5 ** 0.5, 0.5 ** 0.5))
+    with pytest.raises(rbdgen.ModelError, match="is not the rotation"):
+        rbdgen.Transform(quarter, quaternion=(0, 0, 0.5 ** 0.5, -0.5 ** 0.5))
 
 
 # -- identities ------------------------------------------------------------------------------------

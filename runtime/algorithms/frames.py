@@ -14,14 +14,12 @@ The public quantities follow dynibo 0.5.2 at a link origin, world axes
 ``[omegadot, pddot] = J nudot + Jdot nu``, a ``6 x G`` Jacobian, angular rows
 first, whose floating-base columns (``[omega_W, pdot_W]`` of the base origin)
 come first, and a pose ``[x, y, z, qx, qy, qz, qw]``. The quaternion is composed
-along the chain (each joint origin's constant quaternion, w >= 0, then the joint's
-``[sin(q/2) axis, cos(q/2)]``), so it is a smooth function of q.
+along the chain (each joint origin's constant quaternion with the sign the model gives
+it, see `rbdgen.model.Transform`, then the joint's ``[sin(q/2) axis, cos(q/2)]``), so it
+is a smooth function of q and has dynibo's sign.
 """
 
 from __future__ import annotations
-
-import math
-from functools import lru_cache
 
 from .. import spatial as sp
 from .kinematics import Tree, base_rotation, joint_xform
@@ -81,28 +79,6 @@ def quat_mul(a, b):
             sp.sub(sp.sub(sp.mul(aw, bw), sp.mul(ax, bx)), sp.add(sp.mul(ay, by), sp.mul(az, bz))))
 
 
-@lru_cache(maxsize=None)
-def rotation_quaternion(E) -> tuple:
-    """The constant quaternion (w >= 0) of the rotation ``R = E^T`` (Shepperd's method on numbers)."""
-    R = [[float(E[c][r]) for c in range(3)] for r in range(3)]
-    trace = R[0][0] + R[1][1] + R[2][2]
-    k = max(range(4), key=lambda i: trace if i == 3 else R[i][i])
-    if k == 3:
-        w = 0.5 * math.sqrt(1 + trace)
-        v = [(R[2][1] - R[1][2]) / (4 * w), (R[0][2] - R[2][0]) / (4 * w), (R[1][0] - R[0][1]) / (4 * w)]
-    else:
-        i, j, m = k, (k + 1) % 3, (k + 2) % 3
-        v = [0.0] * 3
-        v[i] = 0.5 * math.sqrt(1 + R[i][i] - R[j][j] - R[m][m])
-        v[j] = (R[j][i] + R[i][j]) / (4 * v[i])
-        v[m] = (R[m][i] + R[i][m]) / (4 * v[i])
-        w = (R[m][j] - R[j][m]) / (4 * v[i])
-    quat = v + [w]
-    if w < 0 or (w == 0 and next(x for x in v if x != 0) < 0):
-        quat = [-x for x in quat]
-    return tuple(sp.const(x) for x in quat)
-
-
 def half_angles(tree: Tree, ops, q, bodies) -> dict:
     """(cos(q/2), sin(q/2)) of each revolute joint of ``bodies``."""
     half = {}
@@ -139,7 +115,7 @@ def body_orientations(tree: Tree, ops, half: dict, base, bodies) -> dict:
     """Q[i]: each of ``bodies``' world orientation, composed along its path (key -1: the root)."""
     Q = {-1: base_quaternion(tree, ops, base)}
     for i in bodies:
-        Q[i] = quat_mul(quat_mul(Q[tree.parent[i]], rotation_quaternion(tree.Xtree[i][0])),
+        Q[i] = quat_mul(quat_mul(Q[tree.parent[i]], tree.Qtree[i]),
                         joint_quaternion(tree, i, half))                              # Q = Q_parent Q_tree Q_J
     return Q
 
@@ -151,8 +127,7 @@ def _poses(tree: Tree, ops, q, base, bodies, links) -> list:
     Q = body_orientations(tree, ops, half, base, bodies)
     rows = []
     for k in links:
-        rows += list(link_pose(tree, X0, k)[1]) + list(quat_mul(Q[tree.link_body[k]],
-                                                                rotation_quaternion(tree.Xlink[k][0])))
+        rows += list(link_pose(tree, X0, k)[1]) + list(quat_mul(Q[tree.link_body[k]], tree.Qlink[k]))
     return rows
 
 

@@ -37,6 +37,8 @@ class Tree:
     I_base: tuple  # base rigid inertia in the base frame (floating only)
     link_body: tuple  # body each link is welded to (-1: root/base)
     Xlink: tuple  # X from the body frame to each link frame
+    Qtree: tuple  # the quaternion (x, y, z, w) of each Xtree's rotation, with the model's sign
+    Qlink: tuple  # the same of each Xlink
     a_grav: tuple  # gravity as a spatial acceleration (`sp.Motion`) in world axes
     floating: bool
     coordinates: tuple  # per body: (k, multiplier, offset), its joint position multiplier * q[k] + offset
@@ -58,6 +60,8 @@ class Tree:
             I_base=sp.rigid_inertia(model.base_inertia),
             link_body=tuple(link.body for link in model.links),
             Xlink=tuple(sp.xform_from_pose(link.pose) for link in model.links),
+            Qtree=tuple(tuple(sp.const(x) for x in j.origin.quaternion) for j in model.joints),
+            Qlink=tuple(tuple(sp.const(x) for x in link.pose.quaternion) for link in model.links),
             a_grav=sp.Motion((0, 0, 0) + tuple(sp.const(g) for g in model.gravity)),
             floating=model.floating,
             coordinates=tuple((k, sp.const(a), sp.const(b)) for k, a, b in model.coordinates),

@@ -635,8 +635,8 @@ class MimicReference:
     def jacobian_derivative(self, base, q, qd, link):
         return self.full.jacobian_derivative(base, *self.full_state(q, qd), link) @ self.PG  # P is constant
 
-    def frame_velocity(self, base, q, qd, link, **options):
-        return self.full.frame_velocity(base, *self.full_state(q, qd), link, **options)
+    def frame_velocity(self, base, q, qd, link, tool=None):
+        return self.full.frame_velocity(base, *self.full_state(q, qd), link, *(() if tool is None else (tool,)))
 
     def frame_acceleration(self, base, q, qd, qdd, link):
         return self.full.frame_acceleration(base, *self.full_state(q, qd, qdd), link)
