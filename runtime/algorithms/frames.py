@@ -22,9 +22,10 @@ is a smooth function of q and has dynibo's sign.
 from __future__ import annotations
 
 from .. import spatial as sp
+from ..errors import InvalidInputError
 from .kinematics import Tree, base_rotation, joint_xform
 
-IDENTITY = UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 
 
 def path(tree: Tree, body: int) -> list:
@@ -40,34 +41,6 @@ def link_path(tree: Tree, link: int) -> list:
     return path(tree, tree.link_body[link])
 
 
-# -- poses ------------------------------------------------------------------------------------------
-def base_pose(tree: Tree, ops, base):
-    """X0 of the root: identity for a fixed base; ``(R^T, translation)`` of the base state."""
-    if not tree.floating:
-        return IDENTITY, (0, 0, 0)
-    translation, quat, _, _ = base
-    return base_rotation(quat, ops), tuple(translation)
-
-
-def body_poses(tree: Tree, ops, q, base, bodies, half=None) -> dict:
-    """X0[i] for each of ``bodies`` (a root-first path or every body in order); key -1: the root.
-
-    ``half``: `half_angles` of the bodies, where known: each revolute joint's cos q and sin q then
-    come from them (cos q = c^2 - s^2, sin q = 2 s c), one sine and cosine fewer a joint.
-    """
-    X0 = {-1: base_pose(tree, ops, base)}
-    for i in bodies:
-        cos_sin = None if half is None or i not in half else double_angle(*half[i])
-        Xup = sp.xform_compose(joint_xform(tree, i, q[i], ops, cos_sin), tree.Xtree[i])
-        X0[i] = sp.xform_compose(Xup, X0[tree.parent[i]])                     # X0 = Xup X0_parent
-    return X0
-
-
-def link_pose(tree: Tree, X0: dict, link: int):
-    """X0 of a link frame: its constant placement on its body after the body's X0."""
-    return sp.xform_compose(tree.Xlink[link], X0[tree.link_body[link]])
-
-
 # -- quaternions (x, y, z, w) ---------------------------------------------------------------------------
 def quat_mul(a, b):
     """a b: first rotate by b, then by a."""
@@ -79,6 +52,18 @@ def quat_mul(a, b):
             sp.sub(sp.sub(sp.mul(aw, bw), sp.mul(ax, bx)), sp.add(sp.mul(ay, by), sp.mul(az, bz))))
 
 
+def quaternion_matrix(quat):
+    """R of a unit quaternion: I + 2w ux + 2 ux ux with u = (x, y, z) (12 multiplications)."""
+    x, y, z, w = quat
+    x2, y2, z2 = sp.mul(2, x), sp.mul(2, y), sp.mul(2, z)
+    xx, yy, zz = sp.mul(x, x2), sp.mul(y, y2), sp.mul(z, z2)
+    xy, xz, yz = sp.mul(x, y2), sp.mul(x, z2), sp.mul(y, z2)
+    wx, wy, wz = sp.mul(w, x2), sp.mul(w, y2), sp.mul(w, z2)
+    return ((sp.sub(1, sp.add(yy, zz)), sp.sub(xy, wz), sp.add(xz, wy)),
+            (sp.add(xy, wz), sp.sub(1, sp.add(xx, zz)), sp.sub(yz, wx)),
+            (sp.sub(xz, wy), sp.add(yz, wx), sp.sub(1, sp.add(xx, yy))))
+
+
 def half_angles(tree: Tree, ops, q, bodies) -> dict:
     """(cos(q/2), sin(q/2)) of each revolute joint of ``bodies``."""
     half = {}
@@ -87,11 +72,6 @@ def half_angles(tree: Tree, ops, q, bodies) -> dict:
             angle = sp.mul(0.5, q[i])
             half[i] = ops.cos(angle), ops.sin(angle)
     return half
-
-
-def double_angle(c, s):
-    """(cos 2x, sin 2x) from (cos x, sin x)."""
-    return sp.sub(sp.mul(c, c), sp.mul(s, s)), sp.mul(2, sp.mul(s, c))
 
 
 def joint_quaternion(tree: Tree, i: int, half: dict):
@@ -107,27 +87,65 @@ def base_quaternion(tree: Tree, ops, base):
     if not tree.floating:
         return 0, 0, 0, 1
     _, (x, y, z, w), _, _ = base
-    inverse_norm = 1 / ops.sqrt(x * x + y * y + z * z + w * w)
+    n2 = x * x + y * y + z * z + w * w
+    ops.require_positive(n2, InvalidInputError, "base quaternion is zero")
+    inverse_norm = 1 / ops.sqrt(n2)
+    ops.require_positive(inverse_norm, InvalidInputError, "base quaternion is too large: normalise it")
     return tuple(c * inverse_norm for c in (x, y, z, w))
 
 
-def body_orientations(tree: Tree, ops, half: dict, base, bodies) -> dict:
-    """Q[i]: each of ``bodies``' world orientation, composed along its path (key -1: the root)."""
-    Q = {-1: base_quaternion(tree, ops, base)}
+# -- poses ------------------------------------------------------------------------------------------
+def base_pose(tree: Tree, ops, base):
+    """X0 of the root: identity for a fixed base; ``(R^T, translation)`` of the base state."""
+    if not tree.floating:
+        return UNIT, (0, 0, 0)
+    translation, quat, _, _ = base
+    return base_rotation(quat, ops), tuple(translation)
+
+
+def body_poses(tree: Tree, ops, q, base, bodies) -> dict:
+    """X0[i] for each of ``bodies`` (a root-first path or every body in order); key -1: the root."""
+    X0 = {-1: base_pose(tree, ops, base)}
     for i in bodies:
-        Q[i] = quat_mul(quat_mul(Q[tree.parent[i]], tree.Qtree[i]),
-                        joint_quaternion(tree, i, half))                              # Q = Q_parent Q_tree Q_J
-    return Q
+        Xup = sp.xform_compose(joint_xform(tree, i, q[i], ops), tree.Xtree[i])
+        X0[i] = sp.xform_compose(Xup, X0[tree.parent[i]])                     # X0 = Xup X0_parent
+    return X0
+
+
+def oriented_poses(tree: Tree, ops, q, base, bodies):
+    """(Q, r): the world orientation (quaternion) and origin of each of ``bodies``; key -1: the root.
+
+    The orientation is composed along the path, Q = Q_parent Q_tree Q_J, and the origins use its
+    matrix, r = r_parent + R(Q_parent) p_tree (+ R(Q) a q after a prismatic joint): the
+    quaternions are needed anyway for poses, and a matrix from one costs fewer operations than
+    a product of matrices.
+    """
+    half = half_angles(tree, ops, q, bodies)
+    Q = {-1: base_quaternion(tree, ops, base)}
+    R = {-1: quaternion_matrix(Q[-1])}
+    r = {-1: tuple(base[0]) if tree.floating else (0, 0, 0)}
+    for i in bodies:
+        p = tree.parent[i]
+        Q[i] = quat_mul(quat_mul(Q[p], tree.Qtree[i]), joint_quaternion(tree, i, half))  # Q = Q_parent Q_tree Q_J
+        R[i] = quaternion_matrix(Q[i])
+        r[i] = sp.vadd(r[p], sp.mv3(R[p], tree.Xtree[i][1]))                              # r = r_parent + R_parent p_tree
+        if tree.kind[i] == "prismatic":
+            r[i] = sp.vadd(r[i], sp.mv3(R[i], sp.vscale(tree.axis[i], q[i])))
+    return Q, R, r
+
+
+def link_pose(tree: Tree, X0: dict, link: int):
+    """X0 of a link frame: its constant placement on its body after the body's X0."""
+    return sp.xform_compose(tree.Xlink[link], X0[tree.link_body[link]])
 
 
 def _poses(tree: Tree, ops, q, base, bodies, links) -> list:
     """``[x, y, z, qx, qy, qz, qw]`` of each of ``links``, row by row."""
-    half = half_angles(tree, ops, q, bodies)
-    X0 = body_poses(tree, ops, q, base, bodies, half)
-    Q = body_orientations(tree, ops, half, base, bodies)
+    Q, R, r = oriented_poses(tree, ops, q, base, bodies)
     rows = []
     for k in links:
-        rows += list(link_pose(tree, X0, k)[1]) + list(quat_mul(Q[tree.link_body[k]], tree.Qlink[k]))
+        body = tree.link_body[k]
+        rows += list(sp.vadd(r[body], sp.mv3(R[body], tree.Xlink[k][1]))) + list(quat_mul(Q[body], tree.Qlink[k]))
     return rows
 
 

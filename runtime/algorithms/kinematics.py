@@ -74,17 +74,16 @@ class Tree:
         return len(self.parent)
 
 
-def joint_xform(tree: Tree, i: int, qi, ops, cos_sin=None):
+def joint_xform(tree: Tree, i: int, qi, ops):
     """XJ: from the joint frame at q = 0 to the moved body frame (RBDA table 4.1).
 
     Revolute: E = R(axis, q)^T with R = a a^T + cos q (1 - a a^T) + sin q ax (Rodrigues);
-    prismatic: a translation by q along the axis. ``cos_sin``: (cos q, sin q) where the
-    caller has them already (frame kinematics makes them from the half angle).
+    prismatic: a translation by q along the axis.
     """
     a = tree.axis[i]
     if tree.kind[i] == "prismatic":
         return ((1, 0, 0), (0, 1, 0), (0, 0, 1)), tuple(sp.mul(x, qi) for x in a)
-    c, s = cos_sin or (ops.cos(qi), ops.sin(qi))
+    c, s = ops.cos(qi), ops.sin(qi)
     ax = sp.skew(a)
     R = tuple(
         tuple(
