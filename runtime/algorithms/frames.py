@@ -113,7 +113,7 @@ def body_poses(tree: Tree, ops, q, base, bodies) -> dict:
 
 
 def oriented_poses(tree: Tree, ops, q, base, bodies):
-    """(Q, r): the world orientation (quaternion) and origin of each of ``bodies``; key -1: the root.
+    """(Q, R, r): the world orientation (quaternion, its matrix) and origin of each of ``bodies``; key -1: the root.
 
     The orientation is composed along the path, Q = Q_parent Q_tree Q_J, and the origins use its
     matrix, r = r_parent + R(Q_parent) p_tree (+ R(Q) a q after a prismatic joint): the
