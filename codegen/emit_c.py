@@ -312,11 +312,10 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
         values = kernel.outputs[p.name]
         mine = [j for j, v in enumerate(values)
                 if (layout.store_in.get(v.id, layout.count - 1) if isinstance(v, Expr) else layout.count - 1) == k]
-        zeros = [j for j in mine if not isinstance(values[j], Expr) and values[j] == 0] if layout.count > 1 else []
-        if len(zeros) < ZERO_TABLE:
-            zeros = []
-        lines = _zero_table(p.name, zeros) + [f"{p.name}[{j}] = {printer.ref(values[j])};" for j in mine
-                                              if j not in set(zeros)]
+        runs = _zero_runs(values, mine) if layout.count > 1 else []
+        zeroed = {j for start, n in runs for j in range(start, start + n)}
+        lines = [f"{prefix}_zero({p.name} + {start}, {n});" for start, n in runs]
+        lines += [f"{p.name}[{j}] = {printer.ref(values[j])};" for j in mine if j not in zeroed]
         if lines or (last and layout.count == 1):
             part.stores.append((p.name, p.optional, lines))
     used = (printer.arrays | {name for entries in blocks.values() for name, _ in entries}
@@ -327,20 +326,24 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
     return part, printer, arrays
 
 
-#: A part of a split operation that stores at least this many zeros into an output (the entries of a tree's
-#: mass matrix between branches) stores them in a loop over a table of their indices: GCC's alias analysis
-#: takes superlinear time over thousands of single stores (the 100-joint tree's last part of passive_terms,
-#: 9,000 zeros, compiled in 14 s).
-ZERO_TABLE = 64
+#: A part of a split operation stores each run of at least this many consecutive zero entries of an output
+#: (a tree's mass matrix between branches) with one `<prefix>_zero` call: GCC's alias analysis takes
+#: superlinear time over thousands of single stores (the 100-joint tree's last part of passive_terms,
+#: 9,000 zeros, compiled in 14 s of CPU).
+ZERO_RUN = 4
 
 
-def _zero_table(name: str, at: list) -> list:
-    """Lines storing zero into ``name[at[k]]`` for every k, through a table of the indices (none if no ``at``)."""
-    if not at:
-        return []
-    rows = [", ".join(map(str, at[i:i + 16])) for i in range(0, len(at), 16)]
-    return [f"{{ static const int zeros[{len(at)}] = {{", *(f"    {row}," for row in rows), "  };",
-            f"  int k; for (k = 0; k < {len(at)}; ++k) {name}[zeros[k]] = 0; }}"]
+def _zero_runs(values: list, entries: list) -> list:
+    """``(start, length)`` of each run of at least `ZERO_RUN` consecutive ``entries`` whose value is zero."""
+    runs = []
+    for j in entries:
+        if isinstance(values[j], Expr) or values[j] != 0:
+            continue
+        if runs and runs[-1][0] + runs[-1][1] == j:
+            runs[-1][1] += 1
+        else:
+            runs.append([j, 1])
+    return [(start, n) for start, n in runs if n >= ZERO_RUN]
 
 
 #: Stack bound: bytes allowed per call level for what a function does not name (saved registers, the

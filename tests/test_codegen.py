@@ -586,6 +586,23 @@ def test_split_operations_equal_whole_ones(monkeypatch, compiled, build_cache):
         assert np.array_equal(call(split, op, st, loads=loads), call(whole, op, st, loads=loads)), (op, loads)
 
 
+def test_split_operations_zero_runs_of_outputs(monkeypatch, build_cache):
+    """With the legs' joints in depth-first order, the mass matrix is zero in runs (between legs): a part stores
+    each run with one `<prefix>_zero` call; the results agree with the NumPy engine (`validate`), the zeros
+    exactly."""
+    monkeypatch.setattr(emit_c, "PART_STEPS", 300)
+    g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix=f"{FLOATING}_runs", joint_order="depth_first",
+                        ops=["mass_matrix", "passive_terms"])
+    runs = [m for n in g.c_sources for m in re.findall(rf"{FLOATING}_runs_zero\(M \+ \d+, (\d+)\);", g.files[n])]
+    assert runs and all(int(n) >= emit_c.ZERO_RUN for n in runs)
+    split = g.compile(TEST_FLAGS, build_cache, validate=True, samples=4)
+    reference = rbdgen.NumpySolver(g.model)
+    st = random_states(reference, 4, seed=7)
+    M, expected = split.mass_matrix(st.base, st.q), reference.mass_matrix(st.base, st.q)
+    assert np.array_equal(M == 0, expected == 0) and np.count_nonzero(M == 0) >= sum(map(int, runs))
+    assert_close(M, expected, TIGHT, "M")
+
+
 # -- committed output is byte-stable --------------------------------------------------------------------
 #: The bundled robots, as generated/README.md's table lists them (``| `panda/` | ...``).
 COMMITTED = [GENERATED / name for name in re.findall(r"^\| `(\w+)/` \|", (GENERATED / "README.md").read_text(), re.M)]
