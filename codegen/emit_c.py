@@ -152,8 +152,8 @@ class Printer:
 
 #: An operation of more than this many steps (`optimize.schedule`) is split into parts of at most about this
 #: many, each a function in a source of its own. GCC's register allocation takes more than linear time in a
-#: function's length (Talos' forward_dynamics_crba, 29,000 steps, compiles at 14 ms per KiB of C, Solo12's
-#: 5,000 at 7), and the parts compile in parallel.
+#: function's length (Talos' forward_dynamics, 22,000 steps, compiled at 14 ms per KiB of C, Solo12's 5,000
+#: at 7), and the parts compile in parallel.
 PART_STEPS = 6000
 
 
