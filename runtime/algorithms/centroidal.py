@@ -20,28 +20,37 @@ from .kinematics import Tree, body_xforms, joint_xforms
 NO_INERTIA = (0, (0, 0, 0), ((0, 0, 0),) * 3)
 
 
-def _composite_inertias(tree: Tree, ops, q, base):
+def _composite_inertias(tree: Tree, ops, q, base, per_mass=False):
     """(X0, IC, IC_W): body poses, composite inertias in body coordinates (key -1: the base's, in
     the base frame), and the whole robot's in world coordinates at the world origin.
 
     As in CRBA, IC_parent += Xup^T IC Xup: a joint transform is sparse and the tree transform
     constant, so this is cheaper than taking every body's inertia to world coordinates.
+    ``per_mass``: every inertia over the total mass (constants, scaled before tracing), so that
+    quantities over the mass (the CoM ``h / m`` and its Jacobian) need no final division.
     """
     bodies = range(tree.nb)
     Xup = body_xforms(tree, joint_xforms(tree, q, ops))
     X0 = body_poses(tree, ops, q, base, bodies)
     IC = dict(enumerate(tree.I))
     IC[-1] = tree.I_base if tree.floating else NO_INERTIA
+    if per_mass:
+        k = 1 / _require_mass(functools.reduce(sp.add, (I[0] for I in IC.values())))
+        IC = {i: (sp.mul(m, k), sp.vscale(h, k), tuple(sp.vscale(row, k) for row in Ib)) for i, (m, h, Ib) in IC.items()}
     for i in reversed(bodies):
         IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], sp.rigid_xform_back(Xup[i], IC[i]))  # IC_p += Xup^T IC Xup
     return X0, IC, sp.rigid_xform_back(X0[-1], IC[-1])                                    # IC_W = X0^T IC X0
 
 
-def _center(IC_W):
-    m, h, _ = IC_W
+def _require_mass(m):
     if sp.is_zero(m):
         raise ModelError("center of mass: the moving bodies have no mass")
-    return tuple(sp.mul(x, 1 / m) for x in h)                                         # c = h / m
+    return m
+
+
+def _center(IC_W):
+    m, h, _ = IC_W
+    return tuple(sp.mul(x, 1 / _require_mass(m)) for x in h)                          # c = h / m
 
 
 def _about(f, c):
@@ -49,31 +58,29 @@ def _about(f, c):
     return sp.vsub(f[:3], sp.cross(c, f[3:])) + tuple(f[3:])
 
 
-def _columns(tree: Tree, base, X0, IC, IC_W) -> list:
-    """The momentum about the world origin of each generalized velocity (base first): a joint's is
-    its subtree's IC S in its body, taken to world coordinates (X0^T)."""
-    return ([sp.rigid_apply(IC_W, b) for b in base_columns(tree, base)]
-            + [sp.xform_force_back(X0[i], sp.rigid_apply(IC[i], tree.S[i])) for i in range(tree.nb)])
+def _columns(tree: Tree, base, X0, IC, IC_W, c) -> list:
+    """The momentum about c of each generalized velocity (base first): a joint's is its subtree's
+    IC S in its body, taken to world axes at c (X0 with its origin moved to c, ``(E, r - c)``)."""
+    return ([_about(sp.rigid_apply(IC_W, b), c) for b in base_columns(tree, base)]
+            + [sp.xform_force_back((X0[i][0], sp.vsub(X0[i][1], c)), sp.rigid_apply(IC[i], tree.S[i]))
+               for i in range(tree.nb)])
 
 
 def center_of_mass(tree: Tree, ops, q, base) -> list:
-    _, _, IC_W = _composite_inertias(tree, ops, q, base)
-    return list(_center(IC_W))
+    _, _, IC_W = _composite_inertias(tree, ops, q, base, per_mass=True)
+    return list(IC_W[1])                                                               # c = h / m, m = 1
 
 
 def center_of_mass_jacobian(tree: Tree, ops, q, base) -> list:
     """3 x G, column-major: the linear momentum of each generalized velocity over the total mass."""
-    X0, IC, IC_W = _composite_inertias(tree, ops, q, base)
-    _center(IC_W)
-    inverse_mass = 1 / IC_W[0]
-    return [sp.mul(x, inverse_mass) for col in _columns(tree, base, X0, IC, IC_W) for x in col[3:]]
+    X0, IC, IC_W = _composite_inertias(tree, ops, q, base, per_mass=True)
+    return [x for col in _columns(tree, base, X0, IC, IC_W, IC_W[1]) for x in col[3:]]
 
 
 def centroidal_momentum_matrix(tree: Tree, ops, q, base) -> list:
     """A_G, 6 x G column-major: ``A_G nu = [L_G, P]``, angular momentum about the CoM first."""
     X0, IC, IC_W = _composite_inertias(tree, ops, q, base)
-    c = _center(IC_W)
-    return [x for col in _columns(tree, base, X0, IC, IC_W) for x in _about(col, c)]
+    return [x for col in _columns(tree, base, X0, IC, IC_W, _center(IC_W)) for x in col]
 
 
 def centroidal_momentum_bias(tree: Tree, ops, q, qd, base) -> list:
