@@ -14,7 +14,7 @@ import functools
 
 from .. import spatial as sp
 from ..errors import ModelError
-from .frames import base_columns, body_poses, motion_subspaces, velocities
+from .frames import base_columns, body_poses, motion_subspaces, moved_to, velocities
 from .kinematics import Tree, body_xforms, joint_xforms
 
 NO_INERTIA = (0, (0, 0, 0), ((0, 0, 0),) * 3)
@@ -60,9 +60,9 @@ def _about(f, c):
 
 def _columns(tree: Tree, base, X0, IC, IC_W, c) -> list:
     """The momentum about c of each generalized velocity (base first): a joint's is its subtree's
-    IC S in its body, taken to world axes at c (X0 with its origin moved to c, ``(E, r - c)``)."""
+    IC S in its body, taken to world axes at c (X0 moved to c)."""
     return ([_about(sp.rigid_apply(IC_W, b), c) for b in base_columns(tree, base)]
-            + [sp.xform_force_back((X0[i][0], sp.vsub(X0[i][1], c)), sp.rigid_apply(IC[i], tree.S[i]))
+            + [sp.xform_force_back(moved_to(X0[i], c), sp.rigid_apply(IC[i], tree.S[i]))
                for i in range(tree.nb)])
 
 

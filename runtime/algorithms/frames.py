@@ -134,6 +134,13 @@ def oriented_poses(tree: Tree, ops, q, base, bodies):
     return Q, R, r
 
 
+def moved_to(X, p):
+    """X0 = (E, r) with its origin moved to the world point p, ``(E, r - p)``: motions and forces
+    taken back with it are at p instead of the world origin (one cross product fewer than moving them)."""
+    E, r = X
+    return E, sp.vsub(r, p)
+
+
 def link_pose(tree: Tree, X0: dict, link: int):
     """X0 of a link frame: its constant placement on its body after the body's X0."""
     return sp.xform_compose(tree.Xlink[link], X0[tree.link_body[link]])
@@ -230,11 +237,17 @@ def _column_major(columns) -> list:
 
 
 def jacobian(tree: Tree, ops, q, base, link: int) -> list:
-    """The 6 x G Jacobian of the link origin (world axes), column-major: ``J nu`` is its twist."""
-    bodies, s, p = _frame(tree, ops, q, base, link)
+    """The 6 x G Jacobian of the link origin p (world axes), column-major: ``J nu`` is its twist.
+
+    A joint's column is its motion subspace in world axes at p, ``X0^-1 S`` with X0 moved to p.
+    """
+    bodies = link_path(tree, link)
+    X0 = body_poses(tree, ops, q, base, bodies)
+    p = link_pose(tree, X0, link)[1]
     columns = [at_point(c, p) for c in base_columns(tree, base)]
     on_path = set(bodies)
-    columns += [at_point(s[i], p) if i in on_path else (0,) * 6 for i in range(tree.nb)]
+    columns += [sp.xform_motion_back(moved_to(X0[i], p), tree.S[i]) if i in on_path else (0,) * 6
+                for i in range(tree.nb)]
     return _column_major(columns)
 
 
