@@ -25,7 +25,6 @@
 // file is compiled with.
 
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include <pinocchio/algorithm/aba.hpp>
@@ -40,22 +39,20 @@ using Vec = timing::Vec;
 
 int main(int argc, char ** argv)
 {
-  if (argc != 6)
-  {
-    std::fprintf(stderr, "usage: %s MODEL STATES OUT ROUNDS TARGET_MS\n", argv[0]);
+  timing::Command command;
+  if (!timing::parse_command(argc, argv, "OUT", command))
     return 2;
-  }
-  const int rounds = std::atoi(argv[4]);
-  const double target = std::atof(argv[5]) * 1e-3;
+  const int rounds = command.rounds;
+  const double target = command.target;
 
   pinocchio::Model model;
-  model.loadFromBinary(argv[1]);
+  model.loadFromBinary(command.model);
   pinocchio::Model model_nog = model;
   model_nog.gravity.setZero();
   pinocchio::Data data(model), data_nog(model_nog);
   const int nv = model.nv;
   timing::States st;
-  if (!timing::read_states(argv[2], model.nq, nv, st))
+  if (!timing::read_states(command.states, model.nq, nv, st))
     return 2;
   const long S = st.size;
   const auto & q = st.q;
@@ -98,10 +95,10 @@ int main(int argc, char ** argv)
         [&](long i) { return pinocchio::nonLinearEffects(model_nog, data_nog, q[i], v[i])[0]; },
         [&] { store_vec(data_nog.nle); });
 
-  std::FILE * f = std::fopen(argv[3], "wb");
+  std::FILE * f = std::fopen(command.arg, "wb");
   if (!f || std::fwrite(out.data(), sizeof(double), out.size(), f) != out.size())
   {
-    std::fprintf(stderr, "cannot write %s\n", argv[3]);
+    std::fprintf(stderr, "cannot write %s\n", command.arg);
     return 2;
   }
   std::fclose(f);

@@ -12,7 +12,6 @@
 // The algorithms are instantiated from the headers with this file's flags.
 
 #include <cstdio>
-#include <cstdlib>
 
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/aba-derivatives.hpp>
@@ -24,19 +23,17 @@
 
 int main(int argc, char ** argv)
 {
-  if (argc != 5)
-  {
-    std::fprintf(stderr, "usage: %s MODEL STATES ROUNDS TARGET_MS\n", argv[0]);
+  timing::Command command;
+  if (!timing::parse_command(argc, argv, nullptr, command))
     return 2;
-  }
-  const int rounds = std::atoi(argv[3]);
-  const double target = std::atof(argv[4]) * 1e-3;
+  const int rounds = command.rounds;
+  const double target = command.target;
   pinocchio::Model model;
-  model.loadFromBinary(argv[1]);
+  model.loadFromBinary(command.model);
   pinocchio::Data data(model);
   const int nv = model.nv;
   timing::States st;
-  if (!timing::read_states(argv[2], model.nq, nv, st))
+  if (!timing::read_states(command.states, model.nq, nv, st))
     return 2;
   const auto & q = st.q;
   const auto & v = st.v;

@@ -19,7 +19,6 @@
 // The algorithms are instantiated from the headers with this file's flags.
 
 #include <cstdio>
-#include <cstdlib>
 
 #include <pinocchio/algorithm/center-of-mass.hpp>
 #include <pinocchio/algorithm/centroidal.hpp>
@@ -33,25 +32,23 @@
 
 int main(int argc, char ** argv)
 {
-  if (argc != 6)
-  {
-    std::fprintf(stderr, "usage: %s MODEL STATES FRAME ROUNDS TARGET_MS\n", argv[0]);
+  timing::Command command;
+  if (!timing::parse_command(argc, argv, "FRAME", command))
     return 2;
-  }
-  const int rounds = std::atoi(argv[4]);
-  const double target = std::atof(argv[5]) * 1e-3;
+  const int rounds = command.rounds;
+  const double target = command.target;
   pinocchio::Model model;
-  model.loadFromBinary(argv[1]);
+  model.loadFromBinary(command.model);
   pinocchio::Data data(model);
   const int nv = model.nv;
-  if (!model.existFrame(argv[3], pinocchio::BODY))
+  if (!model.existFrame(command.arg, pinocchio::BODY))
   {
-    std::fprintf(stderr, "the model has no link (BODY frame) %s\n", argv[3]);
+    std::fprintf(stderr, "the model has no link (BODY frame) %s\n", command.arg);
     return 2;
   }
-  const pinocchio::FrameIndex frame = model.getFrameId(argv[3], pinocchio::BODY);
+  const pinocchio::FrameIndex frame = model.getFrameId(command.arg, pinocchio::BODY);
   timing::States st;
-  if (!timing::read_states(argv[2], model.nq, nv, st))
+  if (!timing::read_states(command.states, model.nq, nv, st))
     return 2;
   const auto & q = st.q;
   const auto & v = st.v;

@@ -3,6 +3,9 @@
 // States file: raw float64, S states of [q (nq), v (nv), a (nv), tau (nv)] in Pinocchio's
 // conventions, written by the Python side.
 //
+// Command line: every program takes MODEL STATES [ARG] ROUNDS TARGET_MS (`parse_command`),
+// ARG being its own argument, if any.
+//
 // Timing: `time_rounds` loops over all S states, calling `call(i)` for state i and adding
 // the value it returns to `sink` (so nothing is optimised away). It first calibrates the
 // repeat count until one loop lasts about half of TARGET seconds (which also warms up),
@@ -13,6 +16,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <vector>
 
@@ -27,6 +31,36 @@ using Vec = Eigen::VectorXd;
 inline double seconds_since(Clock::time_point t0)
 {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// A program's command line: the model file (Pinocchio's binary format), the states file, its own
+// argument (nullptr when it takes none), the rounds and the target length of one loop [s].
+struct Command
+{
+  const char * model = nullptr;
+  const char * states = nullptr;
+  const char * arg = nullptr;
+  int rounds = 0;
+  double target = 0.0;
+};
+
+// Reads MODEL STATES [ARG] ROUNDS TARGET_MS (ARG when `arg_name` is not nullptr); prints the
+// usage and returns false on a wrong count.
+inline bool parse_command(int argc, char ** argv, const char * arg_name, Command & command)
+{
+  const int count = arg_name ? 6 : 5;
+  if (argc != count)
+  {
+    std::fprintf(stderr, "usage: %s MODEL STATES %s%sROUNDS TARGET_MS\n", argv[0], arg_name ? arg_name : "",
+                 arg_name ? " " : "");
+    return false;
+  }
+  command.model = argv[1];
+  command.states = argv[2];
+  command.arg = arg_name ? argv[3] : nullptr;
+  command.rounds = std::atoi(argv[count - 2]);
+  command.target = std::atof(argv[count - 1]) * 1e-3;
+  return true;
 }
 
 struct States
