@@ -37,7 +37,7 @@ import defusedxml.ElementTree
 
 from .builder import JointSpec, assemble, symbol_name
 from .errors import ModelError
-from .model import Inertia, Limits, RobotModel, Transform
+from .model import Inertia, Limits, RobotModel, Transform, quaternion_rotation
 
 __all__ = ["is_mjcf", "load_mjcf"]
 
@@ -81,13 +81,10 @@ def _name(mujoco, m, kind, index: int, default: str) -> str:
     return mujoco.mj_id2name(m, kind, index) or default
 
 
-def _quat_rotation(w, x, y, z):
-    """Rotation matrix of a unit quaternion (w, x, y, z): columns are the rotated frame's axes."""
-    return (
-        (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
-        (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
-        (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
-    )
+def _wxyz_rotation(quat):
+    """Rotation matrix of a MuJoCo quaternion (w, x, y, z)."""
+    w, x, y, z = quat
+    return quaternion_rotation((x, y, z, w))
 
 
 def _axis_rotation(axis, angle):
@@ -140,7 +137,7 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity) -> RobotModel:
     for b in range(m.nbody):
         if floating and b == 0:
             continue  # the world of a floating base
-        rotation = _quat_rotation(*m.body_iquat[b])
+        rotation = _wxyz_rotation(m.body_iquat[b])
         principal = [[float(m.body_inertia[b][k]) if i == k else 0.0 for k in range(3)] for i in range(3)]
         rotational = tuple(tuple(sum(rotation[i][k] * principal[k][k] * rotation[j][k] for k in range(3))
                                  for j in range(3)) for i in range(3))
@@ -152,7 +149,7 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity) -> RobotModel:
             continue
         # frame by frame from the parent body: the body's pose, then each joint about its anchor
         parent = body_names[m.body_parentid[b]]
-        pose = Transform(_quat_rotation(*m.body_quat[b]), tuple(m.body_pos[b]))
+        pose = Transform(_wxyz_rotation(m.body_quat[b]), tuple(m.body_pos[b]))
         moving = [j for j in range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b]) if m.jnt_type[j] != FREE]
         for j in moving:
             anchor, axis = tuple(m.jnt_pos[j]), tuple(float(a) for a in m.jnt_axis[j])

@@ -98,7 +98,8 @@ def _quat_mul(a: Quat, b: Quat) -> Quat:
             aw * bw - ax * bx - ay * by - az * bz)
 
 
-def _quat_rotation(quat: Quat) -> Mat3:
+def quaternion_rotation(quat: Quat) -> Mat3:
+    """Rotation matrix of a unit quaternion (x, y, z, w): columns are the rotated frame's axes."""
     x, y, z, w = quat
     return ((1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
             (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
@@ -151,7 +152,7 @@ class Transform:
             return
         quat = _numbers_of(self.quaternion, 4, "transform quaternion")
         object.__setattr__(self, "quaternion", quat)
-        same = _quat_rotation(quat)
+        same = quaternion_rotation(quat)
         if any(abs(same[i][j] - rotation[i][j]) > 1e-9 for i in range(3) for j in range(3)):
             raise ModelError(f"transform quaternion {quat} (x, y, z, w) is not the rotation {rotation}")
 
