@@ -22,7 +22,8 @@ For ``k`` in the subtree of ``j`` (``j`` included), with ``alpha_k``, ``gamma_k`
 carried to frame ``j``:  ``dtau_k = alpha_k . (da + v_j x dv) + gamma_k . dv``.
 Above ``j``, the parent receives ``Xup_j^T (dF_j + rigid)`` with
 ``dF_j = IC_j (da - dv x v_j) + dv x* hC_j + BC_j dv``, carried up like a force:
-``dtau_k = S_k . G``. ``dtau/dqdd`` is the mass matrix (CRBA).
+``dtau_k = S_k . G``; a floating base's root rows take it from a top body ``i`` to world axes
+in one step, ``X0_i = Xup_i rot(E0)``. ``dtau/dqdd`` is the mass matrix (CRBA).
 """
 
 from __future__ import annotations
@@ -76,18 +77,20 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
         sources["q"].append((dv, da, sp.crf(S[j], r.f[j])))                        # rigid: S x* F
         sources["qd"].append((S[j], sp.crm(v[j], S[j]), None))                     # dv = S, da = v x S
     cols = {key: [[0] * G for _ in range(nb)] for key in sources}
+    # a top body's root rows in one step from A0 (world axes): X0_i = Xup_i rot(E0), X0_i^T = E0^T Xup_i^T
+    X0 = {i: sp.Xform(sp.xform_compose(Xup[i], (r.E0, (0, 0, 0)))) for i in range(nb)
+          if tree.floating and tree.parent[i] == -1}
     # above j: the parent receives Xup_j^T (dF_j + rigid), carried up like a force
     for key, per_joint in sources.items():
         for j, (dv, da, rigid) in enumerate(per_joint):
             dF = _composite_force(IC[j], BC[j], hC[j], v[j], dv, da)
-            Gf = sp.xform_force_back(Xup[j], dF if rigid is None else sp.vadd(dF, rigid))
-            k = tree.parent[j]
-            while k != -1:
-                cols[key][j][off + k] = sp.dot(S[k], Gf)                            # dtau_k = S_k . G
+            Gf, k = (dF if rigid is None else sp.vadd(dF, rigid)), j
+            while tree.parent[k] != -1:
                 Gf = sp.xform_force_back(Xup[k], Gf)
                 k = tree.parent[k]
+                cols[key][j][off + k] = sp.dot(S[k], Gf)                            # dtau_k = S_k . G
             if tree.floating:
-                cols[key][j][:6] = rotate_back(r.E0, Gf)
+                cols[key][j][:6] = sp.xform_force_back(X0[k], Gf)                   # the root wrench: X0_k^T G
     # in the subtree of j: alpha_k and gamma_k carried up to each j above k
     base_covectors = []
     for k in range(nb):
@@ -117,6 +120,7 @@ def _base_columns(tree, ops, r, base, covectors, composites, H):
     w, pdot = velocity[:3], velocity[3:]
     a_rel = sp.vsub(base_spatial_acceleration(velocity, acceleration), tree.a_grav)  # a_W - a_g
     f_W = rotate_back(r.E0, r.f0)
+    p2 = sp.vscale(r.v0[3:], 2)                                                     # 2 p0
     out = {"base_velocity": [], "base_rotation": []}
     for k in range(6):
         e = _unit(k)                                                                # d[omega_W, pdot_W]
@@ -134,6 +138,13 @@ def _base_columns(tree, ops, r, base, covectors, composites, H):
             top = rotate_back(r.E0, _composite_force(IC0, BC0, hC0, r.v0, dv, da))
             if rigid is not None:
                 top = sp.vadd(top, rigid)                                           # the root wrench turns too
-            e = sp.vadd(da, sp.crm(r.v0, dv))
-            columns[key].append(list(top) + [sp.add(sp.dot(alpha, e), sp.dot(gamma, dv)) for alpha, gamma in covectors])
+            columns[key].append(list(top))
+    turns = [(sp.vadd(da, sp.crm(r.v0, dv)), dv) for dv, da, _ in out["base_rotation"]]  # (da + v0 x dv, dv)
+    for alpha, gamma in covectors:
+        for column, (e, dv) in zip(columns["base_rotation"], turns):
+            column.append(sp.add(sp.dot(alpha, e), sp.dot(gamma, dv)))             # alpha . (da + v0 x dv) + gamma . dv
+        # base velocity u (base frame): dv = u, da + v0 x dv = [w0 x u_w, 2 p0 x u_w]
+        row = sp.vadd(gamma, sp.vadd(sp.cross(alpha[:3], r.v0[:3]), sp.cross(alpha[3:], p2)) + (0, 0, 0))
+        for column, x in zip(columns["base_velocity"], rotate_back(r.E0, row)):     # the row in world axes: E0^T row
+            column.append(x)
     return columns
