@@ -16,19 +16,25 @@ def crba(tree: Tree, ops, q, base_quat=None):
     ``T = diag(X0, 1)``, so a solve can run in B (``H_B (T x) = T b``) and skip the
     rotations of the base rows.
     """
-    nb = tree.nb
-    S = tree.S
     Xup = body_xforms(tree, joint_xforms(tree, q, ops))
     IC = list(tree.I)
     IC0 = sp.RigidInertia(tree.I_base) if tree.floating else None
     E0 = base_rotation(base_quat, ops) if tree.floating and base_quat is not None else None
-    for i in reversed(range(nb)):
+    for i in reversed(range(tree.nb)):
         p = tree.parent[i]
         ICi = Xup[i].T @ IC[i] @ Xup[i]
         if p != -1:
             IC[p] = IC[p] + ICi
         elif tree.floating:
             IC0 = IC0 + ICi
+    return crba_from_composites(tree, Xup, IC, IC0, E0)
+
+
+def crba_from_composites(tree: Tree, Xup, IC, IC0=None, E0=None):
+    """`crba`'s second half, from the composite inertias ``IC`` (and the base body's ``IC0``) a pass
+    has already accumulated (`rnea_derivatives` shares its own)."""
+    nb = tree.nb
+    S = tree.S
     off = 6 if tree.floating else 0
     G = nb + off
     H = [[0] * G for _ in range(G)]

@@ -23,13 +23,13 @@ carried to frame ``j``:  ``dtau_k = alpha_k . (da + v_j x dv) + gamma_k . dv``.
 Above ``j``, the parent receives ``Xup_j^T (dF_j + rigid)`` with
 ``dF_j = IC_j (da - dv x v_j) + dv x* hC_j + BC_j dv``, carried up like a force:
 ``dtau_k = S_k . G``; a floating base's root rows take it from a top body ``i`` to world axes
-in one step, ``X0_i = Xup_i rot(E0)``. ``dtau/dqdd`` is the mass matrix (CRBA).
+in one step, ``X0_i = Xup_i rot(E0)``. ``dtau/dqdd`` is the mass matrix (CRBA on these ``IC``).
 """
 
 from __future__ import annotations
 
 from .. import spatial as sp
-from .crba import crba
+from .crba import crba_from_composites
 from .kinematics import Tree, base_spatial_acceleration, rotate, rotate_back
 from .rnea import rnea_passes
 
@@ -91,23 +91,24 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
                 cols[key][j][off + k] = sp.dot(S[k], Gf)                            # dtau_k = S_k . G
             if tree.floating:
                 cols[key][j][:6] = sp.xform_force_back(X0[k], Gf)                   # the root wrench: X0_k^T G
-    # in the subtree of j: alpha_k and gamma_k carried up to each j above k
+    # in the subtree of j: alpha_k and gamma_k carried up to each j above k, paired with (e, dv)
+    pairings = {key: [(sp.vadd(da, sp.crm(v[j], dv)), dv) for j, (dv, da, _) in enumerate(per_joint)]
+                for key, per_joint in sources.items()}                              # e = da + v_j x dv
     base_covectors = []
     for k in range(nb):
         alpha = sp.rigid_apply(IC[k], S[k])                                         # alpha = IC S
         gamma = sp.vsub(sp.rigid_apply(BC[k], S[k]), sp.crf(S[k], hC[k]))           # gamma = BC S - S x* hC
         j = k
         while j != -1:
-            for key in sources:
-                dv, da, _ = sources[key][j]
-                e = sp.vadd(da, sp.crm(v[j], dv))
-                cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . (da + v x dv) + gamma . dv
+            for key, per_joint in pairings.items():
+                e, dv = per_joint[j]
+                cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . e + gamma . dv
             if tree.parent[j] == -1 and not tree.floating:
                 break
             alpha, gamma = sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)
             j = tree.parent[j]
         base_covectors.append((alpha, gamma))
-    H = crba(tree, ops, q, base[0] if tree.floating else None)
+    H = crba_from_composites(tree, Xup, [sp.RigidInertia(I) for I in IC], IC0 if tree.floating else None, r.E0)
     out = {"q": cols["q"], "qd": cols["qd"], "qdd": [[H[row][off + j] for row in range(G)] for j in range(nb)]}
     if tree.floating:
         out.update(_base_columns(tree, ops, r, base, base_covectors, (IC0, BC0, hC0), H))
