@@ -10,6 +10,12 @@ operation's arithmetic (generated-code operation counts) and stack frame
 (the median of ``--rounds`` interleaved rounds) beside Pinocchio C++'s
 ``computeRNEADerivatives`` / ``computeABADerivatives`` / ``aba``, compiled with the
 same flags (benchmarks/pinocchio_derivatives.cpp), and the ratios.
+
+Robots with mimic joints (Talos: twelve gripper joints follow two masters): Pinocchio cannot
+load the URDF with its ``<mimic>`` tags (``mimic=True`` refuses a master that comes after its
+mimic), so it runs the URDF without them, every joint independent (Talos: 44 joints, G = 50),
+and its Jacobians are G x G of that larger model; rbdgen's are in the independent coordinates
+(J = 32, G = 38) over the same 44 bodies. A note under the table says so per robot.
 """
 
 from __future__ import annotations
@@ -129,7 +135,9 @@ def bench_robot(name, flags, rounds, cache, pinocchio=True, ops=OPS) -> dict:
             if pin_cmd:
                 for op, t in run_times(pin_cmd).items():
                     theirs.setdefault(op, []).extend(t)
+    model = generated.model
     return dict(name=name, ops=ops, generate_s=generate_s, compile_s=compile_s,
+                bodies=len(model.joints), joints=model.joint_count, floating=model.floating,
                 c_bytes=sum(len(generated.files[s].encode()) for s in sources), counts=generated.operation_counts,
                 stack={op: stack.get(f"{prefix}_{op}") for op in ops},
                 bound={op: info["stack_bytes"] for op, info in generated.manifest["operations"].items()},
@@ -154,6 +162,13 @@ def markdown(results) -> str:
         crba_fd = r["ours"].get("forward_dynamics_crba")
         lines.append(f"| {r['name']} | {f'{crba_fd / fd:.2f}' if fd and crba_fd else '-'} | "
                      f"{r['generate_s']:.1f} | {r['compile_s']:.1f} | {r['c_bytes'] / 1e6:.2f} |")
+    for r in results:
+        if r["joints"] < r["bodies"]:
+            off = 6 if r["floating"] else 0
+            lines.append(f"\n{r['name']}: {r['bodies'] - r['joints']} mimic joints. Pinocchio runs the URDF without its "
+                         f"<mimic> tags ({r['bodies']} independent joints, {r['bodies'] + off} x {r['bodies'] + off} "
+                         f"Jacobians); rbdgen the independent coordinates ({r['joints']} joints, "
+                         f"{r['joints'] + off} x {r['joints'] + off}), over the same {r['bodies']} bodies.")
     return "\n".join(lines)
 
 

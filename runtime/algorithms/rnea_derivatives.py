@@ -19,9 +19,9 @@ in frame ``j`` (plus, for ``q_j``, a rigid rotation about ``S_j``):
     qd_j:  dv = S_j,         da = v_j x S_j
 
 For ``k`` in the subtree of ``j`` (``j`` included), with ``alpha_k``, ``gamma_k``
-carried to frame ``j``:  ``dtau_k = alpha_k . (da + v_j x dv) + gamma_k . dv``.
+carried to frame ``j``:  ``dtau_k = alpha_k . e + gamma_k . dv`` with ``e = da + v_j x dv``.
 Above ``j``, the parent receives ``Xup_j^T (dF_j + rigid)`` with
-``dF_j = IC_j (da - dv x v_j) + dv x* hC_j + BC_j dv``, carried up like a force:
+``dF_j = IC_j e + dv x* hC_j + BC_j dv``, carried up like a force:
 ``dtau_k = S_k . G``; a floating base's root rows take it from a top body ``i`` to world axes
 in one step, ``X0_i = Xup_i rot(E0)``. ``dtau/dqdd`` is the mass matrix (CRBA on these ``IC``).
 """
@@ -38,9 +38,9 @@ def _unit(k, n=6):
     return tuple(int(i == k) for i in range(n))
 
 
-def _composite_force(IC, BC, hC, v, dv, da):
-    """dF = IC (da - dv x v) + dv x* hC + BC dv: the change of a subtree's force."""
-    return sp.vadd(sp.vadd(sp.rigid_apply(IC, sp.vsub(da, sp.crm(dv, v))), sp.crf(dv, hC)), sp.rigid_apply(BC, dv))
+def _composite_force(IC, BC, hC, dv, e):
+    """dF = IC e + dv x* hC + BC dv: the change of a subtree's force (e = da + v x dv)."""
+    return sp.vadd(sp.vadd(sp.rigid_apply(IC, e), sp.crf(dv, hC)), sp.rigid_apply(BC, dv))
 
 
 def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict:
@@ -67,23 +67,23 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
             IC0, BC0, hC0 = sp.rigid_add(IC0, ICi), sp.rigid_add(BC0, BCi), sp.vadd(hC0, hCi)
         else:
             IC[p], BC[p], hC[p] = sp.rigid_add(IC[p], ICi), sp.rigid_add(BC[p], BCi), sp.vadd(hC[p], hCi)
-    # the sources: (dv, da, rigid) per coordinate, in the frame of its body
+    # the sources: (dv, e = da + v x dv, rigid) per coordinate, in the frame of its body
     sources = {"q": [], "qd": []}
     for j in range(nb):
         p = tree.parent[j]
         ap = r.a0 if p == -1 else r.a[p]
         dv = sp.crm(v[j], S[j])                                                     # dv = v_j x S_j
         da = sp.vadd(sp.crm(sp.xform_motion(Xup[j], ap), S[j]), sp.crm(dv, r.vJ[j]))  # da = (Xup ap) x S + dv x vJ
-        sources["q"].append((dv, da, sp.crf(S[j], r.f[j])))                        # rigid: S x* F
-        sources["qd"].append((S[j], sp.crm(v[j], S[j]), None))                     # dv = S, da = v x S
+        sources["q"].append((dv, sp.vadd(da, sp.crm(v[j], dv)), sp.crf(S[j], r.f[j])))  # rigid: S x* F
+        sources["qd"].append((S[j], sp.vadd(dv, dv), None))                        # dv = S, da = v x S: e = 2 v x S
     cols = {key: [[0] * G for _ in range(nb)] for key in sources}
     # a top body's root rows in one step from A0 (world axes): X0_i = Xup_i rot(E0), X0_i^T = E0^T Xup_i^T
     X0 = {i: sp.Xform(sp.xform_compose(Xup[i], (r.E0, (0, 0, 0)))) for i in range(nb)
           if tree.floating and tree.parent[i] == -1}
     # above j: the parent receives Xup_j^T (dF_j + rigid), carried up like a force
     for key, per_joint in sources.items():
-        for j, (dv, da, rigid) in enumerate(per_joint):
-            dF = _composite_force(IC[j], BC[j], hC[j], v[j], dv, da)
+        for j, (dv, e, rigid) in enumerate(per_joint):
+            dF = _composite_force(IC[j], BC[j], hC[j], dv, e)
             Gf, k = (dF if rigid is None else sp.vadd(dF, rigid)), j
             while tree.parent[k] != -1:
                 Gf = sp.xform_force_back(Xup[k], Gf)
@@ -91,17 +91,15 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
                 cols[key][j][off + k] = sp.dot(S[k], Gf)                            # dtau_k = S_k . G
             if tree.floating:
                 cols[key][j][:6] = sp.xform_force_back(X0[k], Gf)                   # the root wrench: X0_k^T G
-    # in the subtree of j: alpha_k and gamma_k carried up to each j above k, paired with (e, dv)
-    pairings = {key: [(sp.vadd(da, sp.crm(v[j], dv)), dv) for j, (dv, da, _) in enumerate(per_joint)]
-                for key, per_joint in sources.items()}                              # e = da + v_j x dv
+    # in the subtree of j: alpha_k and gamma_k carried up to each j above k
     base_covectors = []
     for k in range(nb):
         alpha = sp.rigid_apply(IC[k], S[k])                                         # alpha = IC S
         gamma = sp.vsub(sp.rigid_apply(BC[k], S[k]), sp.crf(S[k], hC[k]))           # gamma = BC S - S x* hC
         j = k
         while j != -1:
-            for key, per_joint in pairings.items():
-                e, dv = per_joint[j]
+            for key, per_joint in sources.items():
+                dv, e, _ = per_joint[j]
                 cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . e + gamma . dv
             if tree.parent[j] == -1 and not tree.floating:
                 break
@@ -116,36 +114,36 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
 
 
 def _base_columns(tree, ops, r, base, covectors, composites, H):
-    """The base motion's columns: the whole tree moves by (dv, da) in the base frame."""
+    """The base motion's columns: the whole tree moves by (dv, e = da + v0 x dv) in the base frame."""
     _, velocity, acceleration = base
     w, pdot = velocity[:3], velocity[3:]
     a_rel = sp.vsub(base_spatial_acceleration(velocity, acceleration), tree.a_grav)  # a_W - a_g
     f_W = rotate_back(r.E0, r.f0)
-    p2 = sp.vscale(r.v0[3:], 2)                                                     # 2 p0
     out = {"base_velocity": [], "base_rotation": []}
     for k in range(6):
-        e = _unit(k)                                                                # d[omega_W, pdot_W]
-        dlin = sp.vadd(sp.cross(e[:3], pdot), sp.cross(w, e[3:]))                   # d(omega x pdot)
-        out["base_velocity"].append((rotate(r.E0, e), rotate(r.E0, (0, 0, 0) + tuple(sp.neg(x) for x in dlin)), None))
+        x = _unit(k)                                                                # d[omega_W, pdot_W]
+        e_W = sp.cross(w, x[:3]) + sp.vscale(sp.cross(pdot, x[:3]), 2)             # da + v x dv = [w x x_w, 2 pdot x x_w]
+        out["base_velocity"].append((rotate(r.E0, x), rotate(r.E0, e_W), None))
     for k in range(3):
-        e = _unit(k)                                                                # R -> exp(e x) R: E0 -> E0 (1 - e x)
-        out["base_rotation"].append((rotate(r.E0, sp.vscale(sp.crm(e, velocity), -1)),
-                                     rotate(r.E0, sp.vscale(sp.crm(e, a_rel), -1)), sp.crf(e, f_W)))
+        x = _unit(k)                                                                # R -> exp(x x) R: E0 -> E0 (1 - x x)
+        dv = rotate(r.E0, sp.vscale(sp.crm(x, velocity), -1))                      # dv = -E0 (x x v_W)
+        da = rotate(r.E0, sp.vscale(sp.crm(x, a_rel), -1))                         # da = -E0 (x x (a_W - a_g))
+        out["base_rotation"].append((dv, sp.vadd(da, sp.crm(r.v0, dv)), sp.crf(x, f_W)))
     IC0, BC0, hC0 = composites
     columns = {"base_acceleration": [[H[row][k] for row in range(len(H))] for k in range(6)]}
     for key, sources in out.items():
         columns[key] = []
-        for dv, da, rigid in sources:
-            top = rotate_back(r.E0, _composite_force(IC0, BC0, hC0, r.v0, dv, da))
+        for dv, e, rigid in sources:
+            top = rotate_back(r.E0, _composite_force(IC0, BC0, hC0, dv, e))
             if rigid is not None:
                 top = sp.vadd(top, rigid)                                           # the root wrench turns too
             columns[key].append(list(top))
-    turns = [(sp.vadd(da, sp.crm(r.v0, dv)), dv) for dv, da, _ in out["base_rotation"]]  # (da + v0 x dv, dv)
+    p2 = sp.vscale(r.v0[3:], 2)                                                     # 2 p0
     for alpha, gamma in covectors:
-        for column, (e, dv) in zip(columns["base_rotation"], turns):
-            column.append(sp.add(sp.dot(alpha, e), sp.dot(gamma, dv)))             # alpha . (da + v0 x dv) + gamma . dv
-        # base velocity u (base frame): dv = u, da + v0 x dv = [w0 x u_w, 2 p0 x u_w]
+        for column, (dv, e, _) in zip(columns["base_rotation"], out["base_rotation"]):
+            column.append(sp.add(sp.dot(alpha, e), sp.dot(gamma, dv)))             # alpha . e + gamma . dv
+        # base velocity u = E0 x (base frame): dv = u, e = [w0 x u_w, 2 p0 x u_w], so alpha . e + gamma . dv = r . u
         row = sp.vadd(gamma, sp.vadd(sp.cross(alpha[:3], r.v0[:3]), sp.cross(alpha[3:], p2)) + (0, 0, 0))
-        for column, x in zip(columns["base_velocity"], rotate_back(r.E0, row)):     # the row in world axes: E0^T row
+        for column, x in zip(columns["base_velocity"], rotate_back(r.E0, row)):     # the row in world axes: E0^T r
             column.append(x)
     return columns
