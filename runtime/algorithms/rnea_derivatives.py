@@ -18,10 +18,10 @@ in frame ``j`` (plus, for ``q_j``, a rigid rotation about ``S_j``):
     q_j:   dv = v_j x S_j,   da = (Xup_j a_p) x S_j + dv x vJ_j,   rigid: S_j x* F_j
     qd_j:  dv = S_j,         da = v_j x S_j
 
-For ``k`` in the subtree of ``j`` (``j`` included), with ``alpha_k``, ``gamma_k``
-carried to frame ``j``:  ``dtau_k = alpha_k . e + gamma_k . dv`` with ``e = da + v_j x dv``.
-Above ``j``, the parent receives ``Xup_j^T (dF_j + rigid)`` with
-``dF_j = IC_j e + dv x* hC_j + BC_j dv``, carried up like a force:
+For ``k`` strictly in the subtree of ``j``, with ``alpha_k``, ``gamma_k`` carried to frame
+``j``:  ``dtau_k = alpha_k . e + gamma_k . dv`` with ``e = da + v_j x dv``. Row ``j`` is
+``S_j . dF_j`` with ``dF_j = IC_j e + dv x* hC_j + BC_j dv``; above ``j``, the parent receives
+``Xup_j^T (dF_j + rigid)``, carried up like a force:
 ``dtau_k = S_k . G``; a floating base's root rows take it from a top body ``i`` to world axes
 in one step, ``X0_i = Xup_i rot(E0)``. ``dtau/dqdd`` is the mass matrix (CRBA on these ``IC``).
 """
@@ -80,32 +80,32 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
     # a top body's root rows in one step from A0 (world axes): X0_i = Xup_i rot(E0), X0_i^T = E0^T Xup_i^T
     X0 = {i: sp.Xform(sp.xform_compose(Xup[i], (r.E0, (0, 0, 0)))) for i in range(nb)
           if tree.floating and tree.parent[i] == -1}
-    # above j: the parent receives Xup_j^T (dF_j + rigid), carried up like a force
+    # j and above: dtau_j = S_j . dF_j (S_j . rigid = 0); the parent receives Xup_j^T (dF_j + rigid)
     for key, per_joint in sources.items():
         for j, (dv, e, rigid) in enumerate(per_joint):
             dF = _composite_force(IC[j], BC[j], hC[j], dv, e)
             Gf, k = (dF if rigid is None else sp.vadd(dF, rigid)), j
+            cols[key][j][off + j] = sp.dot(S[j], Gf)                                # dtau_j = S_j . dF_j
             while tree.parent[k] != -1:
                 Gf = sp.xform_force_back(Xup[k], Gf)
                 k = tree.parent[k]
                 cols[key][j][off + k] = sp.dot(S[k], Gf)                            # dtau_k = S_k . G
             if tree.floating:
                 cols[key][j][:6] = sp.xform_force_back(X0[k], Gf)                   # the root wrench: X0_k^T G
-    # in the subtree of j: alpha_k and gamma_k carried up to each j above k
+    # strictly in the subtree of j: alpha_k and gamma_k carried up to each j above k
     base_covectors = []
     for k in range(nb):
         alpha = sp.rigid_apply(IC[k], S[k])                                         # alpha = IC S
         gamma = sp.vsub(sp.rigid_apply(BC[k], S[k]), sp.crf(S[k], hC[k]))           # gamma = BC S - S x* hC
         j = k
-        while j != -1:
+        while tree.parent[j] != -1:
+            alpha, gamma = sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)
+            j = tree.parent[j]
             for key, per_joint in sources.items():
                 dv, e, _ = per_joint[j]
                 cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . e + gamma . dv
-            if tree.parent[j] == -1 and not tree.floating:
-                break
-            alpha, gamma = sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)
-            j = tree.parent[j]
-        base_covectors.append((alpha, gamma))
+        if tree.floating:                                                           # to the base frame
+            base_covectors.append((sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)))
     H = crba_from_composites(tree, Xup, [sp.RigidInertia(I) for I in IC], IC0 if tree.floating else None, r.E0)
     out = {"q": cols["q"], "qd": cols["qd"], "qdd": [[H[row][off + j] for row in range(G)] for j in range(nb)]}
     if tree.floating:
