@@ -476,3 +476,8 @@ def cholesky_source(prefix: str, precision: str, copies=(("", None, None),)) -> 
     macros = "".join(f"#define {macro} {STATUS_NAMES[name]}\n" for name, macro in context["S"].items())
     return "\n".join([headers, macros, env.get_template("checks.c.j2").render(context),
                       env.get_template("cholesky.c.j2").render(context)])
+
+
+def sincos_source(prefix: str) -> str:
+    """The sine and cosine of the double precision C alone (for its tests), after the header it needs."""
+    return "#include <math.h>\n\n" + environment().get_template("sincos.c.j2").render(prefix=check_prefix(prefix))
