@@ -92,11 +92,22 @@ class CFunction:
         return len(self.parts) > 1
 
 
-class Printer:
-    """Names and spells scalars as C expressions."""
+#: The unary operators whose argument shares a reduction: ``sin(x)`` and ``cos(x)`` of one ``x``.
+TRIG = ("sin", "cos")
 
-    def __init__(self, precision: str):
+
+class Printer:
+    """Names and spells scalars as C expressions.
+
+    In double precision, sine and cosine are the generated ``<prefix>_sincos`` (templates/c/sincos.c.j2):
+    the two of one argument in one call (`pair`), a lone one as ``<prefix>_sin`` or ``<prefix>_cos``.
+    In float, libm's ``sinf`` and ``cosf`` (docs/generated-c.md, "Sine and cosine").
+    """
+
+    def __init__(self, precision: str, prefix: str):
         self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
+        self.trig = f"{prefix}_" if precision == "double" else ""
+        self.pairs = {}  # node id -> the other of its sin/cos pair, both computed by one call
         self.names = {}
         self.arrays = set()  # the inputs it has read ("w": values handed over)
         self.handed = {}  # node id -> ``w[slot]``: a value an earlier part computed
@@ -135,8 +146,30 @@ class Printer:
         self.arrays.add(node.args[0])
         return f"{self.names[node.id]} = {node.args[0]}[{node.args[1]}];"
 
+    def pair(self, steps) -> None:
+        """Compute the sine and cosine of one argument among ``steps`` (nodes not yet named) in one call."""
+        if not self.trig:
+            return
+        trig = {}
+        for step in steps:
+            if isinstance(step, Expr) and step.op in TRIG and step.id not in self.names:
+                trig.setdefault(step.args[0].id, {})[step.op] = step
+        for found in trig.values():
+            if len(found) == 2:
+                self.pairs[found["sin"].id], self.pairs[found["cos"].id] = found["cos"], found["sin"]
+
     def define(self, node: Expr) -> str:
-        """``const real tK = expr;`` (``tK = expr;`` for a declared variable)."""
+        """``const real tK = expr;`` (``tK = expr;`` for a declared variable); for a sin/cos pair (`pair`), at the
+        first of the two, ``real tS, tC; <prefix>_sincos(x, &tS, &tC);`` and nothing at the second."""
+        if node.id in self.pairs:
+            if node.id in self.names:
+                return ""
+            other = self.pairs[node.id]
+            s, c = (node, other) if node.op == "sin" else (other, node)
+            for n in (s, c):
+                self.names[n.id] = f"t{len(self.names)}"
+            sn, cn = self.names[s.id], self.names[c.id]
+            return f"{self.real} {sn}, {cn}; {self.trig}sincos({self.ref(node.args[0])}, &{sn}, &{cn});"
         declared = node.id in self.names
         if not declared:
             self.names[node.id] = f"t{len(self.names)}"
@@ -145,6 +178,8 @@ class Printer:
             expr = f"{self.ref(node.args[0])} {BINARY[node.op]} {self.ref(node.args[1])}"
         elif node.op == "neg":
             expr = f"-{self.ref(node.args[0])}"
+        elif node.op in TRIG and self.trig:
+            expr = f"{self.trig}{node.op}({self.ref(node.args[0])})"
         else:
             expr = f"{node.op}{self.fsuffix}({self.ref(node.args[0])})"
         return f"{name} = {expr};" if declared else f"const {self.real} {name} = {expr};"
@@ -267,7 +302,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
           precision: str):
     """Part ``k`` of ``fn``: (`Part`, its `Printer`, the reals in its solves' arrays)."""
     status = status_macros(prefix)
-    printer = Printer(precision)
+    printer = Printer(precision, prefix)
     printer.handed.update((i, f"w[{layout.slot[i]}]") for i in layout.slot if layout.home[i] < k <= layout.last[i])
     part = Part(part_name(fn.op, k + 1) if layout.count > 1 else "")
     arrays = 0
@@ -280,6 +315,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
         for index, terms in opt.blocks.items():
             if index in indices:
                 blocks.setdefault(index, []).append((opt.name, terms))
+    printer.pair(steps[indices.start:indices.stop])
     body = part.body
     for index in indices:
         step = steps[index] if index < len(steps) else None  # None: the stores
@@ -292,7 +328,9 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
             for n in terms:
                 body.extend(layout.handed(n, printer))
         if isinstance(step, Expr):
-            body.append((printer.define(step), ""))
+            line = printer.define(step)
+            if line:  # the second of a sin/cos pair has none
+                body.append((line, ""))
             body.extend(layout.handed(step, printer))
         elif isinstance(step, Guard):
             value = printer.ref(step.value)

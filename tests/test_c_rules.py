@@ -25,7 +25,8 @@ GENERATED = Path(__file__).resolve().parents[1] / "generated"
 FOLDERS = sorted(p.parent for p in GENERATED.glob("*/*.json"))
 
 #: Functions an object may call: libm's (and nothing that allocates).
-LIBM = {f"{fn}{suffix}" for fn in ("sin", "cos", "sqrt", "fabs", "exp", "log", "atan2", "pow", "fmax", "fmin")
+LIBM = {f"{fn}{suffix}" for fn in ("sin", "cos", "sincos", "sqrt", "fabs", "copysign", "exp", "log", "atan2", "pow",
+                                   "fmax", "fmin")
         for suffix in ("", "f")}
 ALLOCATION = ("malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign", "alloca")
 
