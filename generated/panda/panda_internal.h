@@ -70,4 +70,84 @@ static inline void panda_zero(double *x, int n)
     for (i = 0; i < n; ++i) x[i] = 0;
 }
 
+/* sin(x) and cos(x) together, within 1 ulp of the exact values (the angle of a revolute joint).
+ * |x| <= 2^19 pi/2: y = x - k pi/2 with k the integer nearest x 2/pi, in double-double arithmetic
+ * (pi/2 in three 33-bit parts, whose products with k are exact, and a tail), then polynomials in
+ * y^2 for |y| <= pi/4 and k mod 4 choosing which of them is sin(x) and the signs. Beyond that
+ * bound (and for inf or NaN), and with -ffast-math, libm; below 2^-27, sin(x) = x and cos(x) = 1. */
+static inline void panda_sincos(double x, double *s, double *c)
+{
+    const double ax = fabs(x);
+#ifdef __FAST_MATH__
+    const int reduce = 0;  /* -ffast-math may reassociate the exact steps below and lose the reduction: libm */
+#else
+    const int reduce = ax <= 0x1.921fb54442d18p+19;  /* 0 for NaN */
+#endif
+    if (!reduce) {
+        *s = sin(x);
+        *c = cos(x);
+        return;
+    }
+    if (ax < 0x1p-27) {
+        *s = x;
+        *c = 1.0;
+        return;
+    }
+    {
+        const double t = x * 0x1.45f306dc9c883p-1;  /* x 2/pi */
+        const int k = (int)(t + copysign(0.5, t));  /* |k| <= 2^19 */
+        const double fk = (double)k;
+        const double a = x - fk * 0x1.921fb544p+0;  /* exact: the product has 53 bits, x is close to it */
+        const double w = fk * 0x1.0b4611a626331p-34;  /* k (pi/2 - the 33-bit part) */
+        double hi = a - w, lo = (a - hi) - w;  /* y = hi + lo, |lo| <= ulp(hi) / 2 */
+        if (fabs(hi) < fabs(fk) * 0x1p-26) {  /* x near k pi/2: pi/2 to 152 bits (|y| >= 2^-61) */
+            const double b = fk * 0x1.0b4611a6p-34;  /* exact */
+            const double a1 = a - b;  /* a - b = a1 + e1 exactly (two-sum) */
+            const double a1b = a1 - a;
+            const double e1 = (a - (a1 - a1b)) - (b + a1b);
+            const double d = fk * 0x1.3198a2ep-69;  /* exact */
+            const double a2 = a1 - d;  /* a1 - d = a2 + e2 exactly */
+            const double a2d = a2 - a1;
+            const double e2 = (a1 - (a2 - a2d)) - (d + a2d);
+            const double e = (e1 + e2) - fk * 0x1.b839a252049c1p-104;
+            hi = a2 + e;
+            lo = (a2 - hi) + e;
+        }
+        {
+        const double z = hi * hi, z2 = z * z, hz = 0.5 * z;
+        /* sin(y) ~ hi + hi z P(z) + lo (1 - z / 2); cos(y) ~ 1 - z / 2 + z^2 Q(z) - hi lo */
+        const double P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
+                         + z2 * ((-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
+                                 + z2 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33));
+        const double Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
+                         + z2 * ((0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
+                                 + z2 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37));
+        const double sy = hi + (hi * (z * P) + lo * (1.0 - hz));
+        const double v = 1.0 - hz;  /* 1 - hz = v + ((1 - v) - hz) exactly */
+        const double cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
+        /* x = y + n pi/2 modulo 2 pi; the quadrant by exact products with 0, 1 and -1 (no branch to mispredict) */
+        const unsigned n = (unsigned)k & 3u;
+        const double odd = (double)(n & 1u), even = 1.0 - odd;
+        *s = (sy * even + cy * odd) * (1.0 - (double)(n & 2u));
+        *c = (cy * even + sy * odd) * (1.0 - (double)((n + 1u) & 2u));
+        }
+    }
+}
+
+/* sin(x) alone (its cosine is not needed here): panda_sincos, whose cosine the compiler drops. */
+static inline double panda_sin(double x)
+{
+    double s, c;
+    panda_sincos(x, &s, &c);
+    return s;
+}
+
+/* cos(x) alone: panda_sincos, whose sine the compiler drops. */
+static inline double panda_cos(double x)
+{
+    double s, c;
+    panda_sincos(x, &s, &c);
+    return c;
+}
+
 #endif /* RBDGEN_panda_INTERNAL_H */
