@@ -2,6 +2,7 @@
 
 Usage: python -m benchmarks.derivatives [--robots panda solo12 g1 talos] [--flags "-O3 -march=native"]
                                         [--rounds 3] [--no-pinocchio] [--cache DIR] [--ops OP ...]
+                                        [--part-steps N]
 
 Per robot, one build with inverse- and forward-dynamics derivatives, ABA and CRBA
 forward dynamics prints: generation and compile seconds, the C source size, each
@@ -32,6 +33,7 @@ import numpy as np
 
 import rbdgen
 from rbdgen.algorithms.operations import operation
+from rbdgen.codegen import emit_c
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 
@@ -180,7 +182,11 @@ def main(argv=None) -> int:
     p.add_argument("--no-pinocchio", action="store_true")
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
     p.add_argument("--ops", nargs="+", default=list(OPS), choices=OPS, help="operations to build and time")
+    p.add_argument("--part-steps", type=int, help="steps per part of a split operation (default: "
+                   "rbdgen.codegen.emit_c.PART_STEPS; a huge number: no operation split)")
     args = p.parse_args(argv)
+    if args.part_steps:
+        emit_c.PART_STEPS = args.part_steps
     flags = shlex.split(args.flags)
     print(f"flags: {' '.join(flags)}\n")
     results = []
