@@ -109,11 +109,11 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
     H = crba_from_composites(tree, Xup, [sp.RigidInertia(I) for I in IC], IC0 if tree.floating else None, r.E0)
     out = {"q": cols["q"], "qd": cols["qd"], "qdd": [[H[row][off + j] for row in range(G)] for j in range(nb)]}
     if tree.floating:
-        out.update(_base_columns(tree, ops, r, base, base_covectors, (IC0, BC0, hC0), H))
+        out.update(_base_columns(tree, r, base, base_covectors, (IC0, BC0, hC0), H))
     return out
 
 
-def _base_columns(tree, ops, r, base, covectors, composites, H):
+def _base_columns(tree, r, base, covectors, composites, H):
     """The base motion's columns: the whole tree moves by (dv, e = da + v0 x dv) in the base frame."""
     _, velocity, acceleration = base
     w, pdot = velocity[:3], velocity[3:]
