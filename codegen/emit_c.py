@@ -23,10 +23,12 @@ PRECISIONS = {
 }
 
 #: Per precision, for the checks that read a value's bits (checks.c.j2): the unsigned type as
-#: wide as the real, the exponent mask (all ones: inf or NaN) and the sign bit.
+#: wide as the real, the exponent mask (all ones: inf or NaN), its lowest bit and the sign bit.
 BITS = {
-    "double": dict(bits="uint64_t", exponent="UINT64_C(0x7ff0000000000000)", sign="UINT64_C(0x8000000000000000)"),
-    "float": dict(bits="uint32_t", exponent="UINT32_C(0x7f800000)", sign="UINT32_C(0x80000000)"),
+    "double": dict(bits="uint64_t", exponent="UINT64_C(0x7ff0000000000000)", exponent_low="UINT64_C(0x0010000000000000)",
+                   sign="UINT64_C(0x8000000000000000)"),
+    "float": dict(bits="uint32_t", exponent="UINT32_C(0x7f800000)", exponent_low="UINT32_C(0x00800000)",
+                  sign="UINT32_C(0x80000000)"),
 }
 
 #: The status codes of the generated C, named after the exceptions (`errors.STATUS`):
