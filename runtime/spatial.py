@@ -209,22 +209,27 @@ def rigid_apply(I, v):
 def rigid_xform_back(X, I):
     """X^T I X: a rigid inertia given in frame B, expressed in frame A (RBDA eq. 2.66).
 
-    Ib_A = E^T Ib E - rx (E^T h)x - (h_A)x rx with h_A = E^T h + m r; the result
-    is symmetric, so only the upper triangle is computed and mirrored.
+    With h' = E^T h and hA = h' + m r, RBDA's Ib_A = E^T Ib E - rx h'x - hAx rx written out
+    (a_x b_x = b a^T - (a.b) 1): off the diagonal ``-(h'_i r_j + r_i hA_j)``, on it
+    ``sum over k != i of (h'_k + hA_k) r_k``; each product once (9 multiplications for a
+    general r, where the two matrix products take 18). The result is symmetric, so only the
+    upper triangle is computed and mirrored.
     """
     m, h, Ib = I
     E, r = X
     Eh = mtv3(E, h)
     hA = vadd(Eh, tuple(mul(m, x) for x in r))
     Ib_E = mm3(Ib, E)
-    rx, Ehx, hAx = skew(r), skew(Eh), skew(hA)
+    d = [mul(add(Eh[k], hA[k]), r[k]) for k in range(3)]                         # (h'_k + hA_k) r_k
     IbA = [[0] * 3 for _ in range(3)]
     for i in range(3):
         for j in range(i, 3):
-            e = dot((E[0][i], E[1][i], E[2][i]), (Ib_E[0][j], Ib_E[1][j], Ib_E[2][j]))
-            t1 = dot(rx[i], (Ehx[0][j], Ehx[1][j], Ehx[2][j]))
-            t2 = dot(hAx[i], (rx[0][j], rx[1][j], rx[2][j]))
-            IbA[i][j] = IbA[j][i] = sub(sub(e, t1), t2)
+            e = dot((E[0][i], E[1][i], E[2][i]), (Ib_E[0][j], Ib_E[1][j], Ib_E[2][j]))  # (E^T Ib E)_ij
+            if i == j:
+                shift = add(d[(i + 1) % 3], d[(i + 2) % 3])
+            else:
+                shift = neg(add(mul(Eh[i], r[j]), mul(r[i], hA[j])))
+            IbA[i][j] = IbA[j][i] = add(e, shift)
     return m, hA, tuple(tuple(row) for row in IbA)
 
 
