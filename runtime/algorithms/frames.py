@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import InvalidInputError
-from .kinematics import Tree, base_rotation, joint_xform
+from .kinematics import Tree, base_rotation, joint_xform, quaternion_matrix
 
 UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 
@@ -50,18 +50,6 @@ def quat_mul(a, b):
             sp.add(sp.sub(sp.mul(aw, by), sp.mul(ax, bz)), sp.add(sp.mul(ay, bw), sp.mul(az, bx))),
             sp.add(sp.add(sp.mul(aw, bz), sp.mul(ax, by)), sp.sub(sp.mul(az, bw), sp.mul(ay, bx))),
             sp.sub(sp.sub(sp.mul(aw, bw), sp.mul(ax, bx)), sp.add(sp.mul(ay, by), sp.mul(az, bz))))
-
-
-def quaternion_matrix(quat):
-    """R of a unit quaternion: I + 2w ux + 2 ux ux with u = (x, y, z) (12 multiplications)."""
-    x, y, z, w = quat
-    x2, y2, z2 = sp.mul(2, x), sp.mul(2, y), sp.mul(2, z)
-    xx, yy, zz = sp.mul(x, x2), sp.mul(y, y2), sp.mul(z, z2)
-    xy, xz, yz = sp.mul(x, y2), sp.mul(x, z2), sp.mul(y, z2)
-    wx, wy, wz = sp.mul(w, x2), sp.mul(w, y2), sp.mul(w, z2)
-    return ((sp.sub(1, sp.add(yy, zz)), sp.sub(xy, wz), sp.add(xz, wy)),
-            (sp.add(xy, wz), sp.sub(1, sp.add(xx, zz)), sp.sub(yz, wx)),
-            (sp.sub(xz, wy), sp.add(yz, wx), sp.sub(1, sp.add(xx, yy))))
 
 
 def half_angles(tree: Tree, ops, q, bodies) -> dict:

@@ -95,6 +95,21 @@ def joint_xform(tree: Tree, i: int, qi, ops):
     return sp.transpose3(R), (0, 0, 0)
 
 
+def quaternion_matrix(quat, s=2):
+    """R of a quaternion (x, y, z, w) with s = 2 / |q|^2 (2: a unit one): 1 + s w ux + s ux ux, u = (x, y, z).
+
+    Each entry is a product with u prescaled by s (12 multiplications).
+    """
+    x, y, z, w = quat
+    xs, ys, zs = sp.mul(s, x), sp.mul(s, y), sp.mul(s, z)
+    xx, yy, zz = sp.mul(x, xs), sp.mul(y, ys), sp.mul(z, zs)
+    xy, xz, yz = sp.mul(x, ys), sp.mul(x, zs), sp.mul(y, zs)
+    wx, wy, wz = sp.mul(w, xs), sp.mul(w, ys), sp.mul(w, zs)
+    return ((sp.sub(1, sp.add(yy, zz)), sp.sub(xy, wz), sp.add(xz, wy)),
+            (sp.add(xy, wz), sp.sub(1, sp.add(xx, zz)), sp.sub(yz, wx)),
+            (sp.sub(xz, wy), sp.add(yz, wx), sp.sub(1, sp.add(xx, yy))))
+
+
 def quaternion_rotation(quat, ops):
     """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2)."""
     x, y, z, w = quat
@@ -102,11 +117,7 @@ def quaternion_rotation(quat, ops):
     ops.require_positive(n2, InvalidInputError, "base quaternion is zero")
     s = 2 / n2
     ops.require_positive(s, InvalidInputError, "base quaternion is too large: normalise it")
-    return (
-        (1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)),
-        (s * (x * y + z * w), 1 - s * (x * x + z * z), s * (y * z - x * w)),
-        (s * (x * z - y * w), s * (y * z + x * w), 1 - s * (x * x + y * y)),
-    )
+    return quaternion_matrix(quat, s)
 
 
 def base_rotation(quat, ops):
