@@ -68,10 +68,10 @@ extern "C" {
 /* panda_mass_matrix: M(q), the joint-space inertia matrix (CRBA).
  *   q      in  [7] joint positions (J)
  *   M      out [49] mass matrix (G x G, column-major)
- * Cost: 252 mul, 231 add, 6 sin, 6 cos.
- * Stack: at most 4984 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
+ * Cost: 238 mul, 226 add, 6 sin, 6 cos.
+ * Stack: at most 4832 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
  */
-#define RBDGEN_panda_STACK_MASS_MATRIX 4984
+#define RBDGEN_panda_STACK_MASS_MATRIX 4832
 int panda_mass_matrix(const double *q, double *M);
 
 /* panda_mass_matrix_batch: panda_mass_matrix on n states stored one after
@@ -164,10 +164,10 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1020 mul, 963 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 17280 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 1006 mul, 958 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Stack: at most 17128 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17280
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17128
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after
@@ -184,10 +184,10 @@ int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, 
  *   M      out [49] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [7] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [7] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 882 mul, 771 add, 6 sin, 6 cos.
- * Stack: at most 14344 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
+ * Cost: 868 mul, 766 add, 6 sin, 6 cos.
+ * Stack: at most 14192 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_panda_STACK_PASSIVE_TERMS 14344
+#define RBDGEN_panda_STACK_PASSIVE_TERMS 14192
 int panda_passive_terms(const double *q, const double *qd, double *M, double *g, double *c);
 
 /* panda_passive_terms_batch: panda_passive_terms on n states stored one after

