@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import heapq
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -193,6 +195,9 @@ class Printer:
 #: at 7), and the parts compile in parallel.
 PART_STEPS = 6000
 
+#: A cut between parts lies at most this fraction of a part's steps from the even cut (`_Layout`).
+CUT_WINDOW = 0.1
+
 
 def part_name(op: str, k: int) -> str:
     """Part ``k`` of operation ``op``, after the prefix: ``<k>_<op>``. No operation or link function name starts
@@ -234,63 +239,77 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
 
 
 class _Layout:
-    """Which part computes each step and value, and the slot in ``w`` of each value a later part reads.
+    """Where an operation is cut into parts, and the slot in ``w`` of each value a later part reads.
 
-    Step ``index`` (``len(steps)``: the outputs) belongs to part ``index * count // len(steps)``. A value
-    (a step, a solve's result, a term of an optional input) is handed over when a later part reads it; its
-    slot is free again for the values of the parts after the last one that reads it.
+    The steps (`optimize.Schedule`; index ``len(steps)``: the stores) are cut into ``count`` parts. Each cut
+    lies within `CUT_WINDOW` of the even one (``c * len(steps) // count``), where the fewest values cross it
+    (computed before it, read after): the end of a pass rather than its middle. A value (a step, a solve's
+    result, a term of an optional input) is handed over when a later part reads it: written to its slot when
+    computed; the slot is free again for a value computed after the step that reads it for the last time.
     """
 
     def __init__(self, plan, kernel: Kernel, count: int):
         steps = plan.steps
-        self.count, self.steps, self.length = count, len(steps), max(len(steps), 1)
-        self.home = {}  # value id -> the part that computes it
+        self.count, self.steps = count, len(steps)
+        self.defined = {}  # value id -> the index of the step that computes it
         for index, step in enumerate(steps):
             if isinstance(step, Expr):
-                self.home[step.id] = self.of(index)
+                self.defined[step.id] = index
             elif isinstance(step, Call):
-                self.home.update((r.id, self.of(index)) for column in step.results for r in column)
+                self.defined.update((r.id, index) for column in step.results for r in column)
         self.block_at = {}  # term id of an optional input -> the step index of its block
         for opt in plan.optional:
             for index, terms in opt.blocks.items():
                 self.block_at.update((n.id, index) for n in terms)
-        self.home.update((i, self.of(index)) for i, index in self.block_at.items())
-        self.store_in = {}  # output value id -> the part that stores it: the one computing it, else the last
-        last = {}
-
-        def read(x, part):
-            if x.id in self.home and part > self.home[x.id]:
-                last[x.id] = max(last.get(x.id, part), part)
-
-        for index, step in enumerate(steps):
-            for x in operands(step):
-                read(x, self.of(index))
-        for opt in plan.optional:
-            for index, terms in opt.blocks.items():
-                for x in [a for n in terms for a in operands(n)]:
-                    read(x, self.of(index))
-        for x in [v for values in kernel.outputs.values() for v in values if isinstance(v, Expr)]:
-            self.store_in[x.id] = self.home.get(x.id, count - 1)
-            read(x, self.store_in[x.id])
-        self.last = last  # handed-over value id -> the last part that reads it
+        self.defined.update(self.block_at)
+        reads = [(x.id, index) for index, step in enumerate(steps) for x in operands(step) if x.id in self.defined]
+        reads += [(x.id, index) for opt in plan.optional for index, terms in opt.blocks.items()
+                  for n in terms for x in operands(n) if x.id in self.defined]
+        self.starts = self._cuts(reads)  # the first step index of each part
+        self.home = {i: self.of(index) for i, index in self.defined.items()}  # value id -> the part computing it
+        # an output is stored by the part computing it, else (a constant or an input entry) by the last
+        self.store_in = {x.id: self.home.get(x.id, count - 1)
+                         for values in kernel.outputs.values() for x in values if isinstance(x, Expr)}
+        last = {}  # handed-over value id -> the index of the last step that reads it
+        for i, index in reads:
+            if self.of(index) > self.home[i]:
+                last[i] = max(last.get(i, index), index)
         self.slot = {}
+        self.last = {i: self.of(index) for i, index in last.items()}  # handed-over value id -> the last part reading it
         free, busy, self.slots = [], [], 0
-        for i in sorted(last, key=lambda i: (self.home[i], i)):  # by part, then creation order
-            while busy and busy[0][0] < self.home[i]:
+        for i in sorted(last, key=lambda i: (self.defined[i], i)):  # in the order they are computed
+            while busy and busy[0][0] < self.defined[i]:
                 heapq.heappush(free, heapq.heappop(busy)[1])
             self.slot[i] = heapq.heappop(free) if free else self.slots
             self.slots = max(self.slots, self.slot[i] + 1)
             heapq.heappush(busy, (last[i], self.slot[i]))
 
+    def _cuts(self, reads: list) -> list:
+        """The first step index of each part: each cut where the fewest values cross, within `CUT_WINDOW`
+        of the even cut (the nearest such index)."""
+        last = {}
+        for i, index in reads:
+            last[i] = max(last.get(i, index), index)
+        change = [0] * (self.steps + 2)  # crossing[k]: values computed before step k and read at or after it
+        for i, index in last.items():
+            if index > self.defined[i]:
+                change[self.defined[i] + 1] += 1
+                change[index + 1] -= 1
+        crossing = list(itertools.accumulate(change))
+        starts, reach = [0], int(CUT_WINDOW * self.steps / self.count)
+        for c in range(1, self.count):
+            even = c * self.steps // self.count
+            window = range(max(even - reach, starts[-1] + 1), min(even + reach, self.steps) + 1)
+            starts.append(min(window, key=lambda k: (crossing[k], abs(k - even))))
+        return starts
+
     def of(self, index: int) -> int:
-        return min(index * self.count // self.length, self.count - 1)
+        """The part of step ``index``."""
+        return bisect.bisect_right(self.starts, index) - 1
 
     def indices(self, k: int) -> range:
         """The step indices of part ``k`` (the last one also has ``len(steps)``: the outputs)."""
-        def first(part):
-            return -(-part * self.length // self.count)
-
-        return range(first(k), first(k + 1) if k < self.count - 1 else self.steps + 1)
+        return range(self.starts[k], self.starts[k + 1] if k < self.count - 1 else self.steps + 1)
 
     def handed(self, x: Expr, printer: "Printer") -> list:
         """``w[slot] = x;`` if a later part reads ``x`` (after it is computed), else nothing."""
@@ -432,7 +451,8 @@ def _call_lines(call: Call, printer: Printer, prefix: str, zero: str) -> list:
     n, m, k, real = len(call.A), len(call.B), call.index, printer.real
     tag, fixed, _ = cholesky_copy(call)
     sizes = "" if fixed else f"{n}, {m}, "
-    lines = [f"{real} A{k}[{n * n}], b{k}[{n * m}], x{k}[{n * m}], w{k}[{n * n + 4 * n}];"]
+    # x zeroed: the solve writes it on every path, but GCC's -Wmaybe-uninitialized cannot always tell
+    lines = [f"{real} A{k}[{n * n}], b{k}[{n * m}], x{k}[{n * m}] = {{0}}, w{k}[{n * n + 4 * n}];"]
     for c in range(n):
         for r in range(c, n):
             lines.append(f"A{k}[{c * n + r}] = {printer.ref(call.A[r][c])};")
