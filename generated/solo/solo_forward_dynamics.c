@@ -4611,7 +4611,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t4147 = t164 - t4141;
         const double t4148 = t169 - t4142;
         /* floating-base articulated inertia: checked Cholesky solve */
-        double A0[36], b0[6], x0[6], w0[60];
+        double A0[36], b0[6], x0[6] = {0}, w0[60];
         A0[0] = t4096;
         A0[1] = t4097;
         A0[2] = t4098;
