@@ -540,4 +540,5 @@ def cholesky_source(prefix: str, precision: str, copies=(("", None, None),)) -> 
 
 def sincos_source(prefix: str) -> str:
     """The sine and cosine of the double precision C alone (for its tests), after the header it needs."""
-    return "#include <math.h>\n\n" + environment().get_template("sincos.c.j2").render(prefix=check_prefix(prefix))
+    headers = "".join(f"#include <{name}.h>\n" for name in ("math", "stdint", "string"))
+    return headers + "\n" + environment().get_template("sincos.c.j2").render(prefix=check_prefix(prefix))
