@@ -114,9 +114,12 @@ static inline void panda_sincos(double x, double *s, double *c)
         return;
     }
     {
-        const double t = x * 0x1.45f306dc9c883p-1;  /* x 2/pi */
-        const int k = (int)(t + copysign(0.5, t));  /* |k| <= 2^19 */
-        const double fk = (double)k;
+        /* k = x 2/pi rounded to an integer, by adding and subtracting 1.5 2^52 (no float-integer conversion
+           on the critical path); k mod 4 is in the low bits of the sum (|k| <= 2^19) */
+        const double shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
+        const double fk = shifted - 0x1.8p52;
+        uint64_t bits;
+        unsigned n;
         const double a = x - fk * 0x1.921fb544p+0;  /* exact: the product has 53 bits, x is close to it */
         const double w = fk * 0x1.0b4611a626331p-34;  /* k (pi/2 - the 33-bit part) */
         double hi = a - w, lo = (a - hi) - w;  /* y = hi + lo, |lo| <= ulp(hi) / 2 */
@@ -133,23 +136,26 @@ static inline void panda_sincos(double x, double *s, double *c)
             hi = a2 + e;
             lo = (a2 - hi) + e;
         }
+        memcpy(&bits, &shifted, sizeof bits);
+        n = (unsigned)bits & 3u;
         {
-        const double z = hi * hi, z2 = z * z, hz = 0.5 * z;
-        /* sin(y) ~ hi + hi z P(z) + lo (1 - z / 2); cos(y) ~ 1 - z / 2 + z^2 Q(z) - hi lo */
-        const double P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
-                         + z2 * ((-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
-                                 + z2 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33));
-        const double Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
-                         + z2 * ((0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
-                                 + z2 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37));
-        const double sy = hi + (hi * (z * P) + lo * (1.0 - hz));
-        const double v = 1.0 - hz;  /* 1 - hz = v + ((1 - v) - hz) exactly */
-        const double cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
-        /* x = y + n pi/2 modulo 2 pi; the quadrant by exact products with 0, 1 and -1 (no branch to mispredict) */
-        const unsigned n = (unsigned)k & 3u;
-        const double odd = (double)(n & 1u), even = 1.0 - odd;
-        *s = (sy * even + cy * odd) * (1.0 - (double)(n & 2u));
-        *c = (cy * even + sy * odd) * (1.0 - (double)((n + 1u) & 2u));
+            /* x = y + n pi/2 modulo 2 pi: sin x = f[0] sin y + f[1] cos y and cos x = f[2] cos y + f[3] sin y with
+               f = factor[n], each entry 0, 1 or -1 (exact products, no branch for random angles to mispredict) */
+            static const double factor[4][4] = { {1, 0, 1, 0}, {0, 1, 0, -1}, {-1, 0, -1, 0}, {0, -1, 0, 1} };
+            const double *f = factor[n];
+            const double z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
+            /* sin(y) ~ hi + hi z P(z) + lo (1 - z / 2); cos(y) ~ 1 - z / 2 + z^2 Q(z) - hi lo (Estrin's scheme) */
+            const double P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
+                             + z2 * (-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
+                             + z4 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33);
+            const double Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
+                             + z2 * (0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
+                             + z4 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37);
+            const double sy = hi + (hiz * P + lo * (1.0 - hz));
+            const double v = 1.0 - hz;  /* 1 - hz = v + ((1 - v) - hz) exactly */
+            const double cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
+            *s = sy * f[0] + cy * f[1];
+            *c = cy * f[2] + sy * f[3];
         }
     }
 }
