@@ -13,7 +13,8 @@ The function takes the flat inputs (sequences of floats, in the kernel's input
 order) and returns ``{output name: list of floats}``. A failed check raises `CheckFailed`, and
 a checked solve is the NumPy engine's `NumpyOps.solve_spd` (which raises the
 solver's error): the caller reruns the state on the NumPy pass, which raises the
-precise error.
+precise error. A tree-sparse solve of many columns (`TreeSolve`) is
+`ltdl.ltdl_apply_inverse` of each column, on floats.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ import math
 import numpy as np
 
 from ..algorithms.kinematics import Tree
+from ..algorithms.ltdl import ltdl_apply_inverse
 from ..algorithms.operations import evaluate
 from ..backends import NumpyOps
 from .optimize import schedule
-from .trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps
+from .trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps, TreeSolve
 
 #: Each node operator as a Python expression of its operands.
 FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}", "neg": "-{}",
@@ -76,6 +78,11 @@ def source(kernel: Kernel) -> str:
             (b,) = step.B
             A = ", ".join("(" + ", ".join(_ref(a) for a in row) + ",)" for row in step.A)
             lines.append(f"    x{step.index} = solve(({A},), ({', '.join(_ref(v) for v in b)},), {step.what!r})")
+        elif isinstance(step, TreeSolve):
+            L = ", ".join("{" + ", ".join(f"{j}: {_ref(v)}" for j, v in row.items()) + "}" for row in step.L)
+            Dinv = ", ".join(_ref(v) for v in step.Dinv)
+            B = ", ".join("(" + ", ".join(_ref(v) for v in column) + ",)" for column in step.B)
+            lines.append(f"    x{step.index} = solve_ltdl(({L},), ({Dinv},), {step.lam!r}, ({B},))")
     outputs = ", ".join(f"{name!r}: [" + ", ".join(_ref(v) for v in values) + "]"
                         for name, values in kernel.outputs.items())
     lines.append(f"    return {{{outputs}}}")
@@ -87,8 +94,14 @@ def _solve(A, b, what):
     return [float(x[0]) for x in NumpyOps.solve_spd(A, b, what)]
 
 
+def _solve_ltdl(L, Dinv, lam, columns):
+    """`TreeSolve` on floats: the solutions, column after column, as one list."""
+    return [x for b in columns for x in ltdl_apply_inverse(L, Dinv, lam, b)]
+
+
 def function(kernel: Kernel):
     """``kernel`` compiled into a Python function (see the module docstring)."""
-    namespace = {"sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "solve": _solve, "CheckFailed": CheckFailed}
+    namespace = {"sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "solve": _solve,
+                 "solve_ltdl": _solve_ltdl, "CheckFailed": CheckFailed}
     exec(compile(source(kernel), f"<rbdgen kernel {kernel.name}>", "exec"), namespace)
     return namespace["kernel"]

@@ -32,7 +32,7 @@ class OptionalInput:
 class Schedule:
     """What to emit for a kernel, in order: nodes, guards after their value, calls before their results."""
 
-    steps: list  # Expr (compute), Guard, or Call, in emission order (an optional input's terms left out)
+    steps: list  # Expr (compute), Guard, Call or TreeSolve, in emission order (an optional input's terms left out)
     counts: dict
     optional: list = field(default_factory=list)  # OptionalInput, one per optional input
 
@@ -79,7 +79,7 @@ def _live_steps(kernel: Kernel) -> Schedule:
             call = graph.calls[node.args[0]]
             if call.index not in live_calls:
                 live_calls.add(call.index)
-                for x in [a for row in call.A for a in row] + [b for col in call.B for b in col]:
+                for x in call.values():
                     visit(x)
         elif node.op != "in":
             for a in node.args:
@@ -148,7 +148,7 @@ def operands(step) -> list:
     elif isinstance(step, Guard):
         values = [step.value]
     else:
-        values = [a for row in step.A for a in row] + [b for col in step.B for b in col]
+        values = step.values()
     return [x for x in values if isinstance(x, Expr)]
 
 

@@ -10,7 +10,8 @@ order, which is a topological order: emission needs no sort, and output order
 is deterministic.
 
 `SymbolicOps` is the scalar backend the algorithms see: ``require_positive``
-and ``require_not_negative`` record guards and ``solve_spd`` records a call of the checked Cholesky solve.
+and ``require_not_negative`` record guards, ``solve_spd`` records a call of the checked Cholesky solve
+and ``solve_ltdl`` one of the tree-sparse LTDL solve of many columns (`TreeSolve`).
 """
 
 from __future__ import annotations
@@ -99,6 +100,27 @@ class Call:
     results: list = field(default_factory=list)  # m solutions, each a list of n ``ret`` nodes
     what: str = ""
 
+    def values(self) -> list:
+        """The scalars the call reads."""
+        return [a for row in self.A for a in row] + [b for col in self.B for b in col]
+
+
+@dataclass
+class TreeSolve:
+    """``X = (L^T D L)^-1 B`` for the m columns of B: `ltdl.ltdl_apply_inverse` of each column with the
+    factors of `ltdl.ltdl` (``L[k]`` maps each ancestor ``j`` of ``k`` in ``lam`` to ``L_kj``), in one loop."""
+
+    index: int
+    L: list
+    Dinv: list
+    lam: tuple
+    B: list  # m right-hand sides, each a list of n scalars
+    results: list = field(default_factory=list)  # m solutions, each a list of n ``ret`` nodes
+
+    def values(self) -> list:
+        """The scalars the solve reads: L row by row (ancestors nearest first), Dinv, then B."""
+        return [v for row in self.L for v in row.values()] + list(self.Dinv) + [b for col in self.B for b in col]
+
 
 class Graph:
     """A hash-consed expression graph plus the guards and calls recorded while tracing."""
@@ -107,7 +129,7 @@ class Graph:
         self.nodes: list[Expr] = []
         self._table: dict = {}
         self.guards: list[Guard] = []
-        self.calls: list[Call] = []
+        self.calls: list = []  # Call and TreeSolve, by index
 
     # -- leaves --------------------------------------------------------------
     def _node(self, op, args):
@@ -200,9 +222,16 @@ class Graph:
 
     def call(self, A, B, what: str) -> list:
         """Solve A X = B (the checked Cholesky) for the columns of B; returns the columns of X."""
-        call = Call(len(self.calls), A, B, what=what)
-        n = len(A)
-        call.results = [[self._node("ret", (call.index, c * n + r)) for r in range(n)] for c in range(len(B))]
+        return self._record(Call(len(self.calls), A, B, what=what))
+
+    def tree_solve(self, L, Dinv, lam, B) -> list:
+        """Solve (L^T D L) X = B for the columns of B (`TreeSolve`); returns the columns of X."""
+        return self._record(TreeSolve(len(self.calls), L, Dinv, lam, B))
+
+    def _record(self, call):
+        """Add ``call``; its results are ``ret`` leaves, entry ``r`` of column ``c`` at index ``c * n + r``."""
+        n = len(call.B[0]) if call.B else 0
+        call.results = [[self._node("ret", (call.index, c * n + r)) for r in range(n)] for c in range(len(call.B))]
         self.calls.append(call)
         return call.results
 
@@ -238,6 +267,9 @@ class SymbolicOps:
 
     def solve_spd(self, A, b, what):
         return self.graph.call([list(row) for row in A], [list(b)], what)[0]
+
+    def solve_ltdl(self, L, Dinv, lam, columns):
+        return self.graph.tree_solve([dict(row) for row in L], list(Dinv), tuple(lam), [list(b) for b in columns])
 
 
 @dataclass

@@ -3,9 +3,10 @@
 A backend supplies ``sin``, ``cos``, ``sqrt``, ``eps`` (the machine epsilon of
 its precision), ``require_positive`` (a runtime
 check ``x > 0`` that raises, or becomes a guard in generated code),
-``require_not_negative`` (the check ``!(x < 0)``: NaN passes) and ``solve_spd``
-(the dense checked Cholesky solve). The symbolic backend lives in
-``rbdgen.codegen.trace``.
+``require_not_negative`` (the check ``!(x < 0)``: NaN passes), ``solve_spd``
+(the dense checked Cholesky solve) and, for the forward-dynamics derivatives,
+``solve_ltdl`` (`ltdl.ltdl_apply_inverse` of many columns with one factor). The
+symbolic backend lives in ``rbdgen.codegen.trace``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .algorithms.cholesky import EPS, cholesky_solve
+from .algorithms.ltdl import ltdl_apply_inverse
 
 
 class NumpyOps:
@@ -52,3 +54,15 @@ class NumpyOps:
                 Am[:, r, c] = A[r][c]
         x = cholesky_solve(Am, bm, what)
         return [x[:, k] for k in range(n)]
+
+    @staticmethod
+    def solve_ltdl(L, Dinv, lam, columns):
+        """`ltdl_apply_inverse` of every column at once: entry ``r`` of all m columns is one (m, N) array,
+        so each entry of the result is that of the column's own solve (the same operations, in order)."""
+        n = len(Dinv)
+        scalars = [v for row in L for v in row.values()] + list(Dinv) + [b for col in columns for b in col]
+        shape = np.broadcast_shapes((1,), *(np.shape(x) for x in scalars))
+        X = [np.stack([np.broadcast_to(np.asarray(col[r], dtype=np.float64), shape) for col in columns])
+             for r in range(n)]
+        x = ltdl_apply_inverse(L, Dinv, lam, X)
+        return [[x[r][c] for r in range(n)] for c in range(len(columns))]

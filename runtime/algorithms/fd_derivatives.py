@@ -5,10 +5,12 @@ for x in q, qd and the base motion, and ``dacc/dtau = M^-1``. M (CRBA) is factor
 once by the tree-sparse LTDL (`ltdl`: the positivity and conditioning checks on its
 pivots) and that factor serves every solve: ``acc = M^-1 (tau - b)`` itself (``b`` from
 one RNEA pass at zero acceleration, as `forward_dynamics_crba` computes it, so no ABA
-sweep runs), then ``dID/dx`` from `rnea_derivatives` at ``qdd = acc``, applied column by
-column, never a dense solve, and ``M^-1`` itself is ``L^-1 D^-1 L^-T`` from the same
-factors (`ltdl_inverse`). Instead of one residual check per column, one probe checks the
-sum of all the columns and of ``acc`` (``M sum(x) = sum(b)``).
+sweep runs), then, with ``dID/dx`` from `rnea_derivatives` at ``qdd = acc``, one solve
+of all the columns ``-dID/dx`` and of the identity's (``M^-1``) together, never a dense
+one: ``ops.solve_ltdl`` is `ltdl_apply_inverse` of each column, which the generated C
+runs as one loop over the columns (`rbdgen.codegen.trace.TreeSolve`). Instead of one
+residual check per column, one probe checks the sum of all the columns and of ``acc``
+(``M sum(x) = sum(b)``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from .. import spatial as sp
 from . import coordinates
 from .crba import crba
-from .ltdl import check_residual, coordinate_parents, ltdl, ltdl_apply_inverse, ltdl_inverse
+from .ltdl import check_residual, coordinate_parents, ltdl, ltdl_apply_inverse
 from .rnea import rnea
 from .rnea_derivatives import rnea_derivatives
 
@@ -41,27 +43,25 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
     lam = coordinate_parents(tree)
     if lam is not None:
         L, Dinv = ltdl(H, lam, ops, WHAT)
-
-        def solve(b):
-            return ltdl_apply_inverse(L, Dinv, lam, b)
+        acc = ltdl_apply_inverse(L, Dinv, lam, b_acc)                              # acc = M^-1 (tau - b)
     else:
-        def solve(b):
-            return list(ops.solve_spd(H, b, WHAT))
-    acc = solve(b_acc)                                                              # acc = M^-1 (tau - b)
+        acc = list(ops.solve_spd(H, b_acc, WHAT))
     id_base = (base[0], base[1], acc[:6]) if tree.floating else None               # ID sees the base acceleration
     qdd = coordinates.rates(tree, acc[off:])
     dID = coordinates.jacobians(tree, rnea_derivatives(tree, ops, q, qd, qdd, id_base, loads))
     rhs = {wrt: [[sp.neg(x) for x in column] for column in dID[wrt]]               # -dID/dx
            for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ())}
-    out = {wrt: [solve(b) for b in columns] for wrt, columns in rhs.items()}
-    rhs["tau"] = [[int(r == c) for r in range(G)] for c in range(G)]
+    rhs["tau"] = [[int(r == c) for r in range(G)] for c in range(G)]               # dacc/dtau = M^-1 I
+    bs = [b for columns in rhs.values() for b in columns]
     if lam is None:
-        out["tau"] = [solve(b) for b in rhs["tau"]]
-        return out
-    out["tau"] = ltdl_inverse(L, Dinv, lam)                                        # dacc/dtau = M^-1 (symmetric)
-    xs = [acc] + [x for columns in out.values() for x in columns]
-    bs = [b_acc] + [b for columns in rhs.values() for b in columns]
-    check_residual(H, lam, [_total(row) for row in zip(*xs)], [_total(row) for row in zip(*bs)], ops, WHAT)
+        xs = [list(ops.solve_spd(H, b, WHAT)) for b in bs]
+    else:
+        xs = ops.solve_ltdl(L, Dinv, lam, bs)
+        check_residual(H, lam, [_total(row) for row in zip(acc, *xs)], [_total(row) for row in zip(b_acc, *bs)],
+                       ops, WHAT)
+    out, start = {}, 0
+    for wrt, columns in rhs.items():
+        out[wrt], start = xs[start:start + len(columns)], start + len(columns)
     return out
 
 

@@ -128,32 +128,6 @@ def ltdl_apply_inverse(L, Dinv, lam, b, each=None):
     return x
 
 
-def ltdl_inverse(L, Dinv, lam):
-    """``H^-1 = L^-1 D^-1 L^-T`` as rows (symmetric: one scalar per pair), without a solve per column.
-
-    ``L^-1`` keeps the pattern of ``L`` (row ``k``: ``k`` and its ancestors), O(n d^2);
-    ``(H^-1)[k][c]`` sums over the coordinates above both ``k`` and ``c``, O(n^2 d).
-    """
-    n = len(Dinv)
-    Linv = [{k: 1} for k in range(n)]
-    for k in range(n):
-        for m in ancestors(lam, k):
-            total, j = 0, lam[k]
-            while True:                                                             # j from k's parent up to m
-                total = sp.add(total, sp.mul(L[k][j], Linv[j][m]))
-                if j == m:
-                    break
-                j = lam[j]
-            Linv[k][m] = sp.neg(total)                                              # Linv_km = -sum_j L_kj Linv_jm
-    P = [{m: sp.mul(value, Dinv[m]) for m, value in row.items()} for row in Linv]   # P = L^-1 D^-1
-    Hinv = [[0] * n for _ in range(n)]
-    for k in range(n):
-        for c in range(k + 1):
-            common = [m for m in Linv[c] if m in P[k]]
-            Hinv[k][c] = Hinv[c][k] = sp.dot([P[k][m] for m in common], [Linv[c][m] for m in common])
-    return Hinv
-
-
 def _norm2(values, ops):
     return ops.sqrt(sp.dot(values, values))
 
