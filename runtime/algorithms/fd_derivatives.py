@@ -9,8 +9,13 @@ sweep runs), then, with ``dID/dx`` from `rnea_derivatives` at ``qdd = acc``, one
 of all the columns ``-dID/dx`` and of the identity's (``M^-1``) together, never a dense
 one: ``ops.solve_ltdl`` is `ltdl_apply_inverse` of each column, which the generated C
 runs as one loop over the columns (`rbdgen.codegen.trace.TreeSolve`). Instead of one
-residual check per column, one probe checks the sum of all the columns and of ``acc``
-(``M sum(x) = sum(b)``).
+residual check per column, one probe: the sum of all the right-hand sides (``tau - b``
+included) is solved as one more column of that solve and its residual checked
+(`check_residual`). The solve is backward stable for a positive definite M (LTDL
+needs no pivoting), so its residual does not depend on which vector it solves: one
+that mixes every right-hand side, solved by the same factor and the same loop as the
+columns, stands for all of them, at the cost of one column instead of summing every
+solution.
 """
 
 from __future__ import annotations
@@ -56,9 +61,9 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
     if lam is None:
         xs = [list(ops.solve_spd(H, b, WHAT)) for b in bs]
     else:
-        xs = ops.solve_ltdl(L, Dinv, lam, bs)
-        check_residual(H, lam, [_total(row) for row in zip(acc, *xs)], [_total(row) for row in zip(b_acc, *bs)],
-                       ops, WHAT)
+        probe = [_total(row) for row in zip(b_acc, *bs)]                           # every right-hand side, summed
+        *xs, x_probe = ops.solve_ltdl(L, Dinv, lam, bs + [probe])
+        check_residual(H, lam, x_probe, probe, ops, WHAT)
     out, start = {}, 0
     for wrt, columns in rhs.items():
         out[wrt], start = xs[start:start + len(columns)], start + len(columns)
