@@ -475,23 +475,24 @@ def _call_lines(call: Call, printer: Printer, prefix: str, zero: str) -> list:
     return [("", c_text(f"{call.what}: checked Cholesky solve"))] + [(line, "") for line in lines]
 
 
-#: Columns a `TreeSolve` kernel solves at a time, each row's in local accumulators. Measured on G1's pattern
-#: (35 rows, 80-96 columns, GCC 12 -O3 -march=native, AVX2): 16 columns (four 4-wide registers) 4.2 us for 80
-#: columns, 12 and 8 columns 40% slower, 24 or more spill (3.5x slower); a row-by-row loop over all the columns
-#: (two loads and a store per term) 40% slower.
-LTDL_BLOCK = 16
+#: Columns a `TreeSolve` kernel solves at a time, each row's in local accumulators, and the narrower last block
+#: (the columns are padded to a multiple of it). Measured on G1's pattern (35 rows, GCC 12 -O3 -march=native,
+#: AVX2), per column: blocks of 32 (eight 4-wide registers) 42 ns, of 16 53 ns, of 8 79 ns (-O2 without
+#: -march: 32 and 16 alike); a row-by-row loop over all the columns (two loads and a store per term) 40% slower.
+LTDL_BLOCK, LTDL_TAIL = 32, 16
 
 
 def ltdl_key(solve: TreeSolve) -> tuple:
-    """``(n, m, lam)``: the rows, the columns of its array (padded to a multiple of `LTDL_BLOCK`) and the tree
+    """``(n, m, lam)``: the rows, the columns of its array (padded to a multiple of `LTDL_TAIL`) and the tree
     pattern of a `TreeSolve`; one kernel serves all the solves with one key."""
-    m = -(-len(solve.B) // LTDL_BLOCK) * LTDL_BLOCK
+    m = -(-len(solve.B) // LTDL_TAIL) * LTDL_TAIL
     return len(solve.Dinv), m, solve.lam
 
 
 def ltdl_kernel(prefix: str, key: tuple) -> tuple:
-    """``(name, n, m, block, tables)`` for templates/c/ltdl.c.j2: the kernel of `ltdl_key` ``key``, tables as
-    ``(name, comment, values)`` (an empty one holds a single unread 0: C has no empty arrays)."""
+    """``(name, n, m, blocks, tables)`` for templates/c/ltdl.c.j2: the kernel of `ltdl_key` ``key``; blocks as
+    ``(first column, count, width)``: `LTDL_BLOCK` wide, the last one `LTDL_TAIL` wide where the columns end
+    there; tables as ``(name, comment, values)`` (an empty one holds a single unread 0: C has no empty arrays)."""
     n, m, lam = key
     above, above_start, position = [], [], {}
     for k in range(n):
@@ -513,7 +514,11 @@ def ltdl_kernel(prefix: str, key: tuple) -> tuple:
               ("below", "the descendants i of each row k, descending", below),
               ("below_entry", "L_ik is L[below_entry[p]]", below_entry),
               ("below_start", "row k's descendants: below_start[k] to below_start[k + 1]", below_start)]
-    return (f"{prefix}_ltdl_solve_{n}x{m}", n, m, LTDL_BLOCK,
+    full = m // LTDL_BLOCK * LTDL_BLOCK
+    blocks = [(0, m // LTDL_BLOCK, LTDL_BLOCK)] if full else []
+    if full < m:
+        blocks.append((full, 1, LTDL_TAIL))
+    return (f"{prefix}_ltdl_solve_{n}x{m}", n, m, blocks,
             [(name, comment, values or [0]) for name, comment, values in tables])
 
 
