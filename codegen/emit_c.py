@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import bisect
 import heapq
-import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -201,9 +199,6 @@ class Printer:
 #: at 7), and the parts compile in parallel.
 PART_STEPS = 6000
 
-#: A cut between parts lies at most this fraction of a part's steps from the even cut (`_Layout`).
-CUT_WINDOW = 0.1
-
 
 def part_name(op: str, k: int) -> str:
     """Part ``k`` of operation ``op``, after the prefix: ``<k>_<op>``. No operation or link function name starts
@@ -245,18 +240,17 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
 
 
 class _Layout:
-    """Where an operation is cut into parts, and the slot in ``w`` of each value a later part reads.
+    """Which part computes each step and value, and the slot in ``w`` of each value a later part reads.
 
-    The steps (`optimize.Schedule`; index ``len(steps)``: the stores) are cut into ``count`` parts. Each cut
-    lies within `CUT_WINDOW` of the even one (``c * len(steps) // count``), where the fewest values cross it
-    (computed before it, read after): the end of a pass rather than its middle. A value (a step, a solve's
-    result, a term of an optional input) is handed over when a later part reads it: written to its slot when
-    computed; the slot is free again for a value computed after the step that reads it for the last time.
+    Step ``index`` (``len(steps)``: the outputs) belongs to part ``index * count // len(steps)``. A value
+    (a step, a solve's result, a term of an optional input) is handed over when a later part reads it:
+    written to its slot when computed; the slot is free again for a value computed after the step that
+    reads it for the last time.
     """
 
     def __init__(self, plan, kernel: Kernel, count: int):
         steps = plan.steps
-        self.count, self.steps = count, len(steps)
+        self.count, self.steps, self.length = count, len(steps), max(len(steps), 1)
         self.defined = {}  # value id -> the index of the step that computes it
         for index, step in enumerate(steps):
             if isinstance(step, Expr):
@@ -271,7 +265,6 @@ class _Layout:
         reads = [(x.id, index) for index, step in enumerate(steps) for x in operands(step) if x.id in self.defined]
         reads += [(x.id, index) for opt in plan.optional for index, terms in opt.blocks.items()
                   for n in terms for x in operands(n) if x.id in self.defined]
-        self.starts = self._cuts(reads)  # the first step index of each part
         self.home = {i: self.of(index) for i, index in self.defined.items()}  # value id -> the part computing it
         # an output is stored by the part computing it, else (a constant or an input entry) by the last
         self.store_in = {x.id: self.home.get(x.id, count - 1)
@@ -290,32 +283,15 @@ class _Layout:
             self.slots = max(self.slots, self.slot[i] + 1)
             heapq.heappush(busy, (last[i], self.slot[i]))
 
-    def _cuts(self, reads: list) -> list:
-        """The first step index of each part: each cut where the fewest values cross, within `CUT_WINDOW`
-        of the even cut (the nearest such index)."""
-        last = {}
-        for i, index in reads:
-            last[i] = max(last.get(i, index), index)
-        change = [0] * (self.steps + 2)  # crossing[k]: values computed before step k and read at or after it
-        for i, index in last.items():
-            if index > self.defined[i]:
-                change[self.defined[i] + 1] += 1
-                change[index + 1] -= 1
-        crossing = list(itertools.accumulate(change))
-        starts, reach = [0], int(CUT_WINDOW * self.steps / self.count)
-        for c in range(1, self.count):
-            even = c * self.steps // self.count
-            window = range(max(even - reach, starts[-1] + 1), min(even + reach, self.steps) + 1)
-            starts.append(min(window, key=lambda k: (crossing[k], abs(k - even))))
-        return starts
-
     def of(self, index: int) -> int:
-        """The part of step ``index``."""
-        return bisect.bisect_right(self.starts, index) - 1
+        return min(index * self.count // self.length, self.count - 1)
 
     def indices(self, k: int) -> range:
         """The step indices of part ``k`` (the last one also has ``len(steps)``: the outputs)."""
-        return range(self.starts[k], self.starts[k + 1] if k < self.count - 1 else self.steps + 1)
+        def first(part):
+            return -(-part * self.length // self.count)
+
+        return range(first(k), first(k + 1) if k < self.count - 1 else self.steps + 1)
 
     def handed(self, x: Expr, printer: "Printer") -> list:
         """``w[slot] = x;`` if a later part reads ``x`` (after it is computed), else nothing."""
