@@ -363,7 +363,11 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
         runs = _zero_runs(values, mine) if layout.count > 1 else []
         zeroed = {j for start, n in runs for j in range(start, start + n)}
         lines = [f"{prefix}_zero({p.name} + {start}, {n});" for start, n in runs]
-        lines += [f"{p.name}[{j}] = {printer.ref(values[j])};" for j in mine if j not in zeroed]
+        copied = _solved_columns(p.name, values, printer) if len(mine) == len(values) else None
+        if copied:
+            lines.append(copied)
+        else:
+            lines += [f"{p.name}[{j}] = {printer.ref(values[j])};" for j in mine if j not in zeroed]
         if lines or (last and layout.count == 1):
             part.stores.append((p.name, p.optional, lines))
     used = (printer.arrays | {name for entries in blocks.values() for name, _ in entries}
@@ -512,6 +516,23 @@ def _tree_solve_lines(solve: TreeSolve, printer: Printer, prefix: str) -> list:
     printer.solved[k] = (n, m)
     comment = c_text(f"the tree-sparse LTDL solve of {len(solve.B)} columns (x{k}: column c of row r at r * {m} + c)")
     return [("", comment)] + [(line, "") for line in lines]
+
+
+def _solved_columns(name: str, values: list, printer: Printer):
+    """One loop that copies output ``name`` from the array of a `TreeSolve` this part ran, where its ``values``
+    are that solve's columns c0, c0 + 1, ... in order (a Jacobian of the forward-dynamics derivatives): the
+    same stores as one line an entry, in a few lines instead of thousands. None otherwise."""
+    first = values[0] if values else None
+    if not (isinstance(first, Expr) and first.op == "ret" and first.args[0] in printer.solved):
+        return None
+    k, start = first.args
+    n, m = printer.solved[k]
+    if start % n or any(not (isinstance(v, Expr) and v.op == "ret" and v.args == (k, start + j))
+                        for j, v in enumerate(values)):
+        return None
+    column = f"{start // n} + col" if start else "col"
+    return (f"{{ int col, row; for (col = 0; col < {len(values) // n}; ++col) for (row = 0; row < {n}; ++row) "
+            f"{name}[col * {n} + row] = x{k}[row * {m} + {column}]; }}")
 
 
 def tree_solve_arrays(solve: TreeSolve) -> int:
