@@ -13,8 +13,8 @@ The function takes the flat inputs (sequences of floats, in the kernel's input
 order) and returns ``{output name: list of floats}``. A failed check raises `CheckFailed`, and
 a checked solve is the NumPy engine's `NumpyOps.solve_spd` (which raises the
 solver's error): the caller reruns the state on the NumPy pass, which raises the
-precise error. A tree-sparse solve of many columns (`TreeSolve`) is
-`ltdl.ltdl_apply_inverse` of each column, on floats.
+precise error. A tree-sparse solve of many columns (`TreeSolve`) is `NumpyOps.solve_ltdl`
+on floats.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import math
 import numpy as np
 
 from ..algorithms.kinematics import Tree
-from ..algorithms.ltdl import ltdl_apply_inverse
 from ..algorithms.operations import evaluate
 from ..backends import NumpyOps
 from .optimize import schedule
@@ -95,8 +94,9 @@ def _solve(A, b, what):
 
 
 def _solve_ltdl(L, Dinv, lam, columns):
-    """`TreeSolve` on floats: the solutions, column after column, as one list."""
-    return [x for b in columns for x in ltdl_apply_inverse(L, Dinv, lam, b)]
+    """`TreeSolve` on floats, as the NumPy engine's `NumpyOps.solve_ltdl`: the solutions, column after column,
+    as one list."""
+    return [x for column in NumpyOps.solve_ltdl(L, Dinv, lam, columns) for x in column]
 
 
 def function(kernel: Kernel):

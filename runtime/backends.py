@@ -57,12 +57,5 @@ class NumpyOps:
 
     @staticmethod
     def solve_ltdl(L, Dinv, lam, columns):
-        """`ltdl_apply_inverse` of every column at once: entry ``r`` of all m columns is one (m, N) array,
-        so each entry of the result is that of the column's own solve (the same operations, in order)."""
-        n = len(Dinv)
-        scalars = [v for row in L for v in row.values()] + list(Dinv) + [b for col in columns for b in col]
-        shape = np.broadcast_shapes((1,), *(np.shape(x) for x in scalars))
-        X = [np.stack([np.broadcast_to(np.asarray(col[r], dtype=np.float64), shape) for col in columns])
-             for r in range(n)]
-        x = ltdl_apply_inverse(L, Dinv, lam, X)
-        return [[x[r][c] for r in range(n)] for c in range(len(columns))]
+        """`ltdl_apply_inverse` of each column (structural zeros of a column skip their operations)."""
+        return [ltdl_apply_inverse(L, Dinv, lam, b) for b in columns]
