@@ -10,7 +10,9 @@ operation's arithmetic (generated-code operation counts) and stack frame
 (``-fstack-usage``), then the time per call in a C loop over 64 random states
 (the median of ``--rounds`` interleaved rounds) beside Pinocchio C++'s
 ``computeRNEADerivatives`` / ``computeABADerivatives`` / ``aba``, compiled with the
-same flags (benchmarks/pinocchio_derivatives.cpp), and the ratios.
+same flags (benchmarks/pinocchio_derivatives.cpp), and the ratios: of the medians, and
+of each side's fastest round (on a shared virtual machine a process can run at half
+speed throughout, so the medians of a few rounds move between runs).
 
 Robots with mimic joints (Talos: twelve gripper joints follow two masters): Pinocchio cannot
 load the URDF with its ``<mimic>`` tags (``mimic=True`` refuses a master that comes after its
@@ -144,18 +146,23 @@ def bench_robot(name, flags, rounds, cache, pinocchio=True, ops=OPS) -> dict:
                 stack={op: stack.get(f"{prefix}_{op}") for op in ops},
                 bound={op: info["stack_bytes"] for op, info in generated.manifest["operations"].items()},
                 ours={op: float(np.median(t)) for op, t in ours.items()},
-                theirs={op: float(np.median(t)) for op, t in theirs.items()})
+                theirs={op: float(np.median(t)) for op, t in theirs.items()},
+                ours_min={op: float(np.min(t)) for op, t in ours.items()},
+                theirs_min={op: float(np.min(t)) for op, t in theirs.items()})
 
 
 def markdown(results) -> str:
-    lines = ["| robot | op | ours (us) | Pinocchio C++ (us) | ratio | mul | add | div | stack (B) | stack bound (B) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| robot | op | ours (us) | Pinocchio C++ (us) | ratio | fastest-round ratio | mul | add | div | stack (B) "
+             "| stack bound (B) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         for op in r["ops"]:
-            pin = r["theirs"].get({"forward_dynamics_crba": "forward_dynamics"}.get(op, op))
+            peer = {"forward_dynamics_crba": "forward_dynamics"}.get(op, op)
+            pin, pin_min = r["theirs"].get(peer), r["theirs_min"].get(peer)
             ratio = f"{r['ours'][op] / pin:.2f}" if pin else "-"
+            fastest = f"{r['ours_min'][op] / pin_min:.2f}" if pin_min else "-"
             n = r["counts"][op]
-            lines.append(f"| {r['name']} | {op} | {r['ours'][op]:.2f} | {pin or float('nan'):.2f} | {ratio} | "
+            lines.append(f"| {r['name']} | {op} | {r['ours'][op]:.2f} | {pin or float('nan'):.2f} | {ratio} | {fastest} | "
                          f"{n['mul']} | {n['add']} | {n['div']} | {r['stack'][op]} | {r['bound'][op]} |")
     lines += ["", "| robot | FD-CRBA / ABA time | generate (s) | compile (s) | C source (MB) |",
               "|---|---:|---:|---:|---:|"]
