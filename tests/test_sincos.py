@@ -15,11 +15,10 @@ from __future__ import annotations
 import importlib.util
 import shutil
 
+import cffi
+import mpmath  # the test extra's correctly rounded reference
 import numpy as np
 import pytest
-
-mpmath = pytest.importorskip("mpmath")
-cffi = pytest.importorskip("cffi")
 
 #: |x| up to which the kernel reduces the argument itself (beyond: libm).
 BOUND = 2.0**19 * np.pi / 2
