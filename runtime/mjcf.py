@@ -37,7 +37,7 @@ import defusedxml.ElementTree
 
 from .builder import JointSpec, assemble, symbol_name
 from .errors import ModelError
-from .model import Inertia, Limits, RobotModel, Transform, quaternion_rotation
+from .model import Inertia, Limits, RobotModel, Transform, quaternion_matrix
 
 __all__ = ["is_mjcf", "load_mjcf"]
 
@@ -84,7 +84,7 @@ def _name(mujoco, m, kind, index: int, default: str) -> str:
 def _wxyz_rotation(quat):
     """Rotation matrix of a MuJoCo quaternion (w, x, y, z)."""
     w, x, y, z = quat
-    return quaternion_rotation((x, y, z, w))
+    return quaternion_matrix((x, y, z, w))
 
 
 def _axis_rotation(axis, angle):

@@ -98,12 +98,22 @@ def _quat_mul(a: Quat, b: Quat) -> Quat:
             aw * bw - ax * bx - ay * by - az * bz)
 
 
-def quaternion_rotation(quat: Quat) -> Mat3:
-    """Rotation matrix of a unit quaternion (x, y, z, w): columns are the rotated frame's axes."""
+def quaternion_matrix(quat, s=2):
+    """Rotation matrix of a quaternion (x, y, z, w), s = 2 / |q|^2 (2: a unit one): 1 + s w ux + s ux ux with
+    u = (x, y, z); columns are the rotated frame's axes.
+
+    Each entry is a product with u prescaled by s (12 multiplications). Plain arithmetic, so the one formula
+    serves floats here, and NumPy arrays and traced values in the algorithms (`algorithms.kinematics`),
+    whose graph folds the constant zeros and ones.
+    """
     x, y, z, w = quat
-    return ((1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
-            (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
-            (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)))
+    xs, ys, zs = s * x, s * y, s * z
+    xx, yy, zz = x * xs, y * ys, z * zs
+    xy, xz, yz = x * ys, x * zs, y * zs
+    wx, wy, wz = w * xs, w * ys, w * zs
+    return ((1 - (yy + zz), xy - wz, xz + wy),
+            (xy + wz, 1 - (xx + zz), yz - wx),
+            (xz - wy, yz + wx, 1 - (xx + yy)))
 
 
 def _rotation_quat(R: Mat3) -> Quat:
@@ -152,7 +162,7 @@ class Transform:
             return
         quat = _numbers_of(self.quaternion, 4, "transform quaternion")
         object.__setattr__(self, "quaternion", quat)
-        same = quaternion_rotation(quat)
+        same = quaternion_matrix(quat)
         if any(abs(same[i][j] - rotation[i][j]) > 1e-9 for i in range(3) for j in range(3)):
             raise ModelError(f"transform quaternion {quat} (x, y, z, w) is not the rotation {rotation}")
 

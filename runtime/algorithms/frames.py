@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import InvalidInputError
-from .kinematics import Tree, base_rotation, joint_xform, quaternion_matrix
+from ..model import quaternion_matrix
+from .kinematics import Tree, base_rotation, joint_xform
 
 UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InvalidInputError
-from ..model import RobotModel
+from ..model import RobotModel, quaternion_matrix
 from .. import spatial as sp
 
 
@@ -93,21 +93,6 @@ def joint_xform(tree: Tree, i: int, qi, ops):
         for r in range(3)
     )
     return sp.transpose3(R), (0, 0, 0)
-
-
-def quaternion_matrix(quat, s=2):
-    """R of a quaternion (x, y, z, w) with s = 2 / |q|^2 (2: a unit one): 1 + s w ux + s ux ux, u = (x, y, z).
-
-    Each entry is a product with u prescaled by s (12 multiplications).
-    """
-    x, y, z, w = quat
-    xs, ys, zs = sp.mul(s, x), sp.mul(s, y), sp.mul(s, z)
-    xx, yy, zz = sp.mul(x, xs), sp.mul(y, ys), sp.mul(z, zs)
-    xy, xz, yz = sp.mul(x, ys), sp.mul(x, zs), sp.mul(y, zs)
-    wx, wy, wz = sp.mul(w, xs), sp.mul(w, ys), sp.mul(w, zs)
-    return ((sp.sub(1, sp.add(yy, zz)), sp.sub(xy, wz), sp.add(xz, wy)),
-            (sp.add(xy, wz), sp.sub(1, sp.add(xx, zz)), sp.sub(yz, wx)),
-            (sp.sub(xz, wy), sp.add(yz, wx), sp.sub(1, sp.add(xx, yy))))
 
 
 def quaternion_rotation(quat, ops):
