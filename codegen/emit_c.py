@@ -609,8 +609,8 @@ def _copies(solves) -> list:
 
 
 def _kernels(prefix: str, part: Part) -> list:
-    """The `ltdl_kernel` of each key a part's tree solves use, by size: deterministic."""
-    return [ltdl_kernel(prefix, key) for key in sorted(part.tree_solves, key=lambda key: key[:2])]
+    """The `ltdl_kernel` of each key a part's tree solves use, in key order: deterministic."""
+    return [ltdl_kernel(prefix, key) for key in sorted(part.tree_solves)]
 
 
 def cholesky_source(prefix: str, precision: str, copies=(("", None, None),)) -> str:
