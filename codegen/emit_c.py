@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import re
 from dataclasses import dataclass, field
 
 import jinja2
+import numpy as np
 
 from ..algorithms.ltdl import ancestors
 from ..algorithms.operations import INPUTS, operation
@@ -63,6 +65,7 @@ class Part:
     optional_blocks: list = field(default_factory=list)  # (input, declarations): variables zero when it is NULL
     solves: set = field(default_factory=set)  # the `cholesky_copy` of each checked solve it calls
     tree_solves: set = field(default_factory=set)  # the `ltdl_kernel` key of each `TreeSolve` it runs
+    checks: bool = False  # it has checks (guards, solves): ``status`` keeps the first failing one's, to its end
 
 
 @dataclass
@@ -199,6 +202,13 @@ class Printer:
 #: at 7), and the parts compile in parallel.
 PART_STEPS = 6000
 
+#: A part of a split operation also ends before it would hold more than this many values at once itself
+#: (`_Held.peak`): values it computes and reads again, and values it reads from ``w`` more than once (GCC keeps
+#: the first read for the later ones). Its frame grows with that count and adds to ``w`` in the caller's. G1's
+#: forward_dynamics_crba, GCC 12 -O2, ``w`` + the deepest part: 3 even parts 4,528 + 3,856 bytes; with 150,
+#: 6 parts, 5,632 + 2,504; with 100, 11 parts, 5,632 + 2,248 (docs/generated-c.md).
+PART_VALUES = 100
+
 
 def part_name(op: str, k: int) -> str:
     """Part ``k`` of operation ``op``, after the prefix: ``<k>_<op>``. No operation or link function name starts
@@ -220,13 +230,13 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
     zero = "; ".join(f"{prefix}_zero({p.name}, {p.size})" for p in outputs)
     fn = CFunction(kernel.name, inputs + outputs, fail=zero, doc=kernel.doc)
     fn.counts = plan.counts
-    layout = _Layout(plan, kernel, -(-len(plan.steps) // PART_STEPS) or 1)
+    layout = _Layout(plan, kernel)
     fn.handover = layout.slots
     frames = []  # per part: reals it names and holds in arrays
     for k in range(layout.count):
         part, printer, arrays = _part(fn, k, layout, plan, kernel, outputs, prefix, precision)
         fn.parts.append(part)
-        frames.append(len(printer.names) + arrays)
+        frames.append(len(printer.names) + arrays + 2 * part.checks)  # status: an int, padded to 16 bytes at -O0
     for p in outputs:
         computed = {}  # each distinct computed value -> its first entry
         for k, v in enumerate(kernel.outputs[p.name]):
@@ -242,15 +252,15 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
 class _Layout:
     """Which part computes each step and value, and the slot in ``w`` of each value a later part reads.
 
-    Step ``index`` (``len(steps)``: the outputs) belongs to part ``index * count // len(steps)``. A value
-    (a step, a solve's result, a term of an optional input) is handed over when a later part reads it:
+    The parts are runs of steps (`part_starts`; the last one also has index ``len(steps)``: the outputs). A
+    value (a step, a solve's result, a term of an optional input) is handed over when a later part reads it:
     written to its slot when computed; the slot is free again for a value computed after the step that
     reads it for the last time.
     """
 
-    def __init__(self, plan, kernel: Kernel, count: int):
+    def __init__(self, plan, kernel: Kernel):
         steps = plan.steps
-        self.count, self.steps, self.length = count, len(steps), max(len(steps), 1)
+        self.steps = len(steps)
         self.defined = {}  # value id -> the index of the step that computes it
         for index, step in enumerate(steps):
             if isinstance(step, Expr):
@@ -265,10 +275,12 @@ class _Layout:
         reads = [(x.id, index) for index, step in enumerate(steps) for x in operands(step) if x.id in self.defined]
         reads += [(x.id, index) for opt in plan.optional for index, terms in opt.blocks.items()
                   for n in terms for x in operands(n) if x.id in self.defined]
+        stored = {x.id for values in kernel.outputs.values() for x in values if isinstance(x, Expr)}
+        self.starts = part_starts(self.steps, self.defined, reads, stored & self.defined.keys())
+        self.count = len(self.starts)
         self.home = {i: self.of(index) for i, index in self.defined.items()}  # value id -> the part computing it
         # an output is stored by the part computing it, else (a constant or an input entry) by the last
-        self.store_in = {x.id: self.home.get(x.id, count - 1)
-                         for values in kernel.outputs.values() for x in values if isinstance(x, Expr)}
+        self.store_in = {i: self.home.get(i, self.count - 1) for i in stored}
         last = {}  # handed-over value id -> the index of the last step that reads it
         for i, index in reads:
             if self.of(index) > self.home[i]:
@@ -284,14 +296,11 @@ class _Layout:
             heapq.heappush(busy, (last[i], self.slot[i]))
 
     def of(self, index: int) -> int:
-        return min(index * self.count // self.length, self.count - 1)
+        return bisect.bisect_right(self.starts, index) - 1
 
     def indices(self, k: int) -> range:
         """The step indices of part ``k`` (the last one also has ``len(steps)``: the outputs)."""
-        def first(part):
-            return -(-part * self.length // self.count)
-
-        return range(first(k), first(k + 1) if k < self.count - 1 else self.steps + 1)
+        return range(self.starts[k], self.starts[k + 1] if k < self.count - 1 else self.steps + 1)
 
     def handed(self, x: Expr, printer: "Printer") -> list:
         """``w[slot] = x;`` if a later part reads ``x`` (after it is computed), else nothing."""
@@ -299,6 +308,61 @@ class _Layout:
             return []
         printer.arrays.add("w")
         return [(f"w[{self.slot[x.id]}] = {printer.ref(x)};", "")]
+
+
+
+def part_starts(length: int, defined: dict, reads: list, stored: set) -> list:
+    """The first step of each part of an operation of ``length`` steps: one part up to `PART_STEPS` steps;
+    beyond, each part takes an even share of the steps left (at most `PART_STEPS`), or fewer where it would
+    hold more than `PART_VALUES` values at once (`held_peak`), but at least a tenth of `PART_STEPS`.
+
+    ``defined``: value id -> the step computing it; ``reads``: (value id, step index) of every read;
+    ``stored``: the ids of the values in an output (held by the part computing them until it ends)."""
+    if length <= PART_STEPS:
+        return [0]
+    held = _Held(defined, reads, stored)
+    starts = [0]
+    while True:
+        start, left = starts[-1], length - starts[-1]
+        lo, hi = start + max(PART_STEPS // 10, 1), start + -(-left // -(-left // PART_STEPS))
+        while lo < hi:  # the longest part from ``start`` within PART_VALUES (the peak grows with the end)
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if held.peak(start, mid) <= PART_VALUES else (lo, mid - 1)
+        if lo >= length:
+            return starts
+        starts.append(lo)
+
+
+class _Held:
+    """`peak`: the most values a run of steps holds at once itself (`PART_VALUES`)."""
+
+    def __init__(self, defined: dict, reads: list, stored: set):
+        ids = {i: k for k, i in enumerate(defined)}
+        self.defined = np.array(list(defined.values()), dtype=np.int64)
+        order = sorted(reads, key=lambda read: read[1])
+        self.value = np.array([ids[i] for i, _ in order], dtype=np.int64)
+        self.at = np.array([index for _, index in order], dtype=np.int64)
+        self.stored = np.array(sorted(ids[i] for i in stored), dtype=np.int64)
+
+    def peak(self, start: int, end: int) -> int:
+        """The most values held at once by a part of steps ``start`` to ``end`` (exclusive): each value it
+        computes, from there to its last read in the part (to the end if it is stored), and each value of
+        an earlier part, from its first read in the part to its last."""
+        lo, hi = np.searchsorted(self.at, [start, end])
+        mine = self.stored[(self.defined[self.stored] >= start) & (self.defined[self.stored] < end)]
+        value = np.concatenate([self.value[lo:hi], mine])
+        at = np.concatenate([self.at[lo:hi], np.full(len(mine), end)])
+        values, which = np.unique(value, return_inverse=True)
+        first = np.full(len(values), end)
+        np.minimum.at(first, which, at)
+        last = np.full(len(values), start)
+        np.maximum.at(last, which, at)
+        computed = self.defined[values]
+        begin = np.where((computed >= start) & (computed < end), computed, first)
+        held = last > begin
+        change = (np.bincount(begin[held] - start, minlength=end - start + 1)
+                  - np.bincount(last[held] - start, minlength=end - start + 1))
+        return int(np.cumsum(change).max(initial=0))
 
 
 def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs: list, prefix: str,
@@ -338,10 +402,10 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
         elif isinstance(step, Guard):
             value = printer.ref(step.value)
             test = f"!{prefix}_positive({value})" if step.strict else f"{prefix}_negative({value})"
-            body.append((f"if ({test}) {{ {fn.fail}; return {status[_status_name(step.status)]}; }}",
+            body.append((f"if (status == {status['OK']} && {test}) status = {status[_status_name(step.status)]};",
                          c_text(step.message)))
         elif isinstance(step, Call):
-            body.extend(_call_lines(step, printer, prefix, fn.fail))
+            body.extend(_call_lines(step, printer, prefix))
             for column in step.results:
                 for r in column:
                     body.extend(layout.handed(r, printer))
@@ -355,7 +419,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
             part.tree_solves.add(ltdl_key(step))
             arrays += tree_solve_arrays(step)
     last = k == layout.count - 1
-    fails = any(isinstance(step, (Guard, Call)) for step in steps[indices.start:indices.stop])
+    part.checks = fails = any(isinstance(step, (Guard, Call)) for step in steps[indices.start:indices.stop])
     for p in outputs:
         values = kernel.outputs[p.name]
         mine = [j for j, v in enumerate(values)
@@ -439,8 +503,9 @@ def cholesky_copy(call: Call) -> tuple:
     return (f"_{n}x{m}", n, m) if n <= FIXED_SOLVE_MAX else ("", None, None)
 
 
-def _call_lines(call: Call, printer: Printer, prefix: str, zero: str) -> list:
-    """The checked Cholesky solve: A (lower triangle) and B (m columns) into column-major arrays, then the call."""
+def _call_lines(call: Call, printer: Printer, prefix: str) -> list:
+    """The checked Cholesky solve: A (lower triangle) and B (m columns) into column-major arrays, then the call,
+    whose status the part keeps if no check failed before (`Part.checks`)."""
     n, m, k, real = len(call.A), len(call.B), call.index, printer.real
     tag, fixed, _ = cholesky_copy(call)
     sizes = "" if fixed else f"{n}, {m}, "
@@ -451,7 +516,7 @@ def _call_lines(call: Call, printer: Printer, prefix: str, zero: str) -> list:
             lines.append(f"A{k}[{c * n + r}] = {printer.ref(call.A[r][c])};")
     lines += [f"b{k}[{c * n + r}] = {printer.ref(x)};" for c, col in enumerate(call.B) for r, x in enumerate(col)]
     lines.append(f"{{ const int s = {prefix}_cholesky_solve{tag}({sizes}A{k}, b{k}, x{k}, w{k}); "
-                 f"if (s) {{ {zero}; return s; }} }}")
+                 f"if (status == {status_macros(prefix)['OK']}) status = s; }}")
     return [("", c_text(f"{call.what}: checked Cholesky solve"))] + [(line, "") for line in lines]
 
 
