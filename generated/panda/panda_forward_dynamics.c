@@ -12,6 +12,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         return RBDGEN_panda_INVALID_INPUT;
     }
     {
+        int status = RBDGEN_panda_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
         /* the terms linear in loads: each computed, when loads is given, just before it is needed */
         double t0 = 0;
         double t1 = 0;
@@ -870,7 +871,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t808 = (-0.017527158935000002) + t794;
         const double t809 = (-0.10024161669500001) + t795;
         const double t810 = 0.011794560230238949 + t799;
-        if (!panda_positive(t810)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* articulated inertia of joint 'panda_joint6' is not positive */
+        if (status == RBDGEN_panda_OK && !panda_positive(t810)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint6' is not positive */
         const double t811 = 0.023526756935 + t773;
         const double t812 = 0.10024161669500001 + t800;
         const double t813 = 1.666555 + t779;
@@ -1120,7 +1121,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1057 = (-0.047121686402) - t991;
         const double t1058 = 0.014653732538 - t994;
         const double t1059 = 0.010869510762828563 + t1032;
-        if (!panda_positive(t1059)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* articulated inertia of joint 'panda_joint5' is not positive */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1059)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint5' is not positive */
         const double t1060 = (-0.05034347249) + t1035;
         const double t1061 = (-0.014653732538) - t1011;
         const double t1062 = 1.225946 + t1041;
@@ -1428,7 +1429,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1364 = 0.09850206933 + t1318;
         const double t1365 = 0.19076837715 + t1350;
         const double t1366 = 0.0775861490525396 + t1354;
-        if (!panda_positive(t1366)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* articulated inertia of joint 'panda_joint4' is not positive */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1366)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint4' is not positive */
         const double t1367 = (-0.374644408005) + t1322;
         const double t1368 = (-0.19076837715) + t1337;
         const double t1369 = 3.587895 + t1288;
@@ -1715,7 +1716,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1650 = (-0.214708623208) + t1624;
         const double t1651 = (-0.088844724872) + t1629;
         const double t1652 = 0.01824920229252011 + t1641;
-        if (!panda_positive(t1652)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* articulated inertia of joint 'panda_joint3' is not positive */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1652)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint3' is not positive */
         const double t1653 = (-0.126729164208) + t1626;
         const double t1654 = 0.088844724872 + t1642;
         const double t1655 = 3.228604 + t1605;
@@ -1980,7 +1981,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1914 = 0.0007689361029463999 - t1889;
         const double t1915 = 0.0022610063699999997 - t1822;
         const double t1916 = 0.026534991901690206 + t1907;
-        if (!panda_positive(t1916)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* articulated inertia of joint 'panda_joint2' is not positive */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1916)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint2' is not positive */
         const double t1917 = 0.018579714719999998 + t1893;
         const double t1918 = (-0.002031994566) + t1908;
         const double t1919 = t44 * t1790;
@@ -2057,7 +2058,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1990 = t42 * t1985;
         const double t1991 = t1989 + t1990;
         const double t1992 = 0.009213163777211224 + t1988;
-        if (!panda_positive(t1992)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* articulated inertia of joint 'panda_joint1' is not positive */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1992)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint1' is not positive */
         const double t1993 = t41 * t1972;
         const double t1994 = -t1993;
         const double t1995 = t42 * t1973;
@@ -2261,6 +2262,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         acc[4] = t2126;
         acc[5] = t2157;
         acc[6] = t2187;
+        if (status != RBDGEN_panda_OK) { panda_zero(acc, 7); return status; }
     }
     if (!panda_finite(acc, 7)) {
         panda_zero(acc, 7);

@@ -12,6 +12,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         return RBDGEN_panda_INVALID_INPUT;
     }
     {
+        int status = RBDGEN_panda_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
         /* the terms linear in loads: each computed, when loads is given, just before it is needed */
         double t0 = 0;
         double t1 = 0;
@@ -1680,11 +1681,11 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1617 = sqrt(2.220446049250313e-16);
         const double t1618 = 0.006684151967360945 * t1617;
         const double t1619 = 0.006684151967360945 - t1618;
-        if (!panda_positive(t1619)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 6 <= sqrt(eps)) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1619)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 6 <= sqrt(eps)) */
         const double t1620 = 149.6076098932297 * t75;
         const double t1621 = t75 * t1620;
         const double t1622 = t102 - t1621;
-        if (!panda_positive(t1622)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 5) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1622)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 5) */
         const double t1623 = t460 * t1620;
         const double t1624 = t124 - t1623;
         const double t1625 = t480 * t1620;
@@ -1732,12 +1733,12 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1667 = t323 - t1666;
         const double t1668 = t102 * t1617;
         const double t1669 = t1622 - t1668;
-        if (!panda_positive(t1669)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 5 <= sqrt(eps)) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1669)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 5 <= sqrt(eps)) */
         const double t1670 = 1.0 / t1622;
         const double t1671 = t1624 * t1670;
         const double t1672 = t1624 * t1671;
         const double t1673 = t1635 - t1672;
-        if (!panda_positive(t1673)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 4) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1673)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 4) */
         const double t1674 = t1626 * t1671;
         const double t1675 = t1637 - t1674;
         const double t1676 = t1628 * t1671;
@@ -1772,12 +1773,12 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1705 = t1667 - t1704;
         const double t1706 = t143 * t1617;
         const double t1707 = t1673 - t1706;
-        if (!panda_positive(t1707)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 4 <= sqrt(eps)) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1707)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 4 <= sqrt(eps)) */
         const double t1708 = 1.0 / t1673;
         const double t1709 = t1675 * t1708;
         const double t1710 = t1675 * t1709;
         const double t1711 = t1684 - t1710;
-        if (!panda_positive(t1711)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 3) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1711)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 3) */
         const double t1712 = t1677 * t1709;
         const double t1713 = t1686 - t1712;
         const double t1714 = t1679 * t1709;
@@ -1801,12 +1802,12 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1732 = t1705 - t1731;
         const double t1733 = t207 * t1617;
         const double t1734 = t1711 - t1733;
-        if (!panda_positive(t1734)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 3 <= sqrt(eps)) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1734)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 3 <= sqrt(eps)) */
         const double t1735 = 1.0 / t1711;
         const double t1736 = t1713 * t1735;
         const double t1737 = t1713 * t1736;
         const double t1738 = t1720 - t1737;
-        if (!panda_positive(t1738)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 2) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1738)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 2) */
         const double t1739 = t1715 * t1736;
         const double t1740 = t1722 - t1739;
         const double t1741 = t1717 * t1736;
@@ -1821,12 +1822,12 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1750 = t1732 - t1749;
         const double t1751 = t258 * t1617;
         const double t1752 = t1738 - t1751;
-        if (!panda_positive(t1752)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1752)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
         const double t1753 = 1.0 / t1738;
         const double t1754 = t1740 * t1753;
         const double t1755 = t1740 * t1754;
         const double t1756 = t1745 - t1755;
-        if (!panda_positive(t1756)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 1) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1756)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 1) */
         const double t1757 = t1742 * t1754;
         const double t1758 = t1747 - t1757;
         const double t1759 = t1742 * t1753;
@@ -1834,15 +1835,15 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1761 = t1750 - t1760;
         const double t1762 = t306 * t1617;
         const double t1763 = t1756 - t1762;
-        if (!panda_positive(t1763)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1763)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
         const double t1764 = 1.0 / t1756;
         const double t1765 = t1758 * t1764;
         const double t1766 = t1758 * t1765;
         const double t1767 = t1761 - t1766;
-        if (!panda_positive(t1767)) { panda_zero(acc, 7); return RBDGEN_panda_SINGULAR; }  /* mass matrix is not positive definite (pivot 0) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1767)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 0) */
         const double t1768 = t323 * t1617;
         const double t1769 = t1767 - t1768;
-        if (!panda_positive(t1769)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
+        if (status == RBDGEN_panda_OK && !panda_positive(t1769)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
         const double t1770 = 1.0 / t1767;
         const double t1771 = t1616 * t1620;
         const double t1772 = t1615 - t1771;
@@ -2086,7 +2087,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t2010 = t2008 + t2009;
         const double t2011 = sqrt(t2010);
         const double t2012 = t1997 - t2011;
-        if (panda_negative(t2012)) { panda_zero(acc, 7); return RBDGEN_panda_ILL_CONDITIONED; }  /* mass matrix: residual check failed (||b - H x||_2 above its bound) */
+        if (status == RBDGEN_panda_OK && panda_negative(t2012)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix: residual check failed (||b - H x||_2 above its bound) */
         acc[0] = t1813;
         acc[1] = t1823;
         acc[2] = t1834;
@@ -2094,6 +2095,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         acc[4] = t1874;
         acc[5] = t1903;
         acc[6] = t1938;
+        if (status != RBDGEN_panda_OK) { panda_zero(acc, 7); return status; }
     }
     if (!panda_finite(acc, 7)) {
         panda_zero(acc, 7);

@@ -360,6 +360,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
+        int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
         /* the terms linear in loads: each computed, when loads is given, just before it is needed */
         double t0 = 0;
         double t1 = 0;
@@ -446,9 +447,9 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t82 = t80 + t81;
         const double t83 = base[6] * base[6];
         const double t84 = t82 + t83;
-        if (!solo_positive(t84)) { solo_zero(acc, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is zero */
+        if (status == RBDGEN_solo_OK && !solo_positive(t84)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
         const double t85 = 2.0 / t84;
-        if (!solo_positive(t85)) { solo_zero(acc, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is too large: normalise it */
+        if (status == RBDGEN_solo_OK && !solo_positive(t85)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double t86 = base[3] * t85;
         const double t87 = base[4] * t85;
         const double t88 = base[5] * t85;
@@ -1908,7 +1909,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t1452 = 0.01169101578415 + t1429;
         const double t1453 = (-0.0028754860404784995) + t1431;
         const double t1454 = 0.0013320948074879001 + t1444;
-        if (!solo_positive(t1454)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* articulated inertia of joint 'HR_HFE' is not positive */
+        if (status == RBDGEN_solo_OK && !solo_positive(t1454)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'HR_HFE' is not positive */
         const double t1455 = (-0.0002730308797879413) + t1446;
         const double t1456 = (-0.01169101578415) + t1426;
         const double t1457 = 2.0453744564999998e-06 + t1432;
@@ -2060,7 +2061,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t1603 = 0.01169101578415 + t1580;
         const double t1604 = 0.0028754860404784995 + t1582;
         const double t1605 = 0.0013320948074879001 + t1595;
-        if (!solo_positive(t1605)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* articulated inertia of joint 'HL_HFE' is not positive */
+        if (status == RBDGEN_solo_OK && !solo_positive(t1605)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'HL_HFE' is not positive */
         const double t1606 = 0.0002730308797879413 + t1597;
         const double t1607 = (-0.01169101578415) + t1577;
         const double t1608 = (-2.0453744564999998e-06) + t1583;
@@ -2212,7 +2213,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t1754 = 0.01169101578415 + t1731;
         const double t1755 = (-0.0028754860404784995) + t1733;
         const double t1756 = 0.0013320948074879001 + t1746;
-        if (!solo_positive(t1756)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* articulated inertia of joint 'FR_HFE' is not positive */
+        if (status == RBDGEN_solo_OK && !solo_positive(t1756)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'FR_HFE' is not positive */
         const double t1757 = (-0.0002730308797879413) + t1748;
         const double t1758 = (-0.01169101578415) + t1728;
         const double t1759 = 2.0453744564999998e-06 + t1734;
@@ -2364,7 +2365,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t1905 = 0.01169101578415 + t1882;
         const double t1906 = 0.0028754860404784995 + t1884;
         const double t1907 = 0.0013320948074879001 + t1897;
-        if (!solo_positive(t1907)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* articulated inertia of joint 'FL_HFE' is not positive */
+        if (status == RBDGEN_solo_OK && !solo_positive(t1907)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'FL_HFE' is not positive */
         const double t1908 = 0.0002730308797879413 + t1899;
         const double t1909 = (-0.01169101578415) + t1879;
         const double t1910 = (-2.0453744564999998e-06) + t1885;
@@ -2606,7 +2607,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t2146 = 0.014 * t2137;
         const double t2147 = t2133 + t2146;
         const double t2148 = 4.5093845000000035e-05 + t2143;
-        if (!solo_positive(t2148)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* articulated inertia of joint 'HR_HAA' is not positive */
+        if (status == RBDGEN_solo_OK && !solo_positive(t2148)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'HR_HAA' is not positive */
         const double t2149 = 7.020015784149999e-05 + t2129;
         const double t2150 = (-0.0014853845) + t2139;
         const double t2151 = 0.001332094779323094 + t1961;
@@ -2845,7 +2846,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t2384 = (-0.014) * t2375;
         const double t2385 = t2371 + t2384;
         const double t2386 = 4.5093845000000035e-05 + t2381;
-        if (!solo_positive(t2386)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* articulated inertia of joint 'HL_HAA' is not positive */
+        if (status == RBDGEN_solo_OK && !solo_positive(t2386)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'HL_HAA' is not positive */
         const double t2387 = (-7.020015784149999e-05) + t2367;
         const double t2388 = 0.0014853845 + t2377;
         const double t2389 = 0.001332094779323094 + t2199;
@@ -3084,7 +3085,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t2622 = 0.014 * t2613;
         const double t2623 = t2609 + t2622;
         const double t2624 = 4.5093845000000035e-05 + t2619;
-        if (!solo_positive(t2624)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* articulated inertia of joint 'FR_HAA' is not positive */
+        if (status == RBDGEN_solo_OK && !solo_positive(t2624)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'FR_HAA' is not positive */
         const double t2625 = (-0.00016362015784149997) + t2605;
         const double t2626 = (-0.0014853845) + t2615;
         const double t2627 = 0.001332094779323094 + t2437;
@@ -3323,7 +3324,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         const double t2860 = (-0.014) * t2851;
         const double t2861 = t2847 + t2860;
         const double t2862 = 4.5093845000000035e-05 + t2857;
-        if (!solo_positive(t2862)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* articulated inertia of joint 'FL_HAA' is not positive */
+        if (status == RBDGEN_solo_OK && !solo_positive(t2862)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'FL_HAA' is not positive */
         const double t2863 = 0.00016362015784149997 + t2843;
         const double t2864 = 0.0014853845 + t2853;
         const double t2865 = 0.001332094779323094 + t2675;
@@ -4639,7 +4640,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         b0[3] = t4146;
         b0[4] = t4147;
         b0[5] = t4148;
-        { const int s = solo_cholesky_solve_6x1(A0, b0, x0, w0); if (s) { solo_zero(acc, 18); return s; } }
+        { const int s = solo_cholesky_solve_6x1(A0, b0, x0, w0); if (status == RBDGEN_solo_OK) status = s; }
         const double t4149 = t171 * x0[1];
         const double t4150 = t170 * x0[2];
         const double t4151 = t4149 + t4150;
@@ -5053,6 +5054,7 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         acc[15] = t4458;
         acc[16] = t4479;
         acc[17] = t4500;
+        if (status != RBDGEN_solo_OK) { solo_zero(acc, 18); return status; }
     }
     if (!solo_finite(acc, 18)) {
         solo_zero(acc, 18);

@@ -12,6 +12,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
+        int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
         /* the terms linear in loads: each computed, when loads is given, just before it is needed */
         double t0 = 0;
         double t1 = 0;
@@ -922,9 +923,9 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t918 = t916 + t917;
         const double t919 = base[6] * base[6];
         const double t920 = t918 + t919;
-        if (!solo_positive(t920)) { solo_zero(acc, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is zero */
+        if (status == RBDGEN_solo_OK && !solo_positive(t920)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
         const double t921 = 2.0 / t920;
-        if (!solo_positive(t921)) { solo_zero(acc, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is too large: normalise it */
+        if (status == RBDGEN_solo_OK && !solo_positive(t921)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double t922 = base[3] * t921;
         const double t923 = base[4] * t921;
         const double t924 = base[5] * t921;
@@ -3202,14 +3203,14 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3094 = sqrt(2.220446049250313e-16);
         const double t3095 = 0.0005426192213171668 * t3094;
         const double t3096 = 0.0005426192213171668 - t3095;
-        if (!solo_positive(t3096)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 17 <= sqrt(eps)) */
-        if (!solo_positive(t3096)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 16 <= sqrt(eps)) */
-        if (!solo_positive(t3096)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 15 <= sqrt(eps)) */
-        if (!solo_positive(t3096)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 14 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3096)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 17 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3096)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 16 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3096)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 15 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3096)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 14 <= sqrt(eps)) */
         const double t3097 = 1842.9129686423128 * t876;
         const double t3098 = t876 * t3097;
         const double t3099 = t138 - t3098;
-        if (!solo_positive(t3099)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 13) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3099)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 13) */
         const double t3100 = t893 * t3097;
         const double t3101 = t744 - t3100;
         const double t3102 = t896 * t3097;
@@ -3287,7 +3288,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3174 = 1842.9129686423128 * t838;
         const double t3175 = t838 * t3174;
         const double t3176 = t177 - t3175;
-        if (!solo_positive(t3176)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 12) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3176)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 12) */
         const double t3177 = t855 * t3174;
         const double t3178 = t725 - t3177;
         const double t3179 = t858 * t3174;
@@ -3368,7 +3369,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3254 = 1842.9129686423128 * t800;
         const double t3255 = t800 * t3254;
         const double t3256 = t216 - t3255;
-        if (!solo_positive(t3256)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 11) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3256)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 11) */
         const double t3257 = t817 * t3254;
         const double t3258 = t706 - t3257;
         const double t3259 = t820 * t3254;
@@ -3449,7 +3450,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3334 = 1842.9129686423128 * t762;
         const double t3335 = t762 * t3334;
         const double t3336 = t255 - t3335;
-        if (!solo_positive(t3336)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 10) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3336)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 10) */
         const double t3337 = t779 * t3334;
         const double t3338 = t687 - t3337;
         const double t3339 = t782 * t3334;
@@ -3529,12 +3530,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3413 = t3333 - t3412;
         const double t3414 = t138 * t3094;
         const double t3415 = t3099 - t3414;
-        if (!solo_positive(t3415)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 13 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3415)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 13 <= sqrt(eps)) */
         const double t3416 = 1.0 / t3099;
         const double t3417 = t3101 * t3416;
         const double t3418 = t3101 * t3417;
         const double t3419 = t3116 - t3418;
-        if (!solo_positive(t3419)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 9) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3419)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 9) */
         const double t3420 = t3103 * t3417;
         const double t3421 = t3118 - t3420;
         const double t3422 = t3105 * t3417;
@@ -3597,12 +3598,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3479 = t3413 - t3478;
         const double t3480 = t177 * t3094;
         const double t3481 = t3176 - t3480;
-        if (!solo_positive(t3481)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 12 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3481)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 12 <= sqrt(eps)) */
         const double t3482 = 1.0 / t3176;
         const double t3483 = t3178 * t3482;
         const double t3484 = t3178 * t3483;
         const double t3485 = t3193 - t3484;
-        if (!solo_positive(t3485)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 8) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3485)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 8) */
         const double t3486 = t3180 * t3483;
         const double t3487 = t3195 - t3486;
         const double t3488 = t3182 * t3483;
@@ -3665,12 +3666,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3545 = t3479 - t3544;
         const double t3546 = t216 * t3094;
         const double t3547 = t3256 - t3546;
-        if (!solo_positive(t3547)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 11 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3547)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 11 <= sqrt(eps)) */
         const double t3548 = 1.0 / t3256;
         const double t3549 = t3258 * t3548;
         const double t3550 = t3258 * t3549;
         const double t3551 = t3273 - t3550;
-        if (!solo_positive(t3551)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 7) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3551)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 7) */
         const double t3552 = t3260 * t3549;
         const double t3553 = t3275 - t3552;
         const double t3554 = t3262 * t3549;
@@ -3733,12 +3734,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3611 = t3545 - t3610;
         const double t3612 = t255 * t3094;
         const double t3613 = t3336 - t3612;
-        if (!solo_positive(t3613)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 10 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3613)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 10 <= sqrt(eps)) */
         const double t3614 = 1.0 / t3336;
         const double t3615 = t3338 * t3614;
         const double t3616 = t3338 * t3615;
         const double t3617 = t3353 - t3616;
-        if (!solo_positive(t3617)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 6) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3617)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 6) */
         const double t3618 = t3340 * t3615;
         const double t3619 = t3355 - t3618;
         const double t3620 = t3342 * t3615;
@@ -3801,7 +3802,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3677 = t3611 - t3676;
         const double t3678 = t296 * t3094;
         const double t3679 = t3419 - t3678;
-        if (!solo_positive(t3679)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 9 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3679)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 9 <= sqrt(eps)) */
         const double t3680 = 1.0 / t3419;
         const double t3681 = t3421 * t3680;
         const double t3682 = t3421 * t3681;
@@ -3853,7 +3854,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3728 = t3677 - t3727;
         const double t3729 = t338 * t3094;
         const double t3730 = t3485 - t3729;
-        if (!solo_positive(t3730)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 8 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3730)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 8 <= sqrt(eps)) */
         const double t3731 = 1.0 / t3485;
         const double t3732 = t3487 * t3731;
         const double t3733 = t3487 * t3732;
@@ -3905,7 +3906,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3779 = t3728 - t3778;
         const double t3780 = t380 * t3094;
         const double t3781 = t3551 - t3780;
-        if (!solo_positive(t3781)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 7 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3781)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 7 <= sqrt(eps)) */
         const double t3782 = 1.0 / t3551;
         const double t3783 = t3553 * t3782;
         const double t3784 = t3553 * t3783;
@@ -3957,12 +3958,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3830 = t3779 - t3829;
         const double t3831 = t422 * t3094;
         const double t3832 = t3617 - t3831;
-        if (!solo_positive(t3832)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 6 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3832)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 6 <= sqrt(eps)) */
         const double t3833 = 1.0 / t3617;
         const double t3834 = t3619 * t3833;
         const double t3835 = t3619 * t3834;
         const double t3836 = t3785 - t3835;
-        if (!solo_positive(t3836)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 5) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3836)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 5) */
         const double t3837 = t3621 * t3834;
         const double t3838 = t3787 - t3837;
         const double t3839 = t3623 * t3834;
@@ -4010,12 +4011,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3881 = t3830 - t3880;
         const double t3882 = 2.50000279 * t3094;
         const double t3883 = t3836 - t3882;
-        if (!solo_positive(t3883)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 5 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3883)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 5 <= sqrt(eps)) */
         const double t3884 = 1.0 / t3836;
         const double t3885 = t3838 * t3884;
         const double t3886 = t3838 * t3885;
         const double t3887 = t3849 - t3886;
-        if (!solo_positive(t3887)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 4) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3887)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 4) */
         const double t3888 = t3840 * t3885;
         const double t3889 = t3851 - t3888;
         const double t3890 = t3842 * t3885;
@@ -4049,12 +4050,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3918 = t3846 * t3917;
         const double t3919 = t3881 - t3918;
         const double t3920 = t3887 - t3882;
-        if (!solo_positive(t3920)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 4 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3920)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 4 <= sqrt(eps)) */
         const double t3921 = 1.0 / t3887;
         const double t3922 = t3889 * t3921;
         const double t3923 = t3889 * t3922;
         const double t3924 = t3898 - t3923;
-        if (!solo_positive(t3924)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 3) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3924)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 3) */
         const double t3925 = t3891 * t3922;
         const double t3926 = t3900 - t3925;
         const double t3927 = t3893 * t3922;
@@ -4077,12 +4078,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3944 = t3895 * t3943;
         const double t3945 = t3919 - t3944;
         const double t3946 = t3924 - t3882;
-        if (!solo_positive(t3946)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 3 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3946)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 3 <= sqrt(eps)) */
         const double t3947 = 1.0 / t3924;
         const double t3948 = t3926 * t3947;
         const double t3949 = t3926 * t3948;
         const double t3950 = t3933 - t3949;
-        if (!solo_positive(t3950)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 2) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3950)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 2) */
         const double t3951 = t3928 * t3948;
         const double t3952 = t3935 - t3951;
         const double t3953 = t3930 * t3948;
@@ -4097,12 +4098,12 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3962 = t3945 - t3961;
         const double t3963 = t651 * t3094;
         const double t3964 = t3950 - t3963;
-        if (!solo_positive(t3964)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3964)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
         const double t3965 = 1.0 / t3950;
         const double t3966 = t3952 * t3965;
         const double t3967 = t3952 * t3966;
         const double t3968 = t3957 - t3967;
-        if (!solo_positive(t3968)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 1) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3968)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 1) */
         const double t3969 = t3954 * t3966;
         const double t3970 = t3959 - t3969;
         const double t3971 = t3954 * t3965;
@@ -4110,15 +4111,15 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t3973 = t3962 - t3972;
         const double t3974 = t649 * t3094;
         const double t3975 = t3968 - t3974;
-        if (!solo_positive(t3975)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3975)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
         const double t3976 = 1.0 / t3968;
         const double t3977 = t3970 * t3976;
         const double t3978 = t3970 * t3977;
         const double t3979 = t3973 - t3978;
-        if (!solo_positive(t3979)) { solo_zero(acc, 18); return RBDGEN_solo_SINGULAR; }  /* mass matrix is not positive definite (pivot 0) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3979)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 0) */
         const double t3980 = t646 * t3094;
         const double t3981 = t3979 - t3980;
-        if (!solo_positive(t3981)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
+        if (status == RBDGEN_solo_OK && !solo_positive(t3981)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
         const double t3982 = 1.0 / t3979;
         const double t3983 = t3093 * t3097;
         const double t3984 = t3089 - t3983;
@@ -5056,7 +5057,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         const double t4916 = t4914 + t4915;
         const double t4917 = sqrt(t4916);
         const double t4918 = t4881 - t4917;
-        if (solo_negative(t4918)) { solo_zero(acc, 18); return RBDGEN_solo_ILL_CONDITIONED; }  /* mass matrix: residual check failed (||b - H x||_2 above its bound) */
+        if (status == RBDGEN_solo_OK && solo_negative(t4918)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix: residual check failed (||b - H x||_2 above its bound) */
         const double t4919 = t935 * t4181;
         const double t4920 = t936 * t4202;
         const double t4921 = t4919 + t4920;
@@ -5105,6 +5106,7 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         acc[15] = t4668;
         acc[16] = t4719;
         acc[17] = t4770;
+        if (status != RBDGEN_solo_OK) { solo_zero(acc, 18); return status; }
     }
     if (!solo_finite(acc, 18)) {
         solo_zero(acc, 18);

@@ -12,6 +12,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
+        int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
         /* the terms linear in loads: each computed, when loads is given, just before it is needed */
         double t0 = 0;
         double t1 = 0;
@@ -98,9 +99,9 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t82 = t80 + t81;
         const double t83 = base[6] * base[6];
         const double t84 = t82 + t83;
-        if (!solo_positive(t84)) { solo_zero(tau, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is zero */
+        if (status == RBDGEN_solo_OK && !solo_positive(t84)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
         const double t85 = 2.0 / t84;
-        if (!solo_positive(t85)) { solo_zero(tau, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is too large: normalise it */
+        if (status == RBDGEN_solo_OK && !solo_positive(t85)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double t86 = base[3] * t85;
         const double t87 = base[4] * t85;
         const double t88 = base[5] * t85;
@@ -2522,6 +2523,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         tau[15] = t1708;
         tau[16] = t1860;
         tau[17] = t2012;
+        if (status != RBDGEN_solo_OK) { solo_zero(tau, 18); return status; }
     }
     if (!solo_finite(tau, 18)) {
         solo_zero(tau, 18);

@@ -12,6 +12,7 @@ int solo_passive_terms(const double *base, const double *q, const double *qd, do
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
+        int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
         double t0, t1; solo_sincos(q[0], &t0, &t1);
         double t2, t3; solo_sincos(q[1], &t2, &t3);
         double t4, t5; solo_sincos(q[2], &t4, &t5);
@@ -31,13 +32,13 @@ int solo_passive_terms(const double *base, const double *q, const double *qd, do
         const double t28 = t26 + t27;
         const double t29 = base[6] * base[6];
         const double t30 = t28 + t29;
-        if (!solo_positive(t30)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is zero */
-        if (!solo_positive(t30)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is zero */
-        if (!solo_positive(t30)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is zero */
+        if (status == RBDGEN_solo_OK && !solo_positive(t30)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
+        if (status == RBDGEN_solo_OK && !solo_positive(t30)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
+        if (status == RBDGEN_solo_OK && !solo_positive(t30)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
         const double t31 = 2.0 / t30;
-        if (!solo_positive(t31)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is too large: normalise it */
-        if (!solo_positive(t31)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is too large: normalise it */
-        if (!solo_positive(t31)) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is too large: normalise it */
+        if (status == RBDGEN_solo_OK && !solo_positive(t31)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
+        if (status == RBDGEN_solo_OK && !solo_positive(t31)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
+        if (status == RBDGEN_solo_OK && !solo_positive(t31)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double t32 = base[3] * t31;
         const double t33 = base[4] * t31;
         const double t34 = base[5] * t31;
@@ -4191,6 +4192,7 @@ int solo_passive_terms(const double *base, const double *q, const double *qd, do
             c[16] = t3309;
             c[17] = t3446;
         }
+        if (status != RBDGEN_solo_OK) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return status; }
     }
     static const int checked_M[104] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 40, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 114, 118, 122, 133, 137, 141, 152, 156, 160, 171, 175, 179, 190, 194, 209, 213, 228, 232, 247, 251};  /* its computed entries */
     if ((M != NULL && !solo_finite_at(M, checked_M, 104)) || (g != NULL && !solo_finite(g, 18)) || (c != NULL && !solo_finite(c, 18))) {

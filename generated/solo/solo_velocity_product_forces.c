@@ -12,6 +12,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
+        int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
         const double t0 = base[3] * base[3];
         const double t1 = base[4] * base[4];
         const double t2 = t0 + t1;
@@ -19,9 +20,9 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t4 = t2 + t3;
         const double t5 = base[6] * base[6];
         const double t6 = t4 + t5;
-        if (!solo_positive(t6)) { solo_zero(c, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is zero */
+        if (status == RBDGEN_solo_OK && !solo_positive(t6)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
         const double t7 = 2.0 / t6;
-        if (!solo_positive(t7)) { solo_zero(c, 18); return RBDGEN_solo_INVALID_INPUT; }  /* base quaternion is too large: normalise it */
+        if (status == RBDGEN_solo_OK && !solo_positive(t7)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double t8 = base[3] * t7;
         const double t9 = base[4] * t7;
         const double t10 = base[5] * t7;
@@ -2094,6 +2095,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         c[15] = t1427;
         c[16] = t1564;
         c[17] = t1701;
+        if (status != RBDGEN_solo_OK) { solo_zero(c, 18); return status; }
     }
     if (!solo_finite(c, 18)) {
         solo_zero(c, 18);
