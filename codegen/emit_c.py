@@ -115,6 +115,8 @@ class Printer:
         self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
         self.trig = f"{prefix}_" if precision == "double" else ""
         self.pairs = {}  # node id -> the other of its sin/cos pair, both computed by one call
+        self.deferred = set()  # node ids of a pair computed in the call of another (`pair`)
+        self.group = {}  # node id -> the two (sin, cos) pairs that one call at the node computes
         self.names = {}
         self.arrays = set()  # the inputs it has read ("w": values handed over)
         self.handed = {}  # node id -> ``w[slot]``: a value an earlier part computed
@@ -157,30 +159,62 @@ class Printer:
         self.arrays.add(node.args[0])
         return f"{self.names[node.id]} = {node.args[0]}[{node.args[1]}];"
 
-    def pair(self, steps) -> None:
-        """Compute the sine and cosine of one argument among ``steps`` (nodes not yet named) in one call."""
+    def pair(self, steps, keep=(), barriers=()) -> None:
+        """Compute the sine and cosine of one argument among ``steps`` (nodes not yet named) in one call, and two
+        such pairs, one after the other in ``steps``, in one call of ``<prefix>_sincos2``: at the first pair's
+        place where the second's argument is known there (an input, or computed before), else at the second's
+        where nothing reads the first pair's results before: no step, no computation at the indices
+        ``barriers`` of ``steps``, no later part (``keep``: the node ids handed to one)."""
         if not self.trig:
             return
-        trig = {}
-        for step in steps:
+        trig, first = {}, {}  # argument id -> {op: node}, the index of its first sin or cos
+        for index, step in enumerate(steps):
             if isinstance(step, Expr) and step.op in TRIG and step.id not in self.names:
                 trig.setdefault(step.args[0].id, {})[step.op] = step
-        for found in trig.values():
-            if len(found) == 2:
-                self.pairs[found["sin"].id], self.pairs[found["cos"].id] = found["cos"], found["sin"]
+                first.setdefault(step.args[0].id, index)
+        pairs = sorted((first[x], (found["sin"], found["cos"])) for x, found in trig.items() if len(found) == 2)
+        for _, (sin, cos) in pairs:
+            self.pairs[sin.id], self.pairs[cos.id] = cos, sin
+        where = {step.id: index for index, step in enumerate(steps) if isinstance(step, Expr)}
+        keep = set(keep)
+
+        def known(x, at) -> bool:  # is x computed before steps[at]?
+            return x.op == "in" or x.id in self.handed or where.get(x.id, at) < at
+
+        def unread(ids, start, stop) -> bool:  # is none of ids read by steps[start + 1:stop + 1]?
+            return not ids & keep and not any(start < b <= stop for b in barriers) and not any(
+                not isinstance(step, Expr) or any(isinstance(a, Expr) and a.id in ids for a in step.args)
+                for step in steps[start + 1:stop])
+
+        while pairs:
+            (at, one), rest = pairs[0], pairs[1:]
+            if rest:
+                later, two = rest[0]
+                here = known(two[0].args[0], at)
+                if here or unread({n.id for n in one}, at, later):
+                    for n in (two if here else one):
+                        self.deferred.add(n.id)  # named at the call
+                    for n in (one if here else two):
+                        self.group[n.id] = (one, two)
+                    rest = rest[1:]
+            pairs = rest
 
     def define(self, node: Expr) -> str:
         """``const real tK = expr;`` (``tK = expr;`` for a declared variable); for a sin/cos pair (`pair`), at the
-        first of the two, ``real tS, tC; <prefix>_sincos(x, &tS, &tC);`` and nothing at the second."""
+        first of the two, ``real tS, tC; <prefix>_sincos(x, &tS, &tC);`` and nothing at the second; for two pairs
+        in one call, ``real tS, tC, tS2, tC2; <prefix>_sincos2(x, x2, &tS, &tC, &tS2, &tC2);`` at the place `pair`
+        chose."""
         if node.id in self.pairs:
-            if node.id in self.names:
+            if node.id in self.names or node.id in self.deferred:
                 return ""
-            other = self.pairs[node.id]
-            s, c = (node, other) if node.op == "sin" else (other, node)
-            for n in (s, c):
+            group = self.group.get(node.id) or [sorted((node, self.pairs[node.id]), key=lambda n: n.op != "sin")]
+            for n in (n for sc in group for n in sc):
+                self.deferred.discard(n.id)
                 self.names[n.id] = f"t{len(self.names)}"
-            sn, cn = self.names[s.id], self.names[c.id]
-            return f"{self.real} {sn}, {cn}; {self.trig}sincos({self.ref(node.args[0])}, &{sn}, &{cn});"
+            names = [self.names[n.id] for sc in group for n in sc]
+            args = [self.ref(sin.args[0]) for sin, _ in group]
+            kernel = f"{self.trig}sincos{'2' if len(group) == 2 else ''}"
+            return f"{self.real} {', '.join(names)}; {kernel}({', '.join(args + [f'&{n}' for n in names])});"
         declared = node.id in self.names
         if not declared:
             self.names[node.id] = f"t{len(self.names)}"
@@ -245,7 +279,7 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
         if computed:
             fn.checked.append(Check(p, tuple(computed.values()) if 2 * len(computed) <= p.size else ()))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
-    fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8)
+    fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8, trig=precision == "double")
     return fn
 
 
@@ -382,7 +416,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
         for index, terms in opt.blocks.items():
             if index in indices:
                 blocks.setdefault(index, []).append((opt.name, terms))
-    printer.pair(steps[indices.start:indices.stop])
+    printer.pair(steps[indices.start:indices.stop], keep=layout.slot, barriers=[i - indices.start for i in blocks])
     body = part.body
     for index in indices:
         step = steps[index] if index < len(steps) else None  # None: the stores
@@ -466,15 +500,19 @@ def _zero_runs(values: list, entries: list) -> list:
 #: return address, loop counters, pointers), and the call levels below an operation (the checked
 #: solve and its helpers, or the checks; at -O0 none of them is inlined).
 FRAME, LEVELS = 256, 3
+#: Stack bound: bytes for the sine and cosine kernels (templates/c/sincos.c.j2) in double precision: their frames
+#: together, GCC -O0, are 1,144 bytes (the vector form alone 512; every source holds the out-of-line rare case).
+SINCOS_FRAMES = 1536
 
 
-def stack_bound(fn: CFunction, frame: int, size: int) -> int:
+def stack_bound(fn: CFunction, frame: int, size: int, trig: bool = False) -> int:
     """Bytes of stack ``fn`` needs at most: the reals of its largest part's ``frame`` (the scalars it names
     in `Printer.names` and its solves' arrays, one slot each: what an unoptimised build gives them; an
     optimising compiler keeps most in registers) and of the array ``w`` that hands values from part to part,
     plus `FRAME` bytes for each of 1 + `LEVELS` call levels (one more for split functions, which call their
-    parts). A test measures it (-fstack-usage)."""
-    return size * (frame + fn.handover) + FRAME * (1 + LEVELS + fn.split)
+    parts) and, in double precision (``trig``: the sources hold the sine and cosine kernels), `SINCOS_FRAMES`.
+    A test measures it (-fstack-usage)."""
+    return size * (frame + fn.handover) + FRAME * (1 + LEVELS + fn.split) + (SINCOS_FRAMES if trig else 0)
 
 
 def macro_prefix(prefix: str) -> str:

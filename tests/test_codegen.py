@@ -565,10 +565,11 @@ def test_operation_counts(compiled, generated, name):
         dense = mimic and op.startswith("forward_dynamics") and coordinate_parents(Tree.from_model(g.model)) is None
         assert n["calls"] == (1 if (op == "forward_dynamics" and c.floating and not mimic) or dense else 0), op
     # the text of the sources (the function, and its parts where it is split): a sine and a cosine per counted
-    # one, of one argument in one call (<prefix>_sincos), a lone one as <prefix>_sin or <prefix>_cos
+    # one, of one argument in one call (<prefix>_sincos, or two arguments in <prefix>_sincos2), a lone one as
+    # <prefix>_sin or <prefix>_cos
     fn = g.files[f"{name}_mass_matrix.c"].split(f"int {name}_mass_matrix(", 1)[1].split("\n}\n", 1)[0]
     fn += "".join(g.files[n] for n in g.c_sources if re.fullmatch(rf"{name}_\d+_mass_matrix\.c", n))
-    pairs = fn.count(f" {name}_sincos(")
+    pairs = fn.count(f" {name}_sincos(") + 2 * fn.count(f" {name}_sincos2(")
     assert pairs + fn.count(f" {name}_sin(") == counts["mass_matrix"]["sin"]
     assert pairs + fn.count(f" {name}_cos(") == counts["mass_matrix"]["cos"]
     assert " sin(" not in fn and " cos(" not in fn

@@ -1,7 +1,8 @@
 """The generated C's sine and cosine (``templates/c/sincos.c.j2``) against mpmath and libm.
 
-The kernel is rendered (`emit_c.sincos_source`), wrapped in a loop over an array and compiled
-with cffi at -O2 (ISO C99, so no contraction into fused multiply-adds, like the default build;
+The kernel is rendered (`emit_c.sincos_source`), wrapped in a loop over an array (two neighbours
+at a time through ``t_sincos2``, the vector form, and the single angle through ``t_sincos``, which a
+test compares bit for bit) and compiled with cffi at -O2 (ISO C99, so no contraction into fused multiply-adds, like the default build;
 docs/generated-c.md says what -ffast-math does to it). The reference is mpmath at 200 bits: the
 error of each result is measured in units in the last place (ulp) of the exact value, and must
 stay at most 1 (the documented bound is 0.8). A million points per set are compared with the
@@ -32,8 +33,12 @@ def clib(tmp_path_factory):
 
     ffi = cffi.FFI()
     ffi.cdef("void t_many(int n, const double *x, double *s, double *c);"
+             "void t_single(int n, const double *x, double *s, double *c);"
              "void libm_many(int n, const double *x, double *s, double *c);")
     shim = ("void t_many(int n, const double *x, double *s, double *c)\n"
+            "{ int i; for (i = 0; i + 1 < n; i += 2) t_sincos2(x[i], x[i + 1], s + i, c + i, s + i + 1, c + i + 1);\n"
+            "  if (n % 2) t_sincos(x[n - 1], s + n - 1, c + n - 1); }\n"
+            "void t_single(int n, const double *x, double *s, double *c)\n"
             "{ int i; for (i = 0; i < n; ++i) t_sincos(x[i], s + i, c + i); }\n"
             "void libm_many(int n, const double *x, double *s, double *c)\n"
             "{ int i; for (i = 0; i < n; ++i) { s[i] = sin(x[i]); c[i] = cos(x[i]); } }\n")
@@ -55,6 +60,7 @@ def evaluate(mod, fn: str, x):
 
 
 def kernel(mod, x):
+    """The generated kernel's sine and cosine of ``x``, two neighbours a call (``t_sincos2``)."""
     return evaluate(mod, "t_many", x)
 
 
@@ -169,3 +175,17 @@ def test_at_and_beyond_the_bound(clib):
 def test_inf_and_nan_give_nan(clib):
     s, c = kernel(clib, np.array([np.inf, -np.inf, np.nan]))
     assert np.isnan(s).all() and np.isnan(c).all()
+
+
+def test_two_angles_a_call_equal_one(clib):
+    """``t_sincos2`` gives each lane's angle the bits ``t_sincos`` gives it, also where one lane is a rare case
+    (tiny, zero, near a multiple of pi/2, beyond the bound, inf, NaN) beside a usual one."""
+    rng = np.random.default_rng(4)
+    rare = np.array([0.0, -0.0, 1e-9, -3e-300, 2.0**-27, np.pi / 2, -np.pi, 45.553093477052, 2 * BOUND, 1e300,
+                     np.inf, -np.inf, np.nan])
+    usual = rng.uniform(-4.0, 4.0, 4 * len(rare))
+    x = np.concatenate([np.column_stack([usual[:len(rare)], rare]).ravel(),
+                        np.column_stack([rare, usual[len(rare):2 * len(rare)]]).ravel(),
+                        np.column_stack([rare, rare[::-1]]).ravel(), usual, rng.uniform(-BOUND, BOUND, 10_001)])
+    for got, want in zip(kernel(clib, x), evaluate(clib, "t_single", x)):
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), x[got.view(np.uint64) != want.view(np.uint64)]
