@@ -69,9 +69,9 @@ extern "C" {
  *   q      in  [7] joint positions (J)
  *   M      out [49] mass matrix (G x G, column-major)
  * Cost: 238 mul, 226 add, 6 sin, 6 cos.
- * Stack: at most 4832 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
+ * Stack: at most 6368 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
  */
-#define RBDGEN_panda_STACK_MASS_MATRIX 4832
+#define RBDGEN_panda_STACK_MASS_MATRIX 6368
 int panda_mass_matrix(const double *q, double *M);
 
 /* panda_mass_matrix_batch: panda_mass_matrix on n states stored one after
@@ -87,9 +87,9 @@ int panda_mass_matrix_batch(int n, const double *q, double *M, const unsigned ch
  *   qd     in  [7] joint velocities (J)
  *   c      out [7] velocity-product forces C(q, qd) qd (G)
  * Cost: 510 mul, 448 add, 6 sin, 6 cos.
- * Stack: at most 8784 bytes (RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES).
+ * Stack: at most 10320 bytes (RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES 8784
+#define RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES 10320
 int panda_velocity_product_forces(const double *q, const double *qd, double *c);
 
 /* panda_velocity_product_forces_batch: panda_velocity_product_forces on n states stored one after
@@ -105,9 +105,9 @@ int panda_velocity_product_forces_batch(int n, const double *q, const double *qd
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [7] gravity and load forces g(q) + J^T loads (G)
  * Cost: 162 mul, 180 add, 6 sin, 6 cos.
- * Stack: at most 4072 bytes (RBDGEN_panda_STACK_GRAVITY).
+ * Stack: at most 5608 bytes (RBDGEN_panda_STACK_GRAVITY).
  */
-#define RBDGEN_panda_STACK_GRAVITY 4072
+#define RBDGEN_panda_STACK_GRAVITY 5608
 int panda_gravity(const double *q, const double *loads, double *g);
 
 /* panda_gravity_batch: panda_gravity on n states stored one after
@@ -125,9 +125,9 @@ int panda_gravity_batch(int n, const double *q, const double *loads, double *g, 
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [7] generalized forces (G)
  * Cost: 571 mul, 555 add, 6 sin, 6 cos.
- * Stack: at most 10344 bytes (RBDGEN_panda_STACK_INVERSE_DYNAMICS).
+ * Stack: at most 11880 bytes (RBDGEN_panda_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_INVERSE_DYNAMICS 10344
+#define RBDGEN_panda_STACK_INVERSE_DYNAMICS 11880
 int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* panda_inverse_dynamics_batch: panda_inverse_dynamics on n states stored one after
@@ -145,9 +145,9 @@ int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1154 mul, 989 add, 6 div, 6 sin, 6 cos.
- * Stack: at most 18544 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 20080 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 18544
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 20080
 int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_batch: panda_forward_dynamics on n states stored one after
@@ -165,9 +165,9 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1006 mul, 958 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 17144 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 18680 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17144
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 18680
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after
@@ -185,9 +185,9 @@ int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, 
  *   g      out [7] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [7] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 868 mul, 766 add, 6 sin, 6 cos.
- * Stack: at most 14192 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
+ * Stack: at most 15728 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_panda_STACK_PASSIVE_TERMS 14192
+#define RBDGEN_panda_STACK_PASSIVE_TERMS 15728
 int panda_passive_terms(const double *q, const double *qd, double *M, double *g, double *c);
 
 /* panda_passive_terms_batch: panda_passive_terms on n states stored one after

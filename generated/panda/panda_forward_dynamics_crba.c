@@ -55,12 +55,9 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         double t38 = 0;
         double t39 = 0;
         double t40 = 0;
-        double t41, t42; panda_sincos(q[1], &t41, &t42);
-        double t43, t44; panda_sincos(q[2], &t43, &t44);
-        double t45, t46; panda_sincos(q[3], &t45, &t46);
-        double t47, t48; panda_sincos(q[4], &t47, &t48);
-        double t49, t50; panda_sincos(q[5], &t49, &t50);
-        double t51, t52; panda_sincos(q[6], &t51, &t52);
+        double t41, t42, t43, t44; panda_sincos2(q[1], q[2], &t41, &t42, &t43, &t44);
+        double t45, t46, t47, t48; panda_sincos2(q[3], q[4], &t45, &t46, &t47, &t48);
+        double t49, t50, t51, t52; panda_sincos2(q[5], q[6], &t49, &t50, &t51, &t52);
         const double t53 = 0.002573605371338202 * t52;
         const double t54 = 0.0020344399586617965 * t51;
         const double t55 = t53 - t54;

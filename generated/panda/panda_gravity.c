@@ -54,12 +54,9 @@ int panda_gravity(const double *q, const double *loads, double *g)
         double t38 = 0;
         double t39 = 0;
         double t40 = 0;
-        double t41, t42; panda_sincos(q[1], &t41, &t42);
-        double t43, t44; panda_sincos(q[2], &t43, &t44);
-        double t45, t46; panda_sincos(q[3], &t45, &t46);
-        double t47, t48; panda_sincos(q[4], &t47, &t48);
-        double t49, t50; panda_sincos(q[5], &t49, &t50);
-        double t51, t52; panda_sincos(q[6], &t51, &t52);
+        double t41, t42, t43, t44; panda_sincos2(q[1], q[2], &t41, &t42, &t43, &t44);
+        double t45, t46, t47, t48; panda_sincos2(q[3], q[4], &t45, &t46, &t47, &t48);
+        double t49, t50, t51, t52; panda_sincos2(q[5], q[6], &t49, &t50, &t51, &t52);
         const double t53 = 9.80665 * t41;
         const double t54 = 9.80665 * t42;
         const double t55 = 0.0022610063699999997 * t54;

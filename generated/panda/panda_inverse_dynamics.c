@@ -54,12 +54,9 @@ int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd,
         double t38 = 0;
         double t39 = 0;
         double t40 = 0;
-        double t41, t42; panda_sincos(q[1], &t41, &t42);
-        double t43, t44; panda_sincos(q[2], &t43, &t44);
-        double t45, t46; panda_sincos(q[3], &t45, &t46);
-        double t47, t48; panda_sincos(q[4], &t47, &t48);
-        double t49, t50; panda_sincos(q[5], &t49, &t50);
-        double t51, t52; panda_sincos(q[6], &t51, &t52);
+        double t41, t42, t43, t44; panda_sincos2(q[1], q[2], &t41, &t42, &t43, &t44);
+        double t45, t46, t47, t48; panda_sincos2(q[3], q[4], &t45, &t46, &t47, &t48);
+        double t49, t50, t51, t52; panda_sincos2(q[5], q[6], &t49, &t50, &t51, &t52);
         const double t53 = 0.009213163777211224 * qdd[0];
         if (loads != NULL) { t0 = loads[8]; }
         const double t54 = t0 + t53;

@@ -12,12 +12,9 @@ int panda_velocity_product_forces(const double *q, const double *qd, double *c)
         return RBDGEN_panda_INVALID_INPUT;
     }
     {
-        double t0, t1; panda_sincos(q[1], &t0, &t1);
-        double t2, t3; panda_sincos(q[2], &t2, &t3);
-        double t4, t5; panda_sincos(q[3], &t4, &t5);
-        double t6, t7; panda_sincos(q[4], &t6, &t7);
-        double t8, t9; panda_sincos(q[5], &t8, &t9);
-        double t10, t11; panda_sincos(q[6], &t10, &t11);
+        double t0, t1, t2, t3; panda_sincos2(q[1], q[2], &t0, &t1, &t2, &t3);
+        double t4, t5, t6, t7; panda_sincos2(q[3], q[4], &t4, &t5, &t6, &t7);
+        double t8, t9, t10, t11; panda_sincos2(q[5], q[6], &t8, &t9, &t10, &t11);
         const double t12 = qd[0] * t0;
         const double t13 = qd[0] * t1;
         const double t14 = qd[1] * t13;

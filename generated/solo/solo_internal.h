@@ -90,20 +90,49 @@ static inline void solo_zero(double *x, int n)
     for (i = 0; i < n; ++i) x[i] = 0;
 }
 
-/* sin(x) and cos(x) together, within 1 ulp of the exact values (the angle of a revolute joint).
- * |x| <= 2^19 pi/2: y = x - k pi/2 with k the integer nearest x 2/pi, in double-double arithmetic
- * (pi/2 in three 33-bit parts, whose products with k are exact, and a tail), then polynomials in
- * y^2 for |y| <= pi/4 and k mod 4 choosing which of them is sin(x) and the signs. Beyond that
- * bound (and for inf or NaN), and with -ffast-math, libm; below 2^-27, sin(x) = x and cos(x) = 1. */
-static inline void solo_sincos(double x, double *s, double *c)
+static inline uint64_t solo_sincos_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline double solo_sincos_real(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* sin and cos of y + n pi/2 for y = hi + lo: the end of solo_sincos and solo_sincos_rare. */
+static inline void solo_sincos_reduced(double hi, double lo, uint64_t n, double *s, double *c)
+{
+    const double z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
+    const double P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
+                      + z2 * (-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
+                      + z4 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33);
+    const double Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
+                      + z2 * (0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
+                      + z4 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37);
+    const double sy = hi + (hiz * P + lo * (1.0 - hz));
+    const double v = 1.0 - hz;
+    const double cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
+    const uint64_t swap = 0 - (n & 1), ys = solo_sincos_bits(sy), yc = solo_sincos_bits(cy);
+    *s = solo_sincos_real(((ys & ~swap) | (yc & swap)) ^ ((n & 2) << 62));
+    *c = solo_sincos_real(((yc & ~swap) | (ys & swap)) ^ (((n + 1) & 2) << 62));
+
+}
+
+/* The cases solo_sincos leaves: |x| beyond 2^19 pi/2, inf and NaN (libm), |x| < 2^-27 (x and 1,
+   which keeps the sign of -0), and x near k pi/2, where y = x - k pi/2 needs pi/2 to 152 bits
+   (|y| >= 2^-61). Out of line and cold, so that the usual case stays a short straight path. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold, unused))  /* unused: a source without a revolute joint */
+#endif
+static void solo_sincos_rare(double x, double *s, double *c)
 {
     const double ax = fabs(x);
-#ifdef __FAST_MATH__
-    const int reduce = 0;  /* -ffast-math may reassociate the exact steps below and lose the reduction: libm */
-#else
-    const int reduce = ax <= 0x1.921fb54442d18p+19;  /* 0 for NaN */
-#endif
-    if (!reduce) {
+    if (!(ax <= 0x1.921fb54442d18p+19)) {  /* NaN included */
         *s = sin(x);
         *c = cos(x);
         return;
@@ -114,51 +143,122 @@ static inline void solo_sincos(double x, double *s, double *c)
         return;
     }
     {
-        /* k = x 2/pi rounded to an integer, by adding and subtracting 1.5 2^52 (no float-integer conversion
-           on the critical path); k mod 4 is in the low bits of the sum (|k| <= 2^19) */
-        const double shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
+        const double shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;  /* k as in solo_sincos */
         const double fk = shifted - 0x1.8p52;
-        uint64_t bits;
-        unsigned n;
-        const double a = x - fk * 0x1.921fb544p+0;  /* exact: the product has 53 bits, x is close to it */
-        const double w = fk * 0x1.0b4611a626331p-34;  /* k (pi/2 - the 33-bit part) */
-        double hi = a - w, lo = (a - hi) - w;  /* y = hi + lo, |lo| <= ulp(hi) / 2 */
-        if (fabs(hi) < fabs(fk) * 0x1p-26) {  /* x near k pi/2: pi/2 to 152 bits (|y| >= 2^-61) */
-            const double b = fk * 0x1.0b4611a6p-34;  /* exact */
-            const double a1 = a - b;  /* a - b = a1 + e1 exactly (two-sum) */
-            const double a1b = a1 - a;
-            const double e1 = (a - (a1 - a1b)) - (b + a1b);
-            const double d = fk * 0x1.3198a2ep-69;  /* exact */
-            const double a2 = a1 - d;  /* a1 - d = a2 + e2 exactly */
-            const double a2d = a2 - a1;
-            const double e2 = (a1 - (a2 - a2d)) - (d + a2d);
-            const double e = (e1 + e2) - fk * 0x1.b839a252049c1p-104;
-            hi = a2 + e;
-            lo = (a2 - hi) + e;
-        }
-        memcpy(&bits, &shifted, sizeof bits);
-        n = (unsigned)bits & 3u;
-        {
-            /* x = y + n pi/2 modulo 2 pi: sin x = f[0] sin y + f[1] cos y and cos x = f[2] cos y + f[3] sin y with
-               f = factor[n], each entry 0, 1 or -1 (exact products, no branch for random angles to mispredict) */
-            static const double factor[4][4] = { {1, 0, 1, 0}, {0, 1, 0, -1}, {-1, 0, -1, 0}, {0, -1, 0, 1} };
-            const double *f = factor[n];
-            const double z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
-            /* sin(y) ~ hi + hi z P(z) + lo (1 - z / 2); cos(y) ~ 1 - z / 2 + z^2 Q(z) - hi lo (Estrin's scheme) */
-            const double P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
-                             + z2 * (-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
-                             + z4 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33);
-            const double Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
-                             + z2 * (0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
-                             + z4 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37);
-            const double sy = hi + (hiz * P + lo * (1.0 - hz));
-            const double v = 1.0 - hz;  /* 1 - hz = v + ((1 - v) - hz) exactly */
-            const double cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
-            *s = sy * f[0] + cy * f[1];
-            *c = cy * f[2] + sy * f[3];
-        }
+        const double a = x - fk * 0x1.921fb544p+0;
+        const double b = fk * 0x1.0b4611a6p-34;  /* exact: P2 has 33 bits */
+        const double a1 = a - b;  /* a - b = a1 + e1 exactly (two-sum) */
+        const double a1b = a1 - a;
+        const double e1 = (a - (a1 - a1b)) - (b + a1b);
+        const double d = fk * 0x1.3198a2ep-69;  /* exact: P3 has 33 bits */
+        const double a2 = a1 - d;  /* a1 - d = a2 + e2 exactly */
+        const double a2d = a2 - a1;
+        const double e2 = (a1 - (a2 - a2d)) - (d + a2d);
+        const double e = (e1 + e2) - fk * 0x1.b839a252049c1p-104;  /* k P4 */
+        const double hi = a2 + e;
+        solo_sincos_reduced(hi, (a2 - hi) + e, solo_sincos_bits(shifted), s, c);
     }
 }
+
+/* sin(x) and cos(x) together, within 1 ulp of the exact values (the angle of a revolute joint).
+ * |x| <= 2^19 pi/2: y = x - k pi/2 with k the integer nearest x 2/pi, in double-double arithmetic
+ * (pi/2 in three 33-bit parts P1, P2, P3, whose products with k are exact, and a tail P4), then
+ * polynomials in y^2 for |y| <= pi/4 and k mod 4 choosing which of them is sin(x) and the signs.
+ * Beyond that bound (and for inf or NaN), and with -ffast-math, libm; below 2^-27, sin(x) = x and
+ * cos(x) = 1. This is the usual case; the rare ones (x near a multiple of pi/2, tiny, huge or not
+ * finite) are solo_sincos_rare's. */
+static inline void solo_sincos(double x, double *s, double *c)
+{
+#ifdef __FAST_MATH__
+    /* -ffast-math may reassociate the exact steps of the reduction and lose it: libm */
+    *s = sin(x);
+    *c = cos(x);
+#else
+    const double shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
+    const double fk = shifted - 0x1.8p52;
+    const double a = x - fk * 0x1.921fb544p+0;
+    const double w = fk * 0x1.0b4611a626331p-34;
+    const double hi = a - w, lo = (a - hi) - w;
+    const double ax = fabs(x);
+    const int usual = (ax >= 0x1p-27) & (ax <= 0x1.921fb54442d18p+19) & (fabs(hi) >= fabs(fk) * 0x1p-26);
+
+    if (usual)
+        solo_sincos_reduced(hi, lo, solo_sincos_bits(shifted), s, c);
+    else
+        solo_sincos_rare(x, s, c);
+#endif
+}
+
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__aarch64__)) && !defined(__FAST_MATH__)
+/* Two doubles in one vector register, and their bits (GCC's vector extension, also Clang's). */
+typedef double solo_v2 __attribute__((vector_size(16)));
+typedef uint64_t solo_u2 __attribute__((vector_size(16)));
+typedef int64_t solo_m2 __attribute__((vector_size(16)));
+
+static inline solo_u2 solo_sincos_bits2(solo_v2 x)
+{
+    return (solo_u2)x;
+}
+
+static inline solo_v2 solo_sincos_real2(solo_u2 u)
+{
+    return (solo_v2)u;
+}
+
+static inline solo_v2 solo_sincos_abs2(solo_v2 x)
+{
+    return (solo_v2)((solo_u2)x & ~((uint64_t)1 << 63));
+}
+
+/* solo_sincos of two angles at once, each lane's steps those of one angle (the same results);
+   where either is a rare case, solo_sincos of each. */
+static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
+{
+    const solo_v2 x = {x0, x1};
+    const solo_v2 shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
+    const solo_v2 fk = shifted - 0x1.8p52;
+    const solo_v2 a = x - fk * 0x1.921fb544p+0;
+    const solo_v2 w = fk * 0x1.0b4611a626331p-34;
+    const solo_v2 hi = a - w, lo = (a - hi) - w;
+    const solo_v2 ax = solo_sincos_abs2(x);
+    const solo_m2 usual = (ax >= 0x1p-27) & (ax <= 0x1.921fb54442d18p+19) & (solo_sincos_abs2(hi) >= solo_sincos_abs2(fk) * 0x1p-26);
+
+    if (usual[0] & usual[1]) {
+        const solo_u2 n = solo_sincos_bits2(shifted);
+        solo_v2 sv, cv, *s = &sv, *c = &cv;  /* the lines below write *s and *c */
+        {
+            const solo_v2 z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
+            const solo_v2 P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
+                              + z2 * (-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
+                              + z4 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33);
+            const solo_v2 Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
+                              + z2 * (0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
+                              + z4 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37);
+            const solo_v2 sy = hi + (hiz * P + lo * (1.0 - hz));
+            const solo_v2 v = 1.0 - hz;
+            const solo_v2 cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
+            const solo_u2 swap = 0 - (n & 1), ys = solo_sincos_bits2(sy), yc = solo_sincos_bits2(cy);
+            *s = solo_sincos_real2(((ys & ~swap) | (yc & swap)) ^ ((n & 2) << 62));
+            *c = solo_sincos_real2(((yc & ~swap) | (ys & swap)) ^ (((n + 1) & 2) << 62));
+
+        }
+        *s0 = sv[0];
+        *c0 = cv[0];
+        *s1 = sv[1];
+        *c1 = cv[1];
+    } else {
+        solo_sincos(x0, s0, c0);
+        solo_sincos(x1, s1, c1);
+    }
+}
+#else
+/* solo_sincos of two angles (no vector types here, or -ffast-math). */
+static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
+{
+    solo_sincos(x0, s0, c0);
+    solo_sincos(x1, s1, c1);
+}
+#endif
 
 /* sin(x) alone (its cosine is not needed here): solo_sincos, whose cosine the compiler drops. */
 static inline double solo_sin(double x)

@@ -13,18 +13,12 @@ int solo_mass_matrix(const double *base, const double *q, double *M)
     }
     {
         int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
-        double t0, t1; solo_sincos(q[0], &t0, &t1);
-        double t2, t3; solo_sincos(q[1], &t2, &t3);
-        double t4, t5; solo_sincos(q[2], &t4, &t5);
-        double t6, t7; solo_sincos(q[3], &t6, &t7);
-        double t8, t9; solo_sincos(q[4], &t8, &t9);
-        double t10, t11; solo_sincos(q[5], &t10, &t11);
-        double t12, t13; solo_sincos(q[6], &t12, &t13);
-        double t14, t15; solo_sincos(q[7], &t14, &t15);
-        double t16, t17; solo_sincos(q[8], &t16, &t17);
-        double t18, t19; solo_sincos(q[9], &t18, &t19);
-        double t20, t21; solo_sincos(q[10], &t20, &t21);
-        double t22, t23; solo_sincos(q[11], &t22, &t23);
+        double t0, t1, t2, t3; solo_sincos2(q[0], q[1], &t0, &t1, &t2, &t3);
+        double t4, t5, t6, t7; solo_sincos2(q[2], q[3], &t4, &t5, &t6, &t7);
+        double t8, t9, t10, t11; solo_sincos2(q[4], q[5], &t8, &t9, &t10, &t11);
+        double t12, t13, t14, t15; solo_sincos2(q[6], q[7], &t12, &t13, &t14, &t15);
+        double t16, t17, t18, t19; solo_sincos2(q[8], q[9], &t16, &t17, &t18, &t19);
+        double t20, t21, t22, t23; solo_sincos2(q[10], q[11], &t20, &t21, &t22, &t23);
         const double t24 = base[3] * base[3];
         const double t25 = base[4] * base[4];
         const double t26 = t24 + t25;
