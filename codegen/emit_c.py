@@ -66,6 +66,8 @@ class Part:
     solves: set = field(default_factory=set)  # the `cholesky_copy` of each checked solve it calls
     tree_solves: set = field(default_factory=set)  # the `ltdl_kernel` key of each `TreeSolve` it runs
     checks: bool = False  # it has checks (guards, solves): ``status`` keeps the first failing one's, to its end
+    hands: bool = False  # it writes values to ``w``, through ``hand``: volatile, so that GCC's SLP vectoriser does not
+    # pair stores to neighbouring slots (a pair's values, computed far apart, would both stay live until the store)
 
 
 @dataclass
@@ -238,9 +240,9 @@ PART_STEPS = 6000
 
 #: A part of a split operation also ends before it would hold more than this many values at once itself
 #: (`_Held.peak`): values it computes and reads again, and values it reads from ``w`` more than once (GCC keeps
-#: the first read for the later ones). Its frame grows with that count and adds to ``w`` in the caller's. G1's
-#: forward_dynamics_crba, GCC 12 -O2, ``w`` + the deepest part: 3 even parts 4,528 + 3,856 bytes; with 150,
-#: 6 parts, 5,632 + 2,504; with 100, 11 parts, 5,632 + 2,248 (docs/generated-c.md).
+#: the first read for the later ones). Its frame grows with that count and adds to ``w`` in the caller's. Talos'
+#: forward_dynamics (GCC 12 -O2, ``w`` + the deepest part): 4 even parts, 4,992 + 4,312 bytes; with 200,
+#: 7 parts, 6,016 + 2,184; with 100, 13 parts, 6,032 + 1,752 (docs/generated-c.md).
 PART_VALUES = 100
 
 
@@ -337,11 +339,12 @@ class _Layout:
         return range(self.starts[k], self.starts[k + 1] if k < self.count - 1 else self.steps + 1)
 
     def handed(self, x: Expr, printer: "Printer") -> list:
-        """``w[slot] = x;`` if a later part reads ``x`` (after it is computed), else nothing."""
+        """``hand[slot] = x;`` (``hand``: ``w`` as volatile, `Part.hands`) if a later part reads ``x`` (after it is
+        computed), else nothing."""
         if x.id not in self.slot:
             return []
         printer.arrays.add("w")
-        return [(f"w[{self.slot[x.id]}] = {printer.ref(x)};", "")]
+        return [(f"hand[{self.slot[x.id]}] = {printer.ref(x)};", "")]
 
 
 
@@ -454,6 +457,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
             arrays += tree_solve_arrays(step)
     last = k == layout.count - 1
     part.checks = fails = any(isinstance(step, (Guard, Call)) for step in steps[indices.start:indices.stop])
+    part.hands = any(line.startswith("hand[") for line, _ in body)
     for p in outputs:
         values = kernel.outputs[p.name]
         mine = [j for j, v in enumerate(values)

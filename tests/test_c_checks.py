@@ -318,3 +318,21 @@ def test_stack_within_the_stated_bound(robots, tmp_path, robot, level):
         assert re.search(rf"Stack: at most {bound} bytes \(RBDGEN_{prefix}_STACK_{op.upper()}\)", header)
         assert f"#define RBDGEN_{prefix}_STACK_{op.upper()} {bound}\n" in header
     assert any(split) == robot.endswith("_parts")
+
+
+def test_g1_forward_dynamics_crba_stack_within_8_kib(tmp_path):
+    """G1's forward_dynamics_crba split into parts (docs/generated-c.md, the stack of split operations): at -O2, the
+    function's frame (the array ``w``) plus its largest part's chain stays within 8 KiB, as the docs state."""
+    g = rbdgen.generate(path("g1"), floating=True, ops=["forward_dynamics_crba"], prefix="g1")
+    folder = g.write(tmp_path)
+    op = "forward_dynamics_crba"
+    parts = [folder / n for n in g.c_sources if re.fullmatch(rf"g1_\d+_{op}\.c", n)]
+    assert len(parts) > 1
+    usage = _stack_usage(folder, [folder / f"g1_{op}.c", *parts], ["-O2"])
+
+    def chain(file):  # every function of a source but the batch form: the function or part and its helpers
+        return sum(v for (f, g), v in usage.items() if f == file.name and g != f"g1_{op}_batch")
+
+    total = chain(folder / f"g1_{op}.c") + max(chain(p) for p in parts)
+    assert total <= 8192, total
+
