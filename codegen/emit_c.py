@@ -241,8 +241,8 @@ PART_STEPS = 6000
 #: A part of a split operation also ends before it would hold more than this many values at once itself
 #: (`_Held.peak`): values it computes and reads again, and values it reads from ``w`` more than once (GCC keeps
 #: the first read for the later ones). Its frame grows with that count and adds to ``w`` in the caller's. Talos'
-#: forward_dynamics (GCC 12 -O2, ``w`` + the deepest part): 4 even parts, 4,992 + 4,312 bytes; with 200,
-#: 7 parts, 6,016 + 2,184; with 100, 13 parts, 6,032 + 1,752 (docs/generated-c.md).
+#: forward_dynamics (GCC 12 -O2, ``w`` + the deepest part): 4 even parts, 4,992 + 4,312 bytes; with 200, 7 parts,
+#: 6,016 + 2,184; with 100, 13 parts, 6,032 + 1,648, its first part (no checks, few values handed) the deepest.
 PART_VALUES = 100
 
 
