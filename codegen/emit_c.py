@@ -562,25 +562,36 @@ def _call_lines(call: Call, printer: Printer, prefix: str) -> list:
     return [("", c_text(f"{call.what}: checked Cholesky solve"))] + [(line, "") for line in lines]
 
 
-#: Columns a `TreeSolve` kernel solves at a time, each row's in local accumulators, and the narrower last block
-#: (the columns are padded to a multiple of it). Measured on G1's pattern (35 rows, GCC 12 -O3 -march=native,
-#: AVX2), per column: blocks of 32 (eight 4-wide registers) 42 ns, of 16 53 ns, of 8 79 ns (-O2 without
-#: -march: 32 and 16 alike); a row-by-row loop over all the columns (two loads and a store per term) 40% slower.
-LTDL_BLOCK, LTDL_TAIL = 32, 16
+#: Columns a `TreeSolve` kernel solves at a time (each row's in local accumulators) and the measured time of
+#: one column in a block that wide, on G1's pattern (35 rows, GCC 12 -O3 -march=native, AVX2): 32 (eight
+#: 4-wide registers) 42 ns, 16 53 ns, 8 79 ns (-O2 without -march: 32 and 16 alike); a row-by-row loop over
+#: all the columns (two loads and a store per term) 40% slower. `ltdl_blocks` picks from them.
+LTDL_WIDTHS = {32: 42, 16: 53, 8: 79}
+
+
+def ltdl_blocks(columns: int) -> tuple:
+    """The widths of the blocks that cover ``columns`` at the least cost by `LTDL_WIDTHS`: as many 32 wide
+    as fill up, then the cheapest cover of the rest (G1's 103 columns: three of 32 and one of 8, not a padded
+    one of 16). The array has ``sum(widths)`` columns; the ones past ``columns`` are padding."""
+    full, rest = divmod(columns, 32)
+    covers = [(w32, w16, w8) for w32 in (0, 1) for w16 in (0, 1) for w8 in range(4)
+              if 32 * w32 + 16 * w16 + 8 * w8 >= rest]
+    w32, w16, w8 = min(covers, key=lambda c: sum(n * w * LTDL_WIDTHS[w] for n, w in zip(c, (32, 16, 8))))
+    return (32,) * (full + w32) + (16,) * w16 + (8,) * w8
 
 
 def ltdl_key(solve: TreeSolve) -> tuple:
-    """``(n, m, lam)``: the rows, the columns of its array (padded to a multiple of `LTDL_TAIL`) and the tree
-    pattern of a `TreeSolve`; one kernel serves all the solves with one key."""
-    m = -(-len(solve.B) // LTDL_TAIL) * LTDL_TAIL
-    return len(solve.Dinv), m, solve.lam
+    """``(n, widths, lam)``: the rows, the widths of the blocks of columns of its array (`ltdl_blocks`) and the
+    tree pattern of a `TreeSolve`; one kernel serves all the solves with one key."""
+    return len(solve.Dinv), ltdl_blocks(len(solve.B)), solve.lam
 
 
 def ltdl_kernel(prefix: str, key: tuple) -> tuple:
     """``(name, n, m, blocks, tables)`` for templates/c/ltdl.c.j2: the kernel of `ltdl_key` ``key``; blocks as
-    ``(first column, count, width)``: `LTDL_BLOCK` wide, the last one `LTDL_TAIL` wide where the columns end
-    there; tables as ``(name, comment, values)`` (an empty one holds a single unread 0: C has no empty arrays)."""
-    n, m, lam = key
+    ``(first column, count, width)``, runs of one width (`ltdl_blocks`); tables as ``(name, comment, values)``
+    (an empty one holds a single unread 0: C has no empty arrays)."""
+    n, widths, lam = key
+    m = sum(widths)
     above, above_start, position = [], [], {}
     for k in range(n):
         above_start.append(len(above))
@@ -601,18 +612,19 @@ def ltdl_kernel(prefix: str, key: tuple) -> tuple:
               ("below", "the descendants i of each row k, descending", below),
               ("below_entry", "L_ik is L[below_entry[p]]", below_entry),
               ("below_start", "row k's descendants: below_start[k] to below_start[k + 1]", below_start)]
-    full = m // LTDL_BLOCK * LTDL_BLOCK
-    blocks = [(0, m // LTDL_BLOCK, LTDL_BLOCK)] if full else []
-    if full < m:
-        blocks.append((full, 1, LTDL_TAIL))
+    blocks, first = [], 0
+    for width in sorted(set(widths), reverse=True):
+        count = widths.count(width)
+        blocks.append((first, count, width))
+        first += count * width
     return (f"{prefix}_ltdl_solve_{n}x{m}", n, m, blocks,
             [(name, comment, values or [0]) for name, comment, values in tables])
 
 
 def _tree_solve_lines(solve: TreeSolve, printer: Printer, prefix: str) -> list:
     """A `TreeSolve`: L and Dinv into arrays, the columns into the rows of ``x<k>`` (zero elsewhere), the kernel."""
-    n, m, _ = ltdl_key(solve)
-    k, real = solve.index, printer.real
+    n, widths, _ = ltdl_key(solve)
+    k, real, m = solve.index, printer.real, sum(widths)
     entries = [v for row in solve.L for v in row.values()]
     lines = [f"{real} L{k}[{max(len(entries), 1)}], d{k}[{n}], x{k}[{n * m}] = {{0}};"]
     lines += [f"L{k}[{p}] = {printer.ref(v)};" for p, v in enumerate(entries)]
@@ -644,8 +656,8 @@ def _solved_columns(name: str, values: list, printer: Printer):
 
 def tree_solve_arrays(solve: TreeSolve) -> int:
     """Reals in the arrays of one `TreeSolve` (`_tree_solve_lines`): L, Dinv and the columns."""
-    n, m, _ = ltdl_key(solve)
-    return max(sum(len(row) for row in solve.L), 1) + n + n * m
+    n, widths, _ = ltdl_key(solve)
+    return max(sum(len(row) for row in solve.L), 1) + n + n * sum(widths)
 
 
 def call_arrays(call: Call) -> int:
