@@ -336,3 +336,50 @@ def test_g1_forward_dynamics_crba_stack_within_8_kib(tmp_path):
     total = chain(folder / f"g1_{op}.c") + max(chain(p) for p in parts)
     assert total <= 8192, total
 
+
+
+
+#: Values with their IEEE bits (NaN and inf survive -ffast-math): the largest finite value, a denormal, -0, inf, -inf,
+#: a quiet and a negative NaN.
+SPECIAL = {"max": 0x7FEFFFFFFFFFFFFF, "denormal": 1, "-0": 0x8000000000000000, "inf": 0x7FF0000000000000,
+           "-inf": 0xFFF0000000000000, "nan": 0x7FF8000000000000, "-nan": 0xFFF8000000000001}
+
+FINITE_PROGRAM = """\
+#include <stdio.h>
+#include "{prefix}_internal.h"
+
+static double value(uint64_t u) {{ double x; memcpy(&x, &u, sizeof x); return x; }}
+
+int main(void)
+{{
+    static const uint64_t special[] = {{{special}}};
+    double x[24];
+    int n, at, v, i;
+    for (v = 0; v < {count}; ++v)
+        for (n = 0; n <= 24; ++n)
+            for (at = 0; at < n; ++at) {{
+                for (i = 0; i < 24; ++i) x[i] = 1.5;
+                x[at] = value(special[v]);
+                printf("%d %d %d %d\\n", v, n, at, {prefix}_finite(x, n));
+            }}
+    return 0;
+}}
+"""
+
+
+@pytest.mark.parametrize("flags", [["-O2"], ["-O3", "-march=native", "-ffast-math"]])
+def test_finite_against_numpy(robots, tmp_path, flags):
+    """`<p>_finite` of the first n of 24 values (every n: the four-value steps and their tail) with one special
+    value at each place, against NumPy's isfinite."""
+    _, folder, _, _ = robots["floater"]
+    main = tmp_path / "finite.c"
+    main.write_text(FINITE_PROGRAM.format(prefix="floater", special=", ".join(f"0x{u:016x}u" for u in SPECIAL.values()),
+                                          count=len(SPECIAL)))
+    exe = tmp_path / "finite"
+    _run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, f"-I{folder}", main, "-o", exe])
+    values = [struct.unpack("<d", struct.pack("<Q", u))[0] for u in SPECIAL.values()]
+    lines = _run([exe]).splitlines()
+    assert len(lines) == len(SPECIAL) * 24 * 25 // 2
+    for line in lines:
+        v, n, at, finite = map(int, line.split())
+        assert finite == bool(np.isfinite(values[v])), line
