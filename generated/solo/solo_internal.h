@@ -54,22 +54,30 @@ static inline uint64_t solo_nonfinite_sign(uint64_t u)
     return (u & UINT64_C(0x7ff0000000000000)) + UINT64_C(0x0010000000000000);
 }
 
-/* 1 when every value of x[0, n) is finite. Two values a step into two accumulators (GCC -O2:
-   5.5 instructions a value instead of 9 for a comparison per value, and two short chains). */
-static inline int solo_finite(const double *x, int n)
+/* The nonfinite_sign of every value of x[0, n), OR-ed: four values a step into four
+   accumulators, four short chains that GCC -O3 -march=native turns into vector code (G1's
+   3,570 derivative entries: 0.38 us, 1.13 with two accumulators). */
+static inline uint64_t solo_nonfinite_signs(const double *x, int n)
 {
     int i;
-    uint64_t u[2], bad[2] = {0, 0};
-    for (i = 0; i + 1 < n; i += 2) {
-        memcpy(u, x + i, sizeof u);
-        bad[0] |= solo_nonfinite_sign(u[0]);
-        bad[1] |= solo_nonfinite_sign(u[1]);
+    uint64_t bad0 = 0, bad1 = 0, bad2 = 0, bad3 = 0;
+    for (i = 0; i + 3 < n; i += 4) {
+        bad0 |= solo_nonfinite_sign(solo_bits(x[i]));
+        bad1 |= solo_nonfinite_sign(solo_bits(x[i + 1]));
+        bad2 |= solo_nonfinite_sign(solo_bits(x[i + 2]));
+        bad3 |= solo_nonfinite_sign(solo_bits(x[i + 3]));
     }
-    if (n % 2) bad[0] |= solo_nonfinite_sign(solo_bits(x[n - 1]));
-    return !((bad[0] | bad[1]) & UINT64_C(0x8000000000000000));
+    for (; i < n; ++i) bad0 |= solo_nonfinite_sign(solo_bits(x[i]));
+    return (bad0 | bad1) | (bad2 | bad3);
 }
 
-/* 1 when x[at[k]] is finite for every k of [0, n) (as finite). */
+/* 1 when every value of x[0, n) is finite. */
+static inline int solo_finite(const double *x, int n)
+{
+    return !(solo_nonfinite_signs(x, n) & UINT64_C(0x8000000000000000));
+}
+
+/* 1 when x[at[k]] is finite for every k of [0, n). */
 static inline int solo_finite_at(const double *x, const int *at, int n)
 {
     int k;
