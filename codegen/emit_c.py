@@ -237,14 +237,18 @@ class Printer:
 #: An operation of more than this many steps (`optimize.schedule`) is split into parts of at most about this
 #: many, each a function in a source of its own. GCC's register allocation takes more than linear time in a
 #: function's length (Talos' forward_dynamics, 22,000 steps, compiled at 14 ms per KiB of C, Solo12's 5,000
-#: at 7), and the parts compile in parallel.
-PART_STEPS = 6000
+#: at 7), and the parts compile in parallel. Shorter parts also run faster at -O2: GCC's basic-block SLP
+#: vectoriser pairs the operands of neighbouring stores back through a whole function and spills the pairs
+#: (G1's velocity_product_forces, 5,826 steps: 0.72x the time in three parts as in one; docs/generated-c.md).
+#: Parts of at most 3,000 steps split Solo12's passive_terms (3,800 steps) too, 1.02-1.07x slower.
+PART_STEPS = 4000
 
 #: A part of a split operation also ends before it would hold more than this many values at once itself
 #: (`_Held.peak`): values it computes and reads again, and values it reads from ``w`` more than once (GCC keeps
 #: the first read for the later ones). Its frame grows with that count and adds to ``w`` in the caller's. Talos'
-#: forward_dynamics (GCC 12 -O2, ``w`` + the deepest part): 4 even parts, 4,992 + 4,312 bytes; with 200, 7 parts,
-#: 6,016 + 2,184; with 100, 13 parts, 6,032 + 1,648, its first part (no checks, few values handed) the deepest.
+#: forward_dynamics (GCC 12 -O2, ``w`` + the deepest part, parts of at most 6,000 steps): 4 even parts, 4,992 +
+#: 4,312 bytes; with 200, 7 parts, 6,016 + 2,184; with 100, 13 parts, 6,032 + 1,648, its first part (no checks,
+#: few values handed) the deepest. With at most 4,000 steps: 13 parts, 6,096 + 1,648.
 PART_VALUES = 100
 
 
