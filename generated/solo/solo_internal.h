@@ -284,4 +284,26 @@ static inline double solo_cos(double x)
     return c;
 }
 
+/* The parts of the split operations, defined in their own sources (C linkage, as the operations). */
+#ifdef __cplusplus
+#define restrict __restrict /* C++ has no restrict; GCC, Clang and MSVC accept __restrict */
+extern "C" {
+#endif
+
+/* The parts of solo_forward_dynamics, in order; w hands values from one to the next. */
+int solo_1_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc, double *restrict w);
+int solo_2_forward_dynamics(const double *tau, double *acc, double *restrict w);
+int solo_3_forward_dynamics(const double *base, double *acc, double *restrict w);
+
+/* The parts of solo_forward_dynamics_crba, in order; w hands values from one to the next. */
+int solo_1_forward_dynamics_crba(const double *q, double *restrict w);
+int solo_2_forward_dynamics_crba(const double *base, const double *qd, const double *loads, double *acc, double *restrict w);
+int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restrict w);
+int solo_4_forward_dynamics_crba(double *acc, double *restrict w);
+int solo_5_forward_dynamics_crba(double *acc, double *restrict w);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* RBDGEN_solo_INTERNAL_H */
