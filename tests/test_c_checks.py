@@ -337,8 +337,6 @@ def test_g1_forward_dynamics_crba_stack_within_8_kib(tmp_path):
     assert total <= 8192, total
 
 
-
-
 #: Values with their IEEE bits (NaN and inf survive -ffast-math): the largest finite value, a denormal, -0, inf, -inf,
 #: a quiet and a negative NaN.
 SPECIAL = {"max": 0x7FEFFFFFFFFFFFFF, "denormal": 1, "-0": 0x8000000000000000, "inf": 0x7FF0000000000000,
