@@ -122,6 +122,7 @@ class Printer:
         self.deferred = set()  # node ids of a pair computed in the call of another (`pair`)
         self.group = {}  # node id -> the two (sin, cos) pairs that one call at the node computes
         self.names = {}
+        self.checked = 0  # values renamed after their check (`after_check`): reals named beside `names`
         self.arrays = set()  # the inputs it has read ("w": values handed over)
         self.handed = {}  # node id -> ``w[slot]``: a value an earlier part computed
         self.solved = {}  # index of a `TreeSolve` -> (rows, columns of its array: row-major, padded)
@@ -188,7 +189,7 @@ class Printer:
         def unread(ids, start, stop) -> bool:  # is none of ids read by steps[start + 1:stop + 1]?
             return not ids & keep and not any(start < b <= stop for b in barriers) and not any(
                 not isinstance(step, Expr) or any(isinstance(a, Expr) and a.id in ids for a in step.args)
-                for step in steps[start + 1:stop])
+                for step in steps[start + 1:stop + 1])
 
         while pairs:
             (at, one), rest = pairs[0], pairs[1:]
@@ -202,6 +203,16 @@ class Printer:
                         self.group[n.id] = (one, two)
                     rest = rest[1:]
             pairs = rest
+
+    def after_check(self, node: Expr, ok: str) -> str:
+        """``const real tcK = ok ? x : 1;``: ``node`` as the statements after its check read it. Once a check has
+        failed the rest of the part runs on (its results discarded), and a pivot that failed its check is then 1,
+        so no division by zero or square root of a negative number follows (no floating-point exception where
+        a program traps them)."""
+        value = self.ref(node)
+        name = self.names[node.id] = f"tc{self.checked}"
+        self.checked += 1
+        return f"const {self.real} {name} = {ok} ? {value} : {self.literal(1)};"
 
     def define(self, node: Expr) -> str:
         """``const real tK = expr;`` (``tK = expr;`` for a declared variable); for a sin/cos pair (`pair`), at the
@@ -278,7 +289,7 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
     for k in range(layout.count):
         part, printer, arrays = _part(fn, k, layout, plan, kernel, outputs, prefix, precision)
         fn.parts.append(part)
-        frames.append(len(printer.names) + arrays + 2 * part.checks)  # status: an int, padded to 16 bytes at -O0
+        frames.append(len(printer.names) + printer.checked + arrays + 2 * part.checks)  # status: an int, padded to 16 bytes at -O0
     for p in outputs:
         computed = {}  # each distinct computed value -> its first entry
         for k, v in enumerate(kernel.outputs[p.name]):
@@ -354,11 +365,10 @@ class _Layout:
         return [(f"hand[{self.slot[x.id]}] = {printer.ref(x)};", "")]
 
 
-
 def part_starts(length: int, defined: dict, reads: list, stored: set) -> list:
     """The first step of each part of an operation of ``length`` steps: one part up to `PART_STEPS` steps;
     beyond, each part takes an even share of the steps left (at most `PART_STEPS`), or fewer where it would
-    hold more than `PART_VALUES` values at once (`held_peak`), but at least a tenth of `PART_STEPS`.
+    hold more than `PART_VALUES` values at once (`_Held.peak`), but at least a tenth of `PART_STEPS`.
 
     ``defined``: value id -> the step computing it; ``reads``: (value id, step index) of every read;
     ``stored``: the ids of the values in an output (held by the part computing them until it ends)."""
@@ -427,6 +437,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
             if index in indices:
                 blocks.setdefault(index, []).append((opt.name, terms))
     printer.pair(steps[indices.start:indices.stop], keep=layout.slot, barriers=[i - indices.start for i in blocks])
+    reread = _reread_checks(steps, indices, blocks)
     body = part.body
     for index in indices:
         step = steps[index] if index < len(steps) else None  # None: the stores
@@ -448,6 +459,8 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
             test = f"!{prefix}_positive({value})" if step.strict else f"{prefix}_negative({value})"
             body.append((f"if (status == {status['OK']} && {test}) status = {status[_status_name(step.status)]};",
                          c_text(step.message)))
+            if index in reread:
+                body.append((printer.after_check(step.value, f"status == {status['OK']}"), ""))
         elif isinstance(step, Call):
             body.extend(_call_lines(step, printer, prefix))
             for column in step.results:
@@ -492,6 +505,24 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
 #: superlinear time over thousands of single stores (the 100-joint tree's last part of passive_terms,
 #: 9,000 zeros, compiled in 14 s of CPU).
 ZERO_RUN = 4
+
+
+def _reread_checks(steps: list, indices: range, blocks: dict) -> set:
+    """The indices of the checks (`Guard`) whose value a later step or optional-input block of the part reads
+    (`Printer.after_check`)."""
+    checked = {steps[i].value.id for i in indices
+               if i < len(steps) and isinstance(steps[i], Guard) and isinstance(steps[i].value, Expr)}
+    read, reread = set(), set()  # checked values read after the index, the checks of those
+    for index in reversed(indices):
+        step = steps[index] if index < len(steps) else None
+        if isinstance(step, Guard):
+            if isinstance(step.value, Expr) and step.value.id in read:
+                reread.add(index)
+        elif step is not None:
+            read.update(x.id for x in operands(step) if x.id in checked)
+        for _, terms in blocks.get(index, ()):  # computed just before the step at index
+            read.update(x.id for n in terms for x in operands(n) if x.id in checked)
+    return reread
 
 
 def _zero_runs(values: list, entries: list) -> list:

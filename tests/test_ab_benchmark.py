@@ -4,7 +4,9 @@ instruction counts read the compiled objects. A harness check, never a speed mea
 
 from __future__ import annotations
 
+import platform
 import re
+import shutil
 
 import pytest
 
@@ -12,6 +14,9 @@ import rbdgen
 from benchmarks import ab
 from robots import ROBOTS
 
+#: The --asm counts read x86-64 objdump output (stack references through %rsp), the extra flags name xmm registers.
+X86_64 = pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64") or not shutil.which("objdump"),
+                            reason="needs x86-64 and objdump")
 OPS = ("gravity", "velocity_product_forces")
 #: B's extra flags: GCC may not allocate xmm8-xmm15 (no argument passes in them), so more values spill.
 FEWER_REGISTERS = " ".join(f"-ffixed-xmm{k}" for k in range(8, 16))
@@ -34,6 +39,7 @@ def _rows(text):
             for m in re.finditer(r"^\| (\w+) \| (.*)\|$", text, re.M) if m.group(1) != "operation"}
 
 
+@X86_64
 def test_common_operations_timed_and_counted(folders, capsys):
     (paths, cache) = folders
     ab.main([str(paths["pa"]), str(paths["pb"]), "--robot", "panda", "--rounds", "3", "--target-ms", "0.05",
@@ -47,6 +53,7 @@ def test_common_operations_timed_and_counted(folders, capsys):
         assert sb > sa, name  # fewer registers: more values spilled to the stack
 
 
+@X86_64
 def test_same_flags_same_counts(folders):
     (paths, _) = folders
     a, b = ab.Folder(paths["pa"]), ab.Folder(paths["pb"])

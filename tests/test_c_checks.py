@@ -90,6 +90,10 @@ def _hex(values) -> str:
 
 HARNESS = """\
 /* Written by tests/test_c_checks.py. */
+#ifdef TRAP_FP
+#define _GNU_SOURCE
+#include <fenv.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,6 +129,9 @@ int main(void)
     int c, i, s, st[CASES];
     unsigned char mask[CASES];
     for (i = 0; i < CASES; ++i) mask[i] = (unsigned char)(i % 2);
+#ifdef TRAP_FP
+    feenableexcept(FE_DIVBYZERO | FE_INVALID);  /* a division by zero or an invalid operation ends the program */
+#endif
 {fill}
 {body}
     printf("failures %d\\n", failures);
@@ -133,10 +140,12 @@ int main(void)
 """
 
 
-def _harness(g, extra: dict) -> str:
+def _harness(g, extra: dict, cases=None) -> str:
     manifest = g.manifest
     prefix, sizes = manifest["prefix"], manifest["sizes"]
     states = _states(g.model, np.random.default_rng(7), extra)
+    if cases is not None:  # only these
+        states = {c: states[c] for c in cases}
     names = list(states)
     inputs = sorted({n for info in manifest["operations"].values() for n in info["inputs"]})
     outputs = sorted({n for info in manifest["operations"].values() for n in info["outputs"]})
@@ -185,8 +194,8 @@ def _statuses(output: str, names: list) -> dict:
     return table
 
 
-def _build_and_run(g, folder: Path, extra: dict, flags: list, tag: str) -> dict:
-    text, names = _harness(g, extra)
+def _build_and_run(g, folder: Path, extra: dict, flags: list, tag: str, cases=None) -> dict:
+    text, names = _harness(g, extra, cases)
     main = folder / "harness.c"
     main.write_text(text)
     sources = [folder / n for n in g.manifest["sources"] if n.endswith(".c")]
@@ -242,6 +251,11 @@ def _expect(table, expected):
     """Non-finite inputs: invalid input everywhere; the robot's expected statuses; random states fine."""
     for case in ("nan in q", "inf in q", "-inf in q"):
         assert {s for (what, c), s in table.items() if c == case and "masked" not in what} == {INVALID}, case
+    _expect_cases(table, expected)
+
+
+def _expect_cases(table, expected):
+    """The robot's expected statuses; random states fine."""
     for (what, case), s in table.items():
         op = what.split(" ")[0]
         if "masked" in what:
@@ -267,6 +281,22 @@ def test_sanitizers(robots, name):
     g, folder, extra, expected = robots[name]
     flags = ["-O0", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
     _expect(_build_and_run(g, folder, extra, flags, "san"), expected)
+
+
+@pytest.mark.parametrize("name", ["wrist", "wrist_parts", "floater", "floater_parts", "needle_parts"])
+def test_failed_checks_raise_no_floating_point_exception(robots, name):
+    """After a failed check the rest of a part runs on, its results discarded (docs/generated-c.md, checks): the
+    checked value reads as 1 there, so a zero pivot or a zero quaternion reaches no division by zero and no square
+    root of a negative number. A program that traps those exceptions (glibc's feenableexcept) gets the status.
+    Extreme finite inputs (1e300) are left out: their overflow to inf may raise an invalid operation before the
+    output check reports it."""
+    g, folder, extra, expected = robots[name]
+    states = _states(g.model, np.random.default_rng(7), extra)
+    cases = [c for c in ("random0", "singular", "ill", "zero quaternion") if c in states]
+    table = _build_and_run(g, folder, extra, ["-O2", "-DTRAP_FP"], "trap", cases)
+    _expect_cases(table, expected)
+    for case in cases[1:]:  # a check failed in some operation
+        assert any(s != OK for (_, c), s in table.items() if c == case), case
 
 
 # -- stack -----------------------------------------------------------------------------------------------

@@ -634,3 +634,20 @@ def test_committed_output_regenerates_byte_identical(folder):
     for file, text in g.files.items():
         assert (folder / file).read_bytes() == text.encode(), f"{folder.name}/{file} differs from a regeneration"
     assert json.loads(g.files[f"{manifest['prefix']}.json"]) == manifest
+
+
+def test_sincos_pairs_never_read_a_result_before_its_call():
+    """Two angles share one `<p>_sincos2` call only where neither needs the other's results: sin(q) and
+    cos(q), then sin and cos of sin(q), take two calls, the second after the first."""
+    from rbdgen.codegen.emit_c import Printer
+    from rbdgen.codegen.trace import Graph, SymbolicOps
+
+    graph = Graph()
+    ops = SymbolicOps(graph)
+    (q,) = graph.input("q", 1)
+    steps = [ops.sin(q), ops.cos(q)]
+    steps += [ops.sin(steps[0]), ops.cos(steps[0])]
+    printer = Printer("double", "p")
+    printer.pair(steps)
+    lines = [line for line in map(printer.define, steps) if line]
+    assert lines == ["double t0, t1; p_sincos(q[0], &t0, &t1);", "double t2, t3; p_sincos(t0, &t2, &t3);"], lines

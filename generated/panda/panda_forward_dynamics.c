@@ -869,6 +869,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t809 = (-0.10024161669500001) + t795;
         const double t810 = 0.011794560230238949 + t799;
         if (status == RBDGEN_panda_OK && !panda_positive(t810)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint6' is not positive */
+        const double tc0 = status == RBDGEN_panda_OK ? t810 : 1.0;
         const double t811 = 0.023526756935 + t773;
         const double t812 = 0.10024161669500001 + t800;
         const double t813 = 1.666555 + t779;
@@ -896,7 +897,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t835 = t477 + t817;
         const double t836 = t478 - t704;
         const double t837 = t479 + t820;
-        const double t838 = 1.0 / t810;
+        const double t838 = 1.0 / tc0;
         const double t839 = tau[5] - t834;
         const double t840 = t803 * t803;
         const double t841 = t838 * t840;
@@ -904,7 +905,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t843 = t803 * t807;
         const double t844 = t838 * t843;
         const double t845 = t802 - t844;
-        const double t846 = t803 * t810;
+        const double t846 = t803 * tc0;
         const double t847 = t838 * t846;
         const double t848 = t803 - t847;
         const double t849 = t803 * t811;
@@ -919,7 +920,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t858 = t807 * t807;
         const double t859 = t838 * t858;
         const double t860 = t806 - t859;
-        const double t861 = t807 * t810;
+        const double t861 = t807 * tc0;
         const double t862 = t838 * t861;
         const double t863 = t807 - t862;
         const double t864 = t807 * t811;
@@ -930,16 +931,16 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t869 = t776 * t807;
         const double t870 = t838 * t869;
         const double t871 = t809 - t870;
-        const double t872 = t810 * t810;
+        const double t872 = tc0 * tc0;
         const double t873 = t838 * t872;
-        const double t874 = t810 - t873;
-        const double t875 = t810 * t811;
+        const double t874 = tc0 - t873;
+        const double t875 = tc0 * t811;
         const double t876 = t838 * t875;
         const double t877 = t811 - t876;
-        const double t878 = t810 * t812;
+        const double t878 = tc0 * t812;
         const double t879 = t838 * t878;
         const double t880 = t812 - t879;
-        const double t881 = t776 * t810;
+        const double t881 = t776 * tc0;
         const double t882 = t838 * t881;
         const double t883 = t776 - t882;
         const double t884 = t811 * t811;
@@ -1009,7 +1010,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t948 = t838 * t839;
         const double t949 = t803 * t948;
         const double t950 = t807 * t948;
-        const double t951 = t810 * t948;
+        const double t951 = tc0 * t948;
         const double t952 = t811 * t948;
         const double t953 = t812 * t948;
         const double t954 = t776 * t948;
@@ -1119,6 +1120,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1058 = 0.014653732538 - t994;
         const double t1059 = 0.010869510762828563 + t1032;
         if (status == RBDGEN_panda_OK && !panda_positive(t1059)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint5' is not positive */
+        const double tc1 = status == RBDGEN_panda_OK ? t1059 : 1.0;
         const double t1060 = (-0.05034347249) + t1035;
         const double t1061 = (-0.014653732538) - t1011;
         const double t1062 = 1.225946 + t1041;
@@ -1142,7 +1144,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1080 = t378 + t1067;
         const double t1081 = t379 - t960;
         const double t1082 = t380 + t1070;
-        const double t1083 = 1.0 / t1059;
+        const double t1083 = 1.0 / tc1;
         const double t1084 = tau[4] - t1079;
         const double t1085 = t1052 * t1052;
         const double t1086 = t1083 * t1085;
@@ -1150,7 +1152,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1088 = t1052 * t1056;
         const double t1089 = t1083 * t1088;
         const double t1090 = t1051 - t1089;
-        const double t1091 = t1052 * t1059;
+        const double t1091 = t1052 * tc1;
         const double t1092 = t1083 * t1091;
         const double t1093 = t1052 - t1092;
         const double t1094 = t1052 * t1060;
@@ -1165,7 +1167,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1103 = t1056 * t1056;
         const double t1104 = t1083 * t1103;
         const double t1105 = t1055 - t1104;
-        const double t1106 = t1056 * t1059;
+        const double t1106 = t1056 * tc1;
         const double t1107 = t1083 * t1106;
         const double t1108 = t1056 - t1107;
         const double t1109 = t1056 * t1060;
@@ -1177,16 +1179,16 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1115 = t1038 * t1056;
         const double t1116 = t1083 * t1115;
         const double t1117 = t1058 - t1116;
-        const double t1118 = t1059 * t1059;
+        const double t1118 = tc1 * tc1;
         const double t1119 = t1083 * t1118;
-        const double t1120 = t1059 - t1119;
-        const double t1121 = t1059 * t1060;
+        const double t1120 = tc1 - t1119;
+        const double t1121 = tc1 * t1060;
         const double t1122 = t1083 * t1121;
         const double t1123 = t1060 - t1122;
-        const double t1124 = t1059 * t1061;
+        const double t1124 = tc1 * t1061;
         const double t1125 = t1083 * t1124;
         const double t1126 = t1061 - t1125;
-        const double t1127 = t1038 * t1059;
+        const double t1127 = t1038 * tc1;
         const double t1128 = t1083 * t1127;
         const double t1129 = t1038 - t1128;
         const double t1130 = t1060 * t1060;
@@ -1258,7 +1260,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1196 = t1083 * t1084;
         const double t1197 = t1052 * t1196;
         const double t1198 = t1056 * t1196;
-        const double t1199 = t1059 * t1196;
+        const double t1199 = tc1 * t1196;
         const double t1200 = t1060 * t1196;
         const double t1201 = t1061 * t1196;
         const double t1202 = t1038 * t1196;
@@ -1427,6 +1429,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1365 = 0.19076837715 + t1350;
         const double t1366 = 0.0775861490525396 + t1354;
         if (status == RBDGEN_panda_OK && !panda_positive(t1366)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint4' is not positive */
+        const double tc2 = status == RBDGEN_panda_OK ? t1366 : 1.0;
         const double t1367 = (-0.374644408005) + t1322;
         const double t1368 = (-0.19076837715) + t1337;
         const double t1369 = 3.587895 + t1288;
@@ -1460,7 +1463,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1397 = t273 + t1374;
         const double t1398 = t274 + t1208;
         const double t1399 = t275 + t1378;
-        const double t1400 = 1.0 / t1366;
+        const double t1400 = 1.0 / tc2;
         const double t1401 = tau[3] - t1396;
         const double t1402 = t1359 * t1359;
         const double t1403 = t1400 * t1402;
@@ -1468,7 +1471,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1405 = t1359 * t1363;
         const double t1406 = t1400 * t1405;
         const double t1407 = t1358 - t1406;
-        const double t1408 = t1359 * t1366;
+        const double t1408 = t1359 * tc2;
         const double t1409 = t1400 * t1408;
         const double t1410 = t1359 - t1409;
         const double t1411 = t1359 * t1367;
@@ -1483,7 +1486,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1420 = t1363 * t1363;
         const double t1421 = t1400 * t1420;
         const double t1422 = t1362 - t1421;
-        const double t1423 = t1363 * t1366;
+        const double t1423 = t1363 * tc2;
         const double t1424 = t1400 * t1423;
         const double t1425 = t1363 - t1424;
         const double t1426 = t1363 * t1367;
@@ -1495,16 +1498,16 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1432 = t1356 * t1363;
         const double t1433 = t1400 * t1432;
         const double t1434 = t1365 - t1433;
-        const double t1435 = t1366 * t1366;
+        const double t1435 = tc2 * tc2;
         const double t1436 = t1400 * t1435;
-        const double t1437 = t1366 - t1436;
-        const double t1438 = t1366 * t1367;
+        const double t1437 = tc2 - t1436;
+        const double t1438 = tc2 * t1367;
         const double t1439 = t1400 * t1438;
         const double t1440 = t1367 - t1439;
-        const double t1441 = t1366 * t1368;
+        const double t1441 = tc2 * t1368;
         const double t1442 = t1400 * t1441;
         const double t1443 = t1368 - t1442;
-        const double t1444 = t1356 * t1366;
+        const double t1444 = t1356 * tc2;
         const double t1445 = t1400 * t1444;
         const double t1446 = t1356 - t1445;
         const double t1447 = t1367 * t1367;
@@ -1576,7 +1579,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1513 = t1400 * t1401;
         const double t1514 = t1359 * t1513;
         const double t1515 = t1363 * t1513;
-        const double t1516 = t1366 * t1513;
+        const double t1516 = tc2 * t1513;
         const double t1517 = t1367 * t1513;
         const double t1518 = t1368 * t1513;
         const double t1519 = t1356 * t1513;
@@ -1714,6 +1717,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1651 = (-0.088844724872) + t1629;
         const double t1652 = 0.01824920229252011 + t1641;
         if (status == RBDGEN_panda_OK && !panda_positive(t1652)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint3' is not positive */
+        const double tc3 = status == RBDGEN_panda_OK ? t1652 : 1.0;
         const double t1653 = (-0.126729164208) + t1626;
         const double t1654 = 0.088844724872 + t1642;
         const double t1655 = 3.228604 + t1605;
@@ -1740,7 +1744,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1676 = t170 + t1673;
         const double t1677 = t171 + t1659;
         const double t1678 = t172 - t1525;
-        const double t1679 = 1.0 / t1652;
+        const double t1679 = 1.0 / tc3;
         const double t1680 = tau[2] - t1676;
         const double t1681 = t1645 * t1645;
         const double t1682 = t1679 * t1681;
@@ -1748,7 +1752,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1684 = t1645 * t1649;
         const double t1685 = t1679 * t1684;
         const double t1686 = t1644 - t1685;
-        const double t1687 = t1645 * t1652;
+        const double t1687 = t1645 * tc3;
         const double t1688 = t1679 * t1687;
         const double t1689 = t1645 - t1688;
         const double t1690 = t1645 * t1653;
@@ -1763,7 +1767,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1699 = t1649 * t1649;
         const double t1700 = t1679 * t1699;
         const double t1701 = t1648 - t1700;
-        const double t1702 = t1649 * t1652;
+        const double t1702 = t1649 * tc3;
         const double t1703 = t1679 * t1702;
         const double t1704 = t1649 - t1703;
         const double t1705 = t1649 * t1653;
@@ -1775,16 +1779,16 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1711 = t1631 * t1649;
         const double t1712 = t1679 * t1711;
         const double t1713 = t1651 - t1712;
-        const double t1714 = t1652 * t1652;
+        const double t1714 = tc3 * tc3;
         const double t1715 = t1679 * t1714;
-        const double t1716 = t1652 - t1715;
-        const double t1717 = t1652 * t1653;
+        const double t1716 = tc3 - t1715;
+        const double t1717 = tc3 * t1653;
         const double t1718 = t1679 * t1717;
         const double t1719 = t1653 - t1718;
-        const double t1720 = t1652 * t1654;
+        const double t1720 = tc3 * t1654;
         const double t1721 = t1679 * t1720;
         const double t1722 = t1654 - t1721;
-        const double t1723 = t1631 * t1652;
+        const double t1723 = t1631 * tc3;
         const double t1724 = t1679 * t1723;
         const double t1725 = t1631 - t1724;
         const double t1726 = t1653 * t1653;
@@ -1845,7 +1849,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1781 = t1679 * t1680;
         const double t1782 = t1645 * t1781;
         const double t1783 = t1649 * t1781;
-        const double t1784 = t1652 * t1781;
+        const double t1784 = tc3 * t1781;
         const double t1785 = t1653 * t1781;
         const double t1786 = t1654 * t1781;
         const double t1787 = t1776 + t1782;
@@ -1979,6 +1983,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1915 = 0.0022610063699999997 - t1822;
         const double t1916 = 0.026534991901690206 + t1907;
         if (status == RBDGEN_panda_OK && !panda_positive(t1916)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint2' is not positive */
+        const double tc4 = status == RBDGEN_panda_OK ? t1916 : 1.0;
         const double t1917 = 0.018579714719999998 + t1893;
         const double t1918 = (-0.002031994566) + t1908;
         const double t1919 = t44 * t1790;
@@ -2000,7 +2005,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1935 = t85 + t1933;
         const double t1936 = t86 - t1789;
         const double t1937 = t87 + t1934;
-        const double t1938 = 1.0 / t1916;
+        const double t1938 = 1.0 / tc4;
         const double t1939 = tau[1] - t1937;
         const double t1940 = t1911 * t1911;
         const double t1941 = t1938 * t1940;
@@ -2056,13 +2061,14 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t1991 = t1989 + t1990;
         const double t1992 = 0.009213163777211224 + t1988;
         if (status == RBDGEN_panda_OK && !panda_positive(t1992)) status = RBDGEN_panda_SINGULAR;  /* articulated inertia of joint 'panda_joint1' is not positive */
+        const double tc5 = status == RBDGEN_panda_OK ? t1992 : 1.0;
         const double t1993 = t41 * t1972;
         const double t1994 = -t1993;
         const double t1995 = t42 * t1973;
         const double t1996 = t1994 - t1995;
         if (loads != NULL) { t0 = loads[8]; }
         const double t1997 = t0 + t1996;
-        const double t1998 = 1.0 / t1992;
+        const double t1998 = 1.0 / tc5;
         const double t1999 = tau[0] - t1997;
         const double t2000 = 9.80665 * t1991;
         const double t2001 = t1999 - t2000;
@@ -2106,7 +2112,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2039 = t1645 * t2035;
         const double t2040 = t1649 * t2036;
         const double t2041 = t2039 + t2040;
-        const double t2042 = t1652 * t2010;
+        const double t2042 = tc3 * t2010;
         const double t2043 = t2041 - t2042;
         const double t2044 = t1653 * t2037;
         const double t2045 = t2043 + t2044;
@@ -2141,7 +2147,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2074 = t1359 * t2070;
         const double t2075 = t1363 * t2071;
         const double t2076 = t2074 + t2075;
-        const double t2077 = t1366 * t2036;
+        const double t2077 = tc2 * t2036;
         const double t2078 = t2076 - t2077;
         const double t2079 = t1367 * t2072;
         const double t2080 = t2078 + t2079;
@@ -2181,7 +2187,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2114 = t1052 * t2110;
         const double t2115 = t1056 * t2111;
         const double t2116 = t2114 + t2115;
-        const double t2117 = t1059 * t2071;
+        const double t2117 = tc1 * t2071;
         const double t2118 = t2116 + t2117;
         const double t2119 = t1060 * t2112;
         const double t2120 = t2118 + t2119;
@@ -2212,7 +2218,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2145 = t803 * t2141;
         const double t2146 = t807 * t2142;
         const double t2147 = t2145 + t2146;
-        const double t2148 = t810 * t2111;
+        const double t2148 = tc0 * t2111;
         const double t2149 = t2147 - t2148;
         const double t2150 = t811 * t2143;
         const double t2151 = t2149 + t2150;

@@ -1683,6 +1683,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1621 = t75 * t1620;
         const double t1622 = t102 - t1621;
         if (status == RBDGEN_panda_OK && !panda_positive(t1622)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 5) */
+        const double tc0 = status == RBDGEN_panda_OK ? t1622 : 1.0;
         const double t1623 = t460 * t1620;
         const double t1624 = t124 - t1623;
         const double t1625 = t480 * t1620;
@@ -1729,13 +1730,14 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1666 = t516 * t1665;
         const double t1667 = t323 - t1666;
         const double t1668 = t102 * t1617;
-        const double t1669 = t1622 - t1668;
+        const double t1669 = tc0 - t1668;
         if (status == RBDGEN_panda_OK && !panda_positive(t1669)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 5 <= sqrt(eps)) */
-        const double t1670 = 1.0 / t1622;
+        const double t1670 = 1.0 / tc0;
         const double t1671 = t1624 * t1670;
         const double t1672 = t1624 * t1671;
         const double t1673 = t1635 - t1672;
         if (status == RBDGEN_panda_OK && !panda_positive(t1673)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 4) */
+        const double tc1 = status == RBDGEN_panda_OK ? t1673 : 1.0;
         const double t1674 = t1626 * t1671;
         const double t1675 = t1637 - t1674;
         const double t1676 = t1628 * t1671;
@@ -1769,13 +1771,14 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1704 = t1632 * t1703;
         const double t1705 = t1667 - t1704;
         const double t1706 = t143 * t1617;
-        const double t1707 = t1673 - t1706;
+        const double t1707 = tc1 - t1706;
         if (status == RBDGEN_panda_OK && !panda_positive(t1707)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 4 <= sqrt(eps)) */
-        const double t1708 = 1.0 / t1673;
+        const double t1708 = 1.0 / tc1;
         const double t1709 = t1675 * t1708;
         const double t1710 = t1675 * t1709;
         const double t1711 = t1684 - t1710;
         if (status == RBDGEN_panda_OK && !panda_positive(t1711)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 3) */
+        const double tc2 = status == RBDGEN_panda_OK ? t1711 : 1.0;
         const double t1712 = t1677 * t1709;
         const double t1713 = t1686 - t1712;
         const double t1714 = t1679 * t1709;
@@ -1798,13 +1801,14 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1731 = t1681 * t1730;
         const double t1732 = t1705 - t1731;
         const double t1733 = t207 * t1617;
-        const double t1734 = t1711 - t1733;
+        const double t1734 = tc2 - t1733;
         if (status == RBDGEN_panda_OK && !panda_positive(t1734)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 3 <= sqrt(eps)) */
-        const double t1735 = 1.0 / t1711;
+        const double t1735 = 1.0 / tc2;
         const double t1736 = t1713 * t1735;
         const double t1737 = t1713 * t1736;
         const double t1738 = t1720 - t1737;
         if (status == RBDGEN_panda_OK && !panda_positive(t1738)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 2) */
+        const double tc3 = status == RBDGEN_panda_OK ? t1738 : 1.0;
         const double t1739 = t1715 * t1736;
         const double t1740 = t1722 - t1739;
         const double t1741 = t1717 * t1736;
@@ -1818,30 +1822,32 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1749 = t1717 * t1748;
         const double t1750 = t1732 - t1749;
         const double t1751 = t258 * t1617;
-        const double t1752 = t1738 - t1751;
+        const double t1752 = tc3 - t1751;
         if (status == RBDGEN_panda_OK && !panda_positive(t1752)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
-        const double t1753 = 1.0 / t1738;
+        const double t1753 = 1.0 / tc3;
         const double t1754 = t1740 * t1753;
         const double t1755 = t1740 * t1754;
         const double t1756 = t1745 - t1755;
         if (status == RBDGEN_panda_OK && !panda_positive(t1756)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 1) */
+        const double tc4 = status == RBDGEN_panda_OK ? t1756 : 1.0;
         const double t1757 = t1742 * t1754;
         const double t1758 = t1747 - t1757;
         const double t1759 = t1742 * t1753;
         const double t1760 = t1742 * t1759;
         const double t1761 = t1750 - t1760;
         const double t1762 = t306 * t1617;
-        const double t1763 = t1756 - t1762;
+        const double t1763 = tc4 - t1762;
         if (status == RBDGEN_panda_OK && !panda_positive(t1763)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
-        const double t1764 = 1.0 / t1756;
+        const double t1764 = 1.0 / tc4;
         const double t1765 = t1758 * t1764;
         const double t1766 = t1758 * t1765;
         const double t1767 = t1761 - t1766;
         if (status == RBDGEN_panda_OK && !panda_positive(t1767)) status = RBDGEN_panda_SINGULAR;  /* mass matrix is not positive definite (pivot 0) */
+        const double tc5 = status == RBDGEN_panda_OK ? t1767 : 1.0;
         const double t1768 = t323 * t1617;
-        const double t1769 = t1767 - t1768;
+        const double t1769 = tc5 - t1768;
         if (status == RBDGEN_panda_OK && !panda_positive(t1769)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
-        const double t1770 = 1.0 / t1767;
+        const double t1770 = 1.0 / tc5;
         const double t1771 = t1616 * t1620;
         const double t1772 = t1615 - t1771;
         const double t1773 = t1616 * t1633;

@@ -197,7 +197,7 @@ static inline void panda_sincos(double x, double *s, double *c)
 #endif
 }
 
-#if defined(__GNUC__) && (defined(__SSE2__) || defined(__aarch64__)) && !defined(__FAST_MATH__)
+#if defined(__GNUC__) && (defined(__SSE2_MATH__) || defined(__aarch64__)) && !defined(__FAST_MATH__)
 /* Two doubles in one vector register, and their bits (GCC's vector extension, also Clang's). */
 typedef double panda_v2 __attribute__((vector_size(16)));
 typedef uint64_t panda_u2 __attribute__((vector_size(16)));

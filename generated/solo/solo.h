@@ -83,9 +83,9 @@ extern "C" {
  *   q      in  [12] joint positions (J)
  *   M      out [324] mass matrix (G x G, column-major)
  * Cost: 674 mul, 596 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 12936 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
+ * Stack: at most 12952 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
-#define RBDGEN_solo_STACK_MASS_MATRIX 12936
+#define RBDGEN_solo_STACK_MASS_MATRIX 12952
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
 /* solo_mass_matrix_batch: solo_mass_matrix on n states stored one after
@@ -102,9 +102,9 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   qd     in  [12] joint velocities (J)
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
  * Cost: 1127 mul, 922 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 19168 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
+ * Stack: at most 19184 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 19168
+#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 19184
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
 /* solo_velocity_product_forces_batch: solo_velocity_product_forces on n states stored one after
@@ -121,9 +121,9 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
  * Cost: 321 mul, 346 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 8544 bytes (RBDGEN_solo_STACK_GRAVITY).
+ * Stack: at most 8560 bytes (RBDGEN_solo_STACK_GRAVITY).
  */
-#define RBDGEN_solo_STACK_GRAVITY 8544
+#define RBDGEN_solo_STACK_GRAVITY 8560
 int solo_gravity(const double *base, const double *q, const double *loads, double *g);
 
 /* solo_gravity_batch: solo_gravity on n states stored one after
@@ -142,9 +142,9 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [18] generalized forces (G)
  * Cost: 1206 mul, 1114 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 21768 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
+ * Stack: at most 21784 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 21768
+#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 21784
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* solo_inverse_dynamics_batch: solo_inverse_dynamics on n states stored one after
@@ -163,9 +163,9 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2426 mul, 2031 add, 9 div, 12 sin, 12 cos, 1 calls.
- * Stack: at most 21920 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 21944 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 21920
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 21944
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -184,9 +184,9 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2517 mul, 2335 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 21376 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 21392 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 21376
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 21392
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
@@ -205,9 +205,9 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   g      out [18] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 2074 mul, 1720 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 33128 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
+ * Stack: at most 33176 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_solo_STACK_PASSIVE_TERMS 33128
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 33176
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after

@@ -95,11 +95,13 @@ int solo_1_forward_dynamics(const double *base, const double *q, const double *q
     const double t83 = base[6] * base[6];
     const double t84 = t82 + t83;
     if (status == RBDGEN_solo_OK && !solo_positive(t84)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
-    const double t85 = 2.0 / t84;
+    const double tc0 = status == RBDGEN_solo_OK ? t84 : 1.0;
+    const double t85 = 2.0 / tc0;
     if (status == RBDGEN_solo_OK && !solo_positive(t85)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
-    const double t86 = base[3] * t85;
-    const double t87 = base[4] * t85;
-    const double t88 = base[5] * t85;
+    const double tc1 = status == RBDGEN_solo_OK ? t85 : 1.0;
+    const double t86 = base[3] * tc1;
+    const double t87 = base[4] * tc1;
+    const double t88 = base[5] * tc1;
     const double t89 = base[3] * t86;
     const double t90 = base[4] * t87;
     const double t91 = base[5] * t88;
@@ -1661,6 +1663,7 @@ int solo_1_forward_dynamics(const double *base, const double *q, const double *q
     const double t1454 = 0.0013320948074879001 + t1444;
     hand[109] = t1454;
     if (status == RBDGEN_solo_OK && !solo_positive(t1454)) status = RBDGEN_solo_SINGULAR;  /* articulated inertia of joint 'HR_HFE' is not positive */
+    const double tc2 = status == RBDGEN_solo_OK ? t1454 : 1.0;
     const double t1455 = (-0.0002730308797879413) + t1446;
     hand[110] = t1455;
     const double t1456 = (-0.01169101578415) + t1426;
@@ -2226,14 +2229,14 @@ int solo_1_forward_dynamics(const double *base, const double *q, const double *q
     hand[183] = t1940;
     const double t1941 = t622 + t1921;
     hand[184] = t1941;
-    const double t1942 = 1.0 / t1454;
+    const double t1942 = 1.0 / tc2;
     hand[185] = t1942;
     const double t1943 = tau[13] - t1484;
     hand[186] = t1943;
     const double t1944 = t1450 * t1450;
     const double t1945 = t1942 * t1944;
     const double t1946 = t1449 - t1945;
-    const double t1947 = t1450 * t1454;
+    const double t1947 = t1450 * tc2;
     const double t1948 = t1942 * t1947;
     const double t1949 = t1450 - t1948;
     const double t1950 = t1450 * t1455;
@@ -2245,16 +2248,16 @@ int solo_1_forward_dynamics(const double *base, const double *q, const double *q
     const double t1956 = t1450 * t1457;
     const double t1957 = t1942 * t1956;
     const double t1958 = t1453 - t1957;
-    const double t1959 = t1454 * t1454;
+    const double t1959 = tc2 * tc2;
     const double t1960 = t1942 * t1959;
-    const double t1961 = t1454 - t1960;
-    const double t1962 = t1454 * t1455;
+    const double t1961 = tc2 - t1960;
+    const double t1962 = tc2 * t1455;
     const double t1963 = t1942 * t1962;
     const double t1964 = t1455 - t1963;
-    const double t1965 = t1454 * t1456;
+    const double t1965 = tc2 * t1456;
     const double t1966 = t1942 * t1965;
     const double t1967 = t1456 - t1966;
-    const double t1968 = t1454 * t1457;
+    const double t1968 = tc2 * t1457;
     const double t1969 = t1942 * t1968;
     const double t1970 = t1457 - t1969;
     const double t1971 = t1455 * t1455;
@@ -2322,7 +2325,7 @@ int solo_1_forward_dynamics(const double *base, const double *q, const double *q
     const double t2032 = t1488 + t2026;
     const double t2033 = t1942 * t1943;
     const double t2034 = t1450 * t2033;
-    const double t2035 = t1454 * t2033;
+    const double t2035 = tc2 * t2033;
     const double t2036 = t1455 * t2033;
     const double t2037 = t1456 * t2033;
     const double t2038 = t1457 * t2033;

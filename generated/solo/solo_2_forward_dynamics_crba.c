@@ -145,11 +145,13 @@ int solo_2_forward_dynamics_crba(const double *base, const double *qd, const dou
     const double t123 = base[6] * base[6];
     const double t124 = t122 + t123;
     if (status == RBDGEN_solo_OK && !solo_positive(t124)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
-    const double t125 = 2.0 / t124;
+    const double tc0 = status == RBDGEN_solo_OK ? t124 : 1.0;
+    const double t125 = 2.0 / tc0;
     if (status == RBDGEN_solo_OK && !solo_positive(t125)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
-    const double t126 = base[3] * t125;
-    const double t127 = base[4] * t125;
-    const double t128 = base[5] * t125;
+    const double tc1 = status == RBDGEN_solo_OK ? t125 : 1.0;
+    const double t126 = base[3] * tc1;
+    const double t127 = base[4] * tc1;
+    const double t128 = base[5] * tc1;
     const double t129 = base[3] * t126;
     const double t130 = base[4] * t127;
     const double t131 = base[5] * t128;

@@ -256,6 +256,7 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t222 = w[117] * t221;
     const double t223 = w[28] - t222;
     if (status == RBDGEN_solo_OK && !solo_positive(t223)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 13) */
+    const double tc0 = status == RBDGEN_solo_OK ? t223 : 1.0;
     const double t224 = w[24] * t221;
     const double t225 = w[87] - t224;
     const double t226 = w[27] * t221;
@@ -342,6 +343,7 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t299 = w[109] * t298;
     const double t300 = w[29] - t299;
     if (status == RBDGEN_solo_OK && !solo_positive(t300)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 12) */
+    const double tc1 = status == RBDGEN_solo_OK ? t300 : 1.0;
     const double t301 = w[111] * t298;
     const double t302 = w[81] - t301;
     const double t303 = w[113] * t298;
@@ -431,6 +433,7 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t379 = w[101] * t378;
     const double t380 = w[30] - t379;
     if (status == RBDGEN_solo_OK && !solo_positive(t380)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 11) */
+    const double tc2 = status == RBDGEN_solo_OK ? t380 : 1.0;
     const double t381 = w[103] * t378;
     const double t382 = w[75] - t381;
     const double t383 = w[105] * t378;
@@ -520,6 +523,7 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t459 = w[93] * t458;
     const double t460 = w[31] - t459;
     if (status == RBDGEN_solo_OK && !solo_positive(t460)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 10) */
+    const double tc3 = status == RBDGEN_solo_OK ? t460 : 1.0;
     const double t461 = w[95] * t458;
     const double t462 = w[69] - t461;
     const double t463 = w[97] * t458;
@@ -605,15 +609,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t536 = w[98] * t535;
     const double t537 = t457 - t536;
     const double t538 = w[28] * t218;
-    const double t539 = t223 - t538;
+    const double t539 = tc0 - t538;
     if (status == RBDGEN_solo_OK && !solo_positive(t539)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 13 <= sqrt(eps)) */
-    const double t540 = 1.0 / t223;
+    const double t540 = 1.0 / tc0;
     hand[156] = t540;
     const double t541 = t225 * t540;
     hand[157] = t541;
     const double t542 = t225 * t541;
     const double t543 = t240 - t542;
     if (status == RBDGEN_solo_OK && !solo_positive(t543)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 9) */
+    const double tc4 = status == RBDGEN_solo_OK ? t543 : 1.0;
     const double t544 = t227 * t541;
     const double t545 = t242 - t544;
     const double t546 = t229 * t541;
@@ -681,15 +686,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t602 = t237 * t601;
     const double t603 = t537 - t602;
     const double t604 = w[29] * t218;
-    const double t605 = t300 - t604;
+    const double t605 = tc1 - t604;
     if (status == RBDGEN_solo_OK && !solo_positive(t605)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 12 <= sqrt(eps)) */
-    const double t606 = 1.0 / t300;
+    const double t606 = 1.0 / tc1;
     hand[164] = t606;
     const double t607 = t302 * t606;
     hand[165] = t607;
     const double t608 = t302 * t607;
     const double t609 = t317 - t608;
     if (status == RBDGEN_solo_OK && !solo_positive(t609)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 8) */
+    const double tc5 = status == RBDGEN_solo_OK ? t609 : 1.0;
     const double t610 = t304 * t607;
     const double t611 = t319 - t610;
     const double t612 = t306 * t607;
@@ -757,15 +763,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t668 = t314 * t667;
     const double t669 = t603 - t668;
     const double t670 = w[30] * t218;
-    const double t671 = t380 - t670;
+    const double t671 = tc2 - t670;
     if (status == RBDGEN_solo_OK && !solo_positive(t671)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 11 <= sqrt(eps)) */
-    const double t672 = 1.0 / t380;
+    const double t672 = 1.0 / tc2;
     hand[172] = t672;
     const double t673 = t382 * t672;
     hand[173] = t673;
     const double t674 = t382 * t673;
     const double t675 = t397 - t674;
     if (status == RBDGEN_solo_OK && !solo_positive(t675)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 7) */
+    const double tc6 = status == RBDGEN_solo_OK ? t675 : 1.0;
     const double t676 = t384 * t673;
     const double t677 = t399 - t676;
     const double t678 = t386 * t673;
@@ -833,15 +840,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t734 = t394 * t733;
     const double t735 = t669 - t734;
     const double t736 = w[31] * t218;
-    const double t737 = t460 - t736;
+    const double t737 = tc3 - t736;
     if (status == RBDGEN_solo_OK && !solo_positive(t737)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 10 <= sqrt(eps)) */
-    const double t738 = 1.0 / t460;
+    const double t738 = 1.0 / tc3;
     hand[180] = t738;
     const double t739 = t462 * t738;
     hand[181] = t739;
     const double t740 = t462 * t739;
     const double t741 = t477 - t740;
     if (status == RBDGEN_solo_OK && !solo_positive(t741)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 6) */
+    const double tc7 = status == RBDGEN_solo_OK ? t741 : 1.0;
     const double t742 = t464 * t739;
     const double t743 = t479 - t742;
     const double t744 = t466 * t739;
@@ -909,9 +917,9 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t800 = t474 * t799;
     const double t801 = t735 - t800;
     const double t802 = w[33] * t218;
-    const double t803 = t543 - t802;
+    const double t803 = tc4 - t802;
     if (status == RBDGEN_solo_OK && !solo_positive(t803)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 9 <= sqrt(eps)) */
-    const double t804 = 1.0 / t543;
+    const double t804 = 1.0 / tc4;
     hand[188] = t804;
     const double t805 = t545 * t804;
     hand[189] = t805;
@@ -968,9 +976,9 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t851 = t555 * t850;
     const double t852 = t801 - t851;
     const double t853 = w[35] * t218;
-    const double t854 = t609 - t853;
+    const double t854 = tc5 - t853;
     if (status == RBDGEN_solo_OK && !solo_positive(t854)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 8 <= sqrt(eps)) */
-    const double t855 = 1.0 / t609;
+    const double t855 = 1.0 / tc5;
     hand[195] = t855;
     const double t856 = t611 * t855;
     hand[196] = t856;
@@ -1027,9 +1035,9 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t902 = t621 * t901;
     const double t903 = t852 - t902;
     const double t904 = w[37] * t218;
-    const double t905 = t675 - t904;
+    const double t905 = tc6 - t904;
     if (status == RBDGEN_solo_OK && !solo_positive(t905)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 7 <= sqrt(eps)) */
-    const double t906 = 1.0 / t675;
+    const double t906 = 1.0 / tc6;
     hand[202] = t906;
     const double t907 = t677 * t906;
     hand[203] = t907;
@@ -1086,15 +1094,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t953 = t687 * t952;
     const double t954 = t903 - t953;
     const double t955 = w[39] * t218;
-    const double t956 = t741 - t955;
+    const double t956 = tc7 - t955;
     if (status == RBDGEN_solo_OK && !solo_positive(t956)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 6 <= sqrt(eps)) */
-    const double t957 = 1.0 / t741;
+    const double t957 = 1.0 / tc7;
     hand[209] = t957;
     const double t958 = t743 * t957;
     hand[210] = t958;
     const double t959 = t743 * t958;
     const double t960 = t909 - t959;
     if (status == RBDGEN_solo_OK && !solo_positive(t960)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 5) */
+    const double tc8 = status == RBDGEN_solo_OK ? t960 : 1.0;
     const double t961 = t745 * t958;
     const double t962 = t911 - t961;
     const double t963 = t747 * t958;
@@ -1146,15 +1155,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t1004 = t753 * t1003;
     const double t1005 = t954 - t1004;
     const double t1006 = 2.50000279 * t218;
-    const double t1007 = t960 - t1006;
+    const double t1007 = tc8 - t1006;
     if (status == RBDGEN_solo_OK && !solo_positive(t1007)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 5 <= sqrt(eps)) */
-    const double t1008 = 1.0 / t960;
+    const double t1008 = 1.0 / tc8;
     hand[216] = t1008;
     const double t1009 = t962 * t1008;
     hand[217] = t1009;
     const double t1010 = t962 * t1009;
     const double t1011 = t973 - t1010;
     if (status == RBDGEN_solo_OK && !solo_positive(t1011)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 4) */
+    const double tc9 = status == RBDGEN_solo_OK ? t1011 : 1.0;
     const double t1012 = t964 * t1009;
     const double t1013 = t975 - t1012;
     const double t1014 = t966 * t1009;
@@ -1191,15 +1201,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     hand[221] = t1041;
     const double t1042 = t970 * t1041;
     const double t1043 = t1005 - t1042;
-    const double t1044 = t1011 - t1006;
+    const double t1044 = tc9 - t1006;
     if (status == RBDGEN_solo_OK && !solo_positive(t1044)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 4 <= sqrt(eps)) */
-    const double t1045 = 1.0 / t1011;
+    const double t1045 = 1.0 / tc9;
     hand[222] = t1045;
     const double t1046 = t1013 * t1045;
     hand[223] = t1046;
     const double t1047 = t1013 * t1046;
     const double t1048 = t1022 - t1047;
     if (status == RBDGEN_solo_OK && !solo_positive(t1048)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 3) */
+    const double tc10 = status == RBDGEN_solo_OK ? t1048 : 1.0;
     const double t1049 = t1015 * t1046;
     const double t1050 = t1024 - t1049;
     const double t1051 = t1017 * t1046;
@@ -1224,15 +1235,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     hand[226] = t1067;
     const double t1068 = t1019 * t1067;
     const double t1069 = t1043 - t1068;
-    const double t1070 = t1048 - t1006;
+    const double t1070 = tc10 - t1006;
     if (status == RBDGEN_solo_OK && !solo_positive(t1070)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 3 <= sqrt(eps)) */
-    const double t1071 = 1.0 / t1048;
+    const double t1071 = 1.0 / tc10;
     hand[227] = t1071;
     const double t1072 = t1050 * t1071;
     hand[228] = t1072;
     const double t1073 = t1050 * t1072;
     const double t1074 = t1057 - t1073;
     if (status == RBDGEN_solo_OK && !solo_positive(t1074)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 2) */
+    const double tc11 = status == RBDGEN_solo_OK ? t1074 : 1.0;
     const double t1075 = t1052 * t1072;
     const double t1076 = t1059 - t1075;
     const double t1077 = t1054 * t1072;
@@ -1248,15 +1260,16 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t1085 = t1054 * t1084;
     const double t1086 = t1069 - t1085;
     const double t1087 = w[52] * t218;
-    const double t1088 = t1074 - t1087;
+    const double t1088 = tc11 - t1087;
     if (status == RBDGEN_solo_OK && !solo_positive(t1088)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
-    const double t1089 = 1.0 / t1074;
+    const double t1089 = 1.0 / tc11;
     hand[231] = t1089;
     const double t1090 = t1076 * t1089;
     hand[232] = t1090;
     const double t1091 = t1076 * t1090;
     const double t1092 = t1081 - t1091;
     if (status == RBDGEN_solo_OK && !solo_positive(t1092)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 1) */
+    const double tc12 = status == RBDGEN_solo_OK ? t1092 : 1.0;
     const double t1093 = t1078 * t1090;
     const double t1094 = t1083 - t1093;
     const double t1095 = t1078 * t1089;
@@ -1264,19 +1277,20 @@ int solo_3_forward_dynamics_crba(const double *tau, double *acc, double *restric
     const double t1096 = t1078 * t1095;
     const double t1097 = t1086 - t1096;
     const double t1098 = w[50] * t218;
-    const double t1099 = t1092 - t1098;
+    const double t1099 = tc12 - t1098;
     if (status == RBDGEN_solo_OK && !solo_positive(t1099)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
-    const double t1100 = 1.0 / t1092;
+    const double t1100 = 1.0 / tc12;
     hand[234] = t1100;
     const double t1101 = t1094 * t1100;
     hand[235] = t1101;
     const double t1102 = t1094 * t1101;
     const double t1103 = t1097 - t1102;
     if (status == RBDGEN_solo_OK && !solo_positive(t1103)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 0) */
+    const double tc13 = status == RBDGEN_solo_OK ? t1103 : 1.0;
     const double t1104 = w[47] * t218;
-    const double t1105 = t1103 - t1104;
+    const double t1105 = tc13 - t1104;
     if (status == RBDGEN_solo_OK && !solo_positive(t1105)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
-    const double t1106 = 1.0 / t1103;
+    const double t1106 = 1.0 / tc13;
     hand[236] = t1106;
     if (status != RBDGEN_solo_OK) { solo_zero(acc, 18); return status; }
     return RBDGEN_solo_OK;

@@ -100,11 +100,13 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t83 = base[6] * base[6];
         const double t84 = t82 + t83;
         if (status == RBDGEN_solo_OK && !solo_positive(t84)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
-        const double t85 = 2.0 / t84;
+        const double tc0 = status == RBDGEN_solo_OK ? t84 : 1.0;
+        const double t85 = 2.0 / tc0;
         if (status == RBDGEN_solo_OK && !solo_positive(t85)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
-        const double t86 = base[3] * t85;
-        const double t87 = base[4] * t85;
-        const double t88 = base[5] * t85;
+        const double tc1 = status == RBDGEN_solo_OK ? t85 : 1.0;
+        const double t86 = base[3] * tc1;
+        const double t87 = base[4] * tc1;
+        const double t88 = base[5] * tc1;
         const double t89 = base[3] * t86;
         const double t90 = base[4] * t87;
         const double t91 = base[5] * t88;

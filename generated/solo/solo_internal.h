@@ -197,7 +197,7 @@ static inline void solo_sincos(double x, double *s, double *c)
 #endif
 }
 
-#if defined(__GNUC__) && (defined(__SSE2__) || defined(__aarch64__)) && !defined(__FAST_MATH__)
+#if defined(__GNUC__) && (defined(__SSE2_MATH__) || defined(__aarch64__)) && !defined(__FAST_MATH__)
 /* Two doubles in one vector register, and their bits (GCC's vector extension, also Clang's). */
 typedef double solo_v2 __attribute__((vector_size(16)));
 typedef uint64_t solo_u2 __attribute__((vector_size(16)));
@@ -286,7 +286,9 @@ static inline double solo_cos(double x)
 
 /* The parts of the split operations, defined in their own sources (C linkage, as the operations). */
 #ifdef __cplusplus
+#ifndef restrict
 #define restrict __restrict /* C++ has no restrict; GCC, Clang and MSVC accept __restrict */
+#endif
 extern "C" {
 #endif
 

@@ -27,11 +27,13 @@ int solo_mass_matrix(const double *base, const double *q, double *M)
         const double t29 = base[6] * base[6];
         const double t30 = t28 + t29;
         if (status == RBDGEN_solo_OK && !solo_positive(t30)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
-        const double t31 = 2.0 / t30;
+        const double tc0 = status == RBDGEN_solo_OK ? t30 : 1.0;
+        const double t31 = 2.0 / tc0;
         if (status == RBDGEN_solo_OK && !solo_positive(t31)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
-        const double t32 = base[3] * t31;
-        const double t33 = base[4] * t31;
-        const double t34 = base[5] * t31;
+        const double tc1 = status == RBDGEN_solo_OK ? t31 : 1.0;
+        const double t32 = base[3] * tc1;
+        const double t33 = base[4] * tc1;
+        const double t34 = base[5] * tc1;
         const double t35 = base[3] * t32;
         const double t36 = base[4] * t33;
         const double t37 = base[5] * t34;

@@ -27,15 +27,21 @@ int solo_passive_terms(const double *base, const double *q, const double *qd, do
         const double t29 = base[6] * base[6];
         const double t30 = t28 + t29;
         if (status == RBDGEN_solo_OK && !solo_positive(t30)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
-        if (status == RBDGEN_solo_OK && !solo_positive(t30)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
-        if (status == RBDGEN_solo_OK && !solo_positive(t30)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
-        const double t31 = 2.0 / t30;
+        const double tc0 = status == RBDGEN_solo_OK ? t30 : 1.0;
+        if (status == RBDGEN_solo_OK && !solo_positive(tc0)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
+        const double tc1 = status == RBDGEN_solo_OK ? tc0 : 1.0;
+        if (status == RBDGEN_solo_OK && !solo_positive(tc1)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
+        const double tc2 = status == RBDGEN_solo_OK ? tc1 : 1.0;
+        const double t31 = 2.0 / tc2;
         if (status == RBDGEN_solo_OK && !solo_positive(t31)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
-        if (status == RBDGEN_solo_OK && !solo_positive(t31)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
-        if (status == RBDGEN_solo_OK && !solo_positive(t31)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
-        const double t32 = base[3] * t31;
-        const double t33 = base[4] * t31;
-        const double t34 = base[5] * t31;
+        const double tc3 = status == RBDGEN_solo_OK ? t31 : 1.0;
+        if (status == RBDGEN_solo_OK && !solo_positive(tc3)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
+        const double tc4 = status == RBDGEN_solo_OK ? tc3 : 1.0;
+        if (status == RBDGEN_solo_OK && !solo_positive(tc4)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
+        const double tc5 = status == RBDGEN_solo_OK ? tc4 : 1.0;
+        const double t32 = base[3] * tc5;
+        const double t33 = base[4] * tc5;
+        const double t34 = base[5] * tc5;
         const double t35 = base[3] * t32;
         const double t36 = base[4] * t33;
         const double t37 = base[5] * t34;

@@ -21,11 +21,13 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t5 = base[6] * base[6];
         const double t6 = t4 + t5;
         if (status == RBDGEN_solo_OK && !solo_positive(t6)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is zero */
-        const double t7 = 2.0 / t6;
+        const double tc0 = status == RBDGEN_solo_OK ? t6 : 1.0;
+        const double t7 = 2.0 / tc0;
         if (status == RBDGEN_solo_OK && !solo_positive(t7)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
-        const double t8 = base[3] * t7;
-        const double t9 = base[4] * t7;
-        const double t10 = base[5] * t7;
+        const double tc1 = status == RBDGEN_solo_OK ? t7 : 1.0;
+        const double t8 = base[3] * tc1;
+        const double t9 = base[4] * tc1;
+        const double t10 = base[5] * tc1;
         const double t11 = base[3] * t8;
         const double t12 = base[4] * t9;
         const double t13 = base[5] * t10;
