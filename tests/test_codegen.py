@@ -651,3 +651,43 @@ def test_sincos_pairs_never_read_a_result_before_its_call():
     printer.pair(steps)
     lines = [line for line in map(printer.define, steps) if line]
     assert lines == ["double t0, t1; p_sincos(q[0], &t0, &t1);", "double t2, t3; p_sincos(t0, &t2, &t3);"], lines
+
+
+def test_ltdl_blocks_cover_the_columns_at_least_cost():
+    """`emit_c.ltdl_blocks`: the blocks cover the columns, and no mix of 32-, 16- and 8-wide blocks that covers
+    them costs less by the measured time per column (`LTDL_WIDTHS`)."""
+    def cost(widths):
+        return sum(w * emit_c.LTDL_WIDTHS[w] for w in widths)
+
+    assert emit_c.ltdl_blocks(103) == (32, 32, 32, 8)
+    for n in range(1, 201):
+        widths = emit_c.ltdl_blocks(n)
+        assert sum(widths) >= n, n
+        best = min(cost((32,) * a + (16,) * b + (8,) * c) for a in range(n // 32 + 2) for b in range(4)
+                   for c in range(8) if 32 * a + 16 * b + 8 * c >= n)
+        assert cost(widths) == best, (n, widths)
+
+
+def test_part_peak_against_counting_each_step():
+    """`emit_c._Held.peak` (where parts end) against a plain count, step by step, of the values a run of steps
+    holds: each value it computes from there to its last read in the run (to the end if it is stored), each
+    value of an earlier step from its first read in the run to its last."""
+    rng = np.random.default_rng(3)
+    steps = 60
+    defined = {100 + i: i for i in range(steps)}  # value id -> the step computing it
+    reads = sorted({(100 + int(d), int(r)) for d, r in rng.integers(0, steps, (150, 2)) if r > d}, key=lambda x: x[1])
+    stored = {100 + int(i) for i in rng.choice(steps, 8, replace=False)}
+    held = emit_c._Held(defined, reads, stored)
+    for start, end in [(0, steps), (0, 20), (10, 35), (25, 60), (40, 41)]:
+        counts = [0] * (end - start + 1)
+        for value, at in defined.items():
+            inside = [r for v, r in reads if v == value and start <= r < end]
+            if start <= at < end:
+                begin, last = at, (end if value in stored else max(inside, default=at))
+            elif at < start and inside:
+                begin, last = min(inside), max(inside)
+            else:
+                continue
+            for t in range(begin, last):
+                counts[t - start] += 1
+        assert held.peak(start, end) == max(counts), (start, end)
