@@ -477,7 +477,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
             arrays += tree_solve_arrays(step)
     last = k == layout.count - 1
     part.checks = fails = any(isinstance(step, (Guard, Call)) for step in steps[indices.start:indices.stop])
-    part.hands = any(line.startswith("hand[") for line, _ in body)
+    part.hands = any(layout.home[i] == k for i in layout.slot)  # it computes a value a later part reads
     for p in outputs:
         values = kernel.outputs[p.name]
         mine = [j for j, v in enumerate(values)
