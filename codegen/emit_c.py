@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -608,14 +609,16 @@ LTDL_WIDTHS = {32: 42, 16: 53, 8: 79}
 
 
 def ltdl_blocks(columns: int) -> tuple:
-    """The widths of the blocks that cover ``columns`` at the least cost by `LTDL_WIDTHS`: as many 32 wide
+    """The widths of the blocks that cover ``columns`` at the least cost by `LTDL_WIDTHS`: as many of the widest
     as fill up, then the cheapest cover of the rest (G1's 103 columns: three of 32 and one of 8, not a padded
     one of 16). The array has ``sum(widths)`` columns; the ones past ``columns`` are padding."""
-    full, rest = divmod(columns, 32)
-    covers = [(w32, w16, w8) for w32 in (0, 1) for w16 in (0, 1) for w8 in range(4)
-              if 32 * w32 + 16 * w16 + 8 * w8 >= rest]
-    w32, w16, w8 = min(covers, key=lambda c: sum(n * w * LTDL_WIDTHS[w] for n, w in zip(c, (32, 16, 8))))
-    return (32,) * (full + w32) + (16,) * w16 + (8,) * w8
+    widths = sorted(LTDL_WIDTHS, reverse=True)
+    full, rest = divmod(columns, widths[0])
+    # the rest (under one widest block): at most one more widest block, or fewer than one's worth of narrower ones
+    covers = [counts for counts in itertools.product(*(range(widths[0] // w + (w == widths[0])) for w in widths))
+              if sum(n * w for n, w in zip(counts, widths)) >= rest]
+    counts = min(covers, key=lambda c: sum(n * w * LTDL_WIDTHS[w] for n, w in zip(c, widths)))
+    return (widths[0],) * full + tuple(w for n, w in zip(counts, widths) for _ in range(n))
 
 
 def ltdl_key(solve: TreeSolve) -> tuple:
