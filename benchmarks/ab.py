@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 import rbdgen
+from rbdgen.codegen.emit_c import part_name
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 
@@ -135,8 +136,8 @@ def build(a: Folder, b: Folder, model, flags, flags_a, flags_b, cache) -> tuple:
 
 def asm_counts(folder: Folder, name: str, flags, extra) -> tuple:
     """``(instructions, stack references)`` of function ``name``'s sources in ``folder`` compiled with the flags."""
-    own = [s for s in folder.sources if s == f"{folder.prefix}_{name}.c" or
-           (s.startswith(f"{folder.prefix}_") and s.endswith(f"_{name}.c") and s[len(folder.prefix) + 1].isdigit())]
+    files = [name, *(part_name(name, k) for k in range(1, len(folder.sources) + 1))]  # the operation and its parts
+    own = [s for s in folder.sources if s in {f"{folder.prefix}_{f}.c" for f in files}]
     instructions = stack = 0
     with tempfile.TemporaryDirectory() as tmp:
         for source in own:
