@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -65,7 +64,7 @@ class Part:
     stores: list = field(default_factory=list)  # (output, optional, lines)
     optional_blocks: list = field(default_factory=list)  # (input, declarations): variables zero when it is NULL
     solves: set = field(default_factory=set)  # the `cholesky_copy` of each checked solve it calls
-    tree_solves: set = field(default_factory=set)  # the `ltdl_kernel` key of each `TreeSolve` it runs
+    tree_solves: dict = field(default_factory=dict)  # index of each `TreeSolve` it runs -> its `LtdlPlan`
     checks: bool = False  # it has checks (guards, solves): ``status`` keeps the first failing one's, to its end
     hands: bool = False  # it writes values to ``w``, through ``hand``: volatile, so that GCC's SLP vectoriser does not
     # pair stores to neighbouring slots (a pair's values, computed far apart, would both stay live until the store)
@@ -147,8 +146,9 @@ class Printer:
             self.arrays.add(x.args[0])
             return f"{x.args[0]}[{x.args[1]}]"
         if x.op == "ret" and x.args[0] in self.solved:
-            (n, m), (c, r) = self.solved[x.args[0]], divmod(x.args[1], self.solved[x.args[0]][0])
-            return f"x{x.args[0]}[{r * m + c}]"
+            n, m, position = self.solved[x.args[0]]
+            c, r = divmod(x.args[1], n)
+            return f"x{x.args[0]}[{r * m + position[c]}]"
         if x.op == "ret":
             return f"x{x.args[0]}[{x.args[1]}]"
         if x.op == "eps":
@@ -470,12 +470,12 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
             part.solves.add(cholesky_copy(step))
             arrays += call_arrays(step)
         elif isinstance(step, TreeSolve):
-            body.extend(_tree_solve_lines(step, printer, prefix))
+            plan = part.tree_solves[step.index] = ltdl_plan(step.lam, step.B)
+            body.extend(_tree_solve_lines(step, plan, printer, prefix))
             for column in step.results:
                 for r in column:
                     body.extend(layout.handed(r, printer))
-            part.tree_solves.add(ltdl_key(step))
-            arrays += tree_solve_arrays(step)
+            arrays += tree_solve_arrays(step, plan)
     last = k == layout.count - 1
     part.checks = fails = any(isinstance(step, (Guard, Call)) for step in steps[indices.start:indices.stop])
     part.hands = any(layout.home[i] == k for i in layout.slot)  # it computes a value a later part reads
@@ -604,35 +604,84 @@ def _call_lines(call: Call, printer: Printer, prefix: str) -> list:
 #: Columns a `TreeSolve` kernel solves at a time (each row's in local accumulators) and the measured time of
 #: one column in a block that wide, on G1's pattern (35 rows, GCC 12 -O3 -march=native, AVX2): 32 (eight
 #: 4-wide registers) 42 ns, 16 53 ns, 8 79 ns (-O2 without -march: 32 and 16 alike); a row-by-row loop over
-#: all the columns (two loads and a store per term) 40% slower. `ltdl_blocks` picks from them.
+#: all the columns (two loads and a store per term) 40% slower. `ltdl_plan` picks from them.
 LTDL_WIDTHS = {32: 42, 16: 53, 8: 79}
 
 
-def ltdl_blocks(columns: int) -> tuple:
-    """The widths of the blocks that cover ``columns`` at the least cost by `LTDL_WIDTHS`: as many of the widest
-    as fill up, then the cheapest cover of the rest (G1's 103 columns: three of 32 and one of 8, not a padded
-    one of 16). The array has ``sum(widths)`` columns; the ones past ``columns`` are padding."""
-    widths = sorted(LTDL_WIDTHS, reverse=True)
-    full, rest = divmod(columns, widths[0])
-    # the rest (under one widest block): at most one more widest block, or fewer than one's worth of narrower ones
-    covers = [counts for counts in itertools.product(*(range(widths[0] // w + (w == widths[0])) for w in widths))
-              if sum(n * w for n, w in zip(counts, widths)) >= rest]
-    counts = min(covers, key=lambda c: sum(n * w * LTDL_WIDTHS[w] for n, w in zip(c, widths)))
-    return (widths[0],) * full + tuple(w for n, w in zip(counts, widths) for _ in range(n))
+@dataclass(frozen=True)
+class LtdlPlan:
+    """How a `TreeSolve` kernel lays out and sweeps its columns (`ltdl_plan`).
+
+    ``order``: the solve's columns in array order (array column ``p`` holds column ``order[p]``);
+    ``blocks``: ``(width, rows)`` from the first array column on, ``rows`` the ascending rows the L^T
+    sweep visits for every column of the block (the array's columns past the last column are padding)."""
+
+    n: int
+    lam: tuple
+    order: tuple
+    blocks: tuple
+
+    @property
+    def columns(self) -> int:
+        """The columns of the array, padding included."""
+        return sum(width for width, _ in self.blocks)
 
 
-def ltdl_key(solve: TreeSolve) -> tuple:
-    """``(n, widths, lam)``: the rows, the widths of the blocks of columns of its array (`ltdl_blocks`) and the
-    tree pattern of a `TreeSolve`; one kernel serves all the solves with one key."""
-    return len(solve.Dinv), ltdl_blocks(len(solve.B)), solve.lam
+def column_rows(lam, column) -> frozenset:
+    """The rows of ``column`` that the L^T sweep (from the leaves) can make non-zero: its entries that are
+    not structural zeros and their ancestors (``x_j -= L_kj x_k`` reaches only ancestors j of k)."""
+    rows = set()
+    for k, value in enumerate(column):
+        if isinstance(value, Expr) or value != 0:
+            rows.add(k)
+            rows.update(ancestors(lam, k))
+    return frozenset(rows)
 
 
-def ltdl_kernel(prefix: str, key: tuple) -> tuple:
-    """``(name, n, m, blocks, tables)`` for templates/c/ltdl.c.j2: the kernel of `ltdl_key` ``key``; blocks as
-    ``(first column, count, width)``, runs of one width (`ltdl_blocks`); tables as ``(name, comment, values)``
+def _block_cost(width: int, rows, lam) -> float:
+    """The modelled time of one block: `LTDL_WIDTHS` (a block that sweeps every row) scaled by the terms and
+    rows it sweeps: the L^T sweep visits ``rows`` and their terms among them, D^-1 and L every row."""
+    n = len(lam)
+    depth = [len(list(ancestors(lam, k))) for k in range(n)]
+    dense = n + sum(depth)
+    inside = set(rows)
+    upward = sum(1 + sum(1 for j in ancestors(lam, k) if j in inside) for k in rows)
+    return width * LTDL_WIDTHS[width] * (dense + upward) / (2 * dense)
+
+
+def ltdl_plan(lam, columns) -> LtdlPlan:
+    """The columns of a `TreeSolve` in blocks of `LTDL_WIDTHS` at the least modelled cost (`_block_cost`).
+
+    A column whose non-zero entries lie in one branch (a Jacobian column of a leg joint, the identity's
+    column of a joint) stays zero outside those rows and their ancestors during the L^T sweep, so a block
+    of such columns sweeps only the union of their rows (D^-1 and L fill every row). The columns are
+    ordered by their rows, descending (a branch's columns, whose rows follow their common ancestors',
+    come together, the dense ones last), and cut into blocks by dynamic programming over that order.
+    """
+    rows = [column_rows(lam, column) for column in columns]
+    order = sorted(range(len(columns)), key=lambda c: sorted(rows[c]), reverse=True)
+    m = len(order)
+    best = [(float("inf"), None)] * m + [(0.0, None)]  # the least cost of columns i.. on, and its first block
+    for i in reversed(range(m)):
+        for width in sorted(LTDL_WIDTHS, reverse=True):  # on a tie the widest block first
+            j = min(i + width, m)
+            rows_ij = tuple(sorted(frozenset().union(*(rows[c] for c in order[i:j]))))
+            cost = _block_cost(width, rows_ij, lam) + best[j][0]
+            if cost < best[i][0]:
+                best[i] = (cost, (width, rows_ij, j))
+    blocks, i = [], 0
+    while i < m:
+        width, rows_ij, i = best[i][1]
+        blocks.append((width, rows_ij))
+    return LtdlPlan(len(lam), tuple(lam), tuple(order), tuple(blocks))
+
+
+def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> tuple:
+    """``(name, n, m, blocks, tables)`` for templates/c/ltdl.c.j2: the kernel of the `TreeSolve` ``index`` by
+    ``plan``; blocks as ``(first column, count, width, first row, last row)``: runs of one width and one set
+    of rows, whose L^T sweep visits ``rows[first row .. last row)``; tables as ``(name, comment, values)``
     (an empty one holds a single unread 0: C has no empty arrays)."""
-    n, widths, lam = key
-    m = sum(widths)
+    n, lam, m = plan.n, plan.lam, plan.columns
     above, above_start, position = [], [], {}
     for k in range(n):
         above_start.append(len(above))
@@ -640,41 +689,47 @@ def ltdl_kernel(prefix: str, key: tuple) -> tuple:
             position[k, j] = len(above)
             above.append(j)
     above_start.append(len(above))
-    below, below_entry, below_start = [], [], []
-    for k in range(n):
-        below_start.append(len(below))
-        for i in reversed(range(k + 1, n)):
-            if (i, k) in position:
-                below.append(i)
-                below_entry.append(position[i, k])
+    rows, below, below_entry, below_start, blocks, first = [], [], [], [], [], 0
+    for width, visited in plan.blocks:
+        if blocks and blocks[-1][2] == width and tuple(rows[blocks[-1][3]:blocks[-1][4]]) == tuple(reversed(visited)):
+            blocks[-1][1] += 1
+        else:
+            start = len(rows)
+            for k in reversed(visited):
+                rows.append(k)
+                below_start.append(len(below))
+                for i in reversed(visited):
+                    if (i, k) in position:
+                        below.append(i)
+                        below_entry.append(position[i, k])
+            blocks.append([first, 1, width, start, len(rows)])
+        first += width
     below_start.append(len(below))
     tables = [("above", "the ancestors j of each row k, nearest first: L_kj is L[p]", above),
               ("above_start", "row k's entries: above_start[k] to above_start[k + 1]", above_start),
-              ("below", "the descendants i of each row k, descending", below),
+              ("rows", "the rows each block's L^T sweep visits, descending", rows),
+              ("below", "the descendants i among them of each visited row rows[t], descending", below),
               ("below_entry", "L_ik is L[below_entry[p]]", below_entry),
-              ("below_start", "row k's descendants: below_start[k] to below_start[k + 1]", below_start)]
-    blocks, first = [], 0
-    for width in sorted(set(widths), reverse=True):
-        count = widths.count(width)
-        blocks.append((first, count, width))
-        first += count * width
-    return (f"{prefix}_ltdl_solve_{n}x{m}", n, m, blocks,
+              ("below_start", "rows[t]'s descendants: below_start[t] to below_start[t + 1]", below_start)]
+    return (f"{prefix}_ltdl_solve{index}_{n}x{m}", n, m, [tuple(block) for block in blocks],
             [(name, comment, values or [0]) for name, comment, values in tables])
 
 
-def _tree_solve_lines(solve: TreeSolve, printer: Printer, prefix: str) -> list:
-    """A `TreeSolve`: L and Dinv into arrays, the columns into the rows of ``x<k>`` (zero elsewhere), the kernel."""
-    n, widths, _ = ltdl_key(solve)
-    k, real, m = solve.index, printer.real, sum(widths)
+def _tree_solve_lines(solve: TreeSolve, plan: LtdlPlan, printer: Printer, prefix: str) -> list:
+    """A `TreeSolve`: L and Dinv into arrays, the columns into ``x<k>`` as ``plan`` lays them out (zero elsewhere),
+    the kernel."""
+    k, real, n, m = solve.index, printer.real, plan.n, plan.columns
     entries = [v for row in solve.L for v in row.values()]
     lines = [f"{real} L{k}[{max(len(entries), 1)}], d{k}[{n}], x{k}[{n * m}] = {{0}};"]
     lines += [f"L{k}[{p}] = {printer.ref(v)};" for p, v in enumerate(entries)]
     lines += [f"d{k}[{r}] = {printer.ref(v)};" for r, v in enumerate(solve.Dinv)]
-    lines += [f"x{k}[{r * m + c}] = {printer.ref(v)};" for c, column in enumerate(solve.B)
-              for r, v in enumerate(column) if isinstance(v, Expr) or v != 0]
-    lines.append(f"{prefix}_ltdl_solve_{n}x{m}(L{k}, d{k}, x{k});")
-    printer.solved[k] = (n, m)
-    comment = c_text(f"the tree-sparse LTDL solve of {len(solve.B)} columns (x{k}: column c of row r at r * {m} + c)")
+    lines += [f"x{k}[{r * m + p}] = {printer.ref(v)};" for p, c in enumerate(plan.order)
+              for r, v in enumerate(solve.B[c]) if isinstance(v, Expr) or v != 0]
+    name = ltdl_kernel(prefix, k, plan)[0]
+    lines.append(f"{name}(L{k}, d{k}, x{k});")
+    printer.solved[k] = (n, m, {c: p for p, c in enumerate(plan.order)})
+    comment = c_text(f"the tree-sparse LTDL solve of {len(solve.B)} columns (x{k}: row r of column c at r * {m} "
+                     f"+ its array column, columns grouped by the rows they reach)")
     return [("", comment)] + [(line, "") for line in lines]
 
 
@@ -686,19 +741,19 @@ def _solved_columns(name: str, values: list, printer: Printer):
     if not (isinstance(first, Expr) and first.op == "ret" and first.args[0] in printer.solved):
         return None
     k, start = first.args
-    n, m = printer.solved[k]
+    n, m, position = printer.solved[k]
     if start % n or any(not (isinstance(v, Expr) and v.op == "ret" and v.args == (k, start + j))
                         for j, v in enumerate(values)):
         return None
-    column = f"{start // n} + col" if start else "col"
-    return (f"{{ int col, row; for (col = 0; col < {len(values) // n}; ++col) for (row = 0; row < {n}; ++row) "
-            f"{name}[col * {n} + row] = x{k}[row * {m} + {column}]; }}")
+    at = [position[start // n + c] for c in range(len(values) // n)]
+    return (f"{{ static const int at[{len(at)}] = {{{', '.join(map(str, at))}}}; int col, row; "
+            f"for (col = 0; col < {len(at)}; ++col) for (row = 0; row < {n}; ++row) "
+            f"{name}[col * {n} + row] = x{k}[row * {m} + at[col]]; }}")
 
 
-def tree_solve_arrays(solve: TreeSolve) -> int:
-    """Reals in the arrays of one `TreeSolve` (`_tree_solve_lines`): L, Dinv and the columns."""
-    n, widths, _ = ltdl_key(solve)
-    return max(sum(len(row) for row in solve.L), 1) + n + n * sum(widths)
+def tree_solve_arrays(solve: TreeSolve, plan: LtdlPlan) -> int:
+    """Reals in the arrays of one `TreeSolve` laid out by ``plan`` (`_tree_solve_lines`): L, Dinv and the columns."""
+    return max(sum(len(row) for row in solve.L), 1) + plan.n + plan.n * plan.columns
 
 
 def call_arrays(call: Call) -> int:
@@ -769,8 +824,8 @@ def _copies(solves) -> list:
 
 
 def _kernels(prefix: str, part: Part) -> list:
-    """The `ltdl_kernel` of each key a part's tree solves use, in key order: deterministic."""
-    return [ltdl_kernel(prefix, key) for key in sorted(part.tree_solves)]
+    """The `ltdl_kernel` of each tree solve a part runs, by index: deterministic."""
+    return [ltdl_kernel(prefix, index, plan) for index, plan in sorted(part.tree_solves.items())]
 
 
 def cholesky_source(prefix: str, precision: str, copies=(("", None, None),)) -> str:

@@ -653,19 +653,57 @@ def test_sincos_pairs_never_read_a_result_before_its_call():
     assert lines == ["double t0, t1; p_sincos(q[0], &t0, &t1);", "double t2, t3; p_sincos(t0, &t2, &t3);"], lines
 
 
-def test_ltdl_blocks_cover_the_columns_at_least_cost():
-    """`emit_c.ltdl_blocks`: the blocks cover the columns, and no mix of 32-, 16- and 8-wide blocks that covers
-    them costs less by the measured time per column (`LTDL_WIDTHS`)."""
+def test_ltdl_plan_dense_columns_take_the_least_cost_cover():
+    """`emit_c.ltdl_plan` of columns that fill every row: the columns in their order, and no mix of 32-, 16- and
+    8-wide blocks that covers them costs less by the measured time per column (`LTDL_WIDTHS`)."""
     def cost(widths):
         return sum(w * emit_c.LTDL_WIDTHS[w] for w in widths)
 
-    assert emit_c.ltdl_blocks(103) == (32, 32, 32, 8)
+    lam = (-1, 0, 1, 1)
+    dense = [1, 2, 3, 4]
+    assert [w for w, _ in emit_c.ltdl_plan(lam, [dense] * 103).blocks] == [32, 32, 32, 8]
     for n in range(1, 201):
-        widths = emit_c.ltdl_blocks(n)
+        plan = emit_c.ltdl_plan(lam, [dense] * n)
+        widths = [w for w, rows in plan.blocks]
+        assert plan.order == tuple(range(n)) and all(rows == (0, 1, 2, 3) for _, rows in plan.blocks), n
         assert sum(widths) >= n, n
         best = min(cost((32,) * a + (16,) * b + (8,) * c) for a in range(n // 32 + 2) for b in range(4)
                    for c in range(8) if 32 * a + 16 * b + 8 * c >= n)
         assert cost(widths) == best, (n, widths)
+
+
+def test_ltdl_plan_sweeps_the_rows_a_column_reaches():
+    """`emit_c.ltdl_plan` on a two-branch tree (0 <- 1 <- 2, 0 <- 3 <- 4): every column once; each block's L^T rows
+    hold its columns' non-zero entries and their ancestors; 16 columns in branch 1-2 and 16 in branch 3-4 are two
+    16-wide blocks that skip the other branch, and the LTDL solve of the planned layout, run as the kernel does
+    (only the block's rows in the L^T sweep), equals NumPy's dense solve."""
+    lam = (-1, 0, 1, 0, 3)
+    rng = np.random.default_rng(5)
+    columns = [[0, 0, float(c + 1), 0, 0] for c in range(16)] + [[0, 0, 0, 0, float(c + 1)] for c in range(16)]
+    plan = emit_c.ltdl_plan(lam, columns)
+    assert sorted(plan.order) == list(range(32))
+    assert sorted((w, rows) for w, rows in plan.blocks) == [(16, (0, 1, 2)), (16, (0, 3, 4))]
+    columns = [[float(v) for v in rng.integers(-3, 4, 5)] if c % 3 else [0, 0, 0, 1.0, 0] for c in range(41)]
+    plan = emit_c.ltdl_plan(lam, columns)
+    assert sorted(plan.order) == list(range(41)) and plan.columns >= 41
+    L = np.eye(5)
+    for k, j in ((1, 0), (2, 1), (2, 0), (3, 0), (4, 3), (4, 0)):
+        L[k, j] = rng.uniform(-1, 1)
+    D = rng.uniform(1, 2, 5)
+    H = L.T @ np.diag(D) @ L
+    first = 0
+    for width, rows in plan.blocks:
+        for c in plan.order[first:first + width]:
+            b = np.array(columns[c])
+            assert set(np.flatnonzero(b)) <= set(rows), (c, rows)
+            x = b.copy()
+            for k in reversed(rows):  # L^T from the leaves over the block's rows only
+                x[k] -= sum(L[i, k] * x[i] for i in rows if i > k)
+            x /= D
+            for k in range(5):
+                x[k] -= L[k, :k] @ x[:k]
+            np.testing.assert_allclose(x, np.linalg.solve(H, b), rtol=1e-12, atol=1e-12)
+        first += width
 
 
 def test_part_peak_against_counting_each_step():
