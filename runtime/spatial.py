@@ -233,6 +233,38 @@ def rigid_xform_back(X, I):
     return m, hA, tuple(tuple(row) for row in IbA)
 
 
+def rigid_rotate_back(E, k: int, I):
+    """X^T I X for X = rot(E), E a rotation about coordinate axis k (a revolute joint's about it):
+    (m, E^T h, E^T Ib E) with fewer products than `rigid_xform_back`.
+
+    Only the plane of the other two axes (i, j) turns, by the angle q with ``c = cos q = E_ii`` and
+    ``s = sin q = E_ij``: h and Ib's column k as 2-vectors, and Ib's 2x2 block of that plane by the double
+    angle (cos 2q = 1 - 2 s^2, sin 2q = 2 s c): with u = Ib_ii - Ib_jj and x = u s^2 + Ib_ij sin 2q, the
+    block becomes ``[[Ib_ii - x, u s c + Ib_ij cos 2q], [., Ib_jj + x]]``. 14 multiplications, where the
+    general transform takes about 26.
+    """
+    m, h, Ib = I
+    i, j = (k + 1) % 3, (k + 2) % 3
+    c, s = E[i][i], E[i][j]
+    ss, sc = mul(s, s), mul(s, c)
+    sin2, cos2 = add(sc, sc), sub(1, add(ss, ss))
+
+    def turned(x, y):  # (x, y) in the plane (i, j), rotated by q
+        return sub(mul(c, x), mul(s, y)), add(mul(s, x), mul(c, y))
+
+    hR = [0] * 3
+    hR[i], hR[j] = turned(h[i], h[j])
+    hR[k] = h[k]
+    u = sub(Ib[i][i], Ib[j][j])
+    x = add(mul(u, ss), mul(Ib[i][j], sin2))
+    IbR = [list(row) for row in Ib]
+    IbR[i][i], IbR[j][j] = sub(Ib[i][i], x), add(Ib[j][j], x)
+    IbR[i][j] = IbR[j][i] = add(mul(u, sc), mul(Ib[i][j], cos2))
+    IbR[i][k], IbR[j][k] = turned(Ib[i][k], Ib[j][k])
+    IbR[k][i], IbR[k][j] = IbR[i][k], IbR[j][k]
+    return m, tuple(hR), tuple(tuple(row) for row in IbR)
+
+
 def rigid_variation(I, v):
     """Idot = v x* I - I v x: the rate of change of a rigid inertia moving with v, itself in
     rigid-inertia form (0, hdot, Ibdot): hdot = m u + w x h, Ibdot = P + P^T with P = wx Ib - ux hx."""

@@ -63,3 +63,18 @@ def test_congruence_needs_the_same_transform(values):
     other = sp.Xform(X)
     with pytest.raises(ValueError, match="the same transform X on both sides"):
         X.T @ I @ other
+
+
+@pytest.mark.parametrize("k", range(3))
+@pytest.mark.parametrize("angle", [0.7, -2.9])
+def test_rotation_about_a_coordinate_axis_is_the_congruence(values, k, angle):
+    """`rigid_rotate_back` (double angle) equals X6^T I6 X6 for X = rot(E), E a rotation about e_k."""
+    _, _, I, I6, _, _, _ = values
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = (k + 1) % 3, (k + 2) % 3
+    E = np.eye(3)
+    E[i, i] = E[j, j] = c
+    E[i, j], E[j, i] = s, -s
+    X6 = np.block([[E, np.zeros((3, 3))], [np.zeros((3, 3)), E]])
+    turned = sp.rigid_rotate_back(tuple(map(tuple, E)), k, I)
+    np.testing.assert_allclose(np.array(sp.rigid_matrix(turned)), X6.T @ I6 @ X6, atol=1e-13)

@@ -1,11 +1,14 @@
 """Centre of mass and centroidal momentum (world axes; Orin and Goswami's A_G with the angular part first).
 
-The composite inertias ``IC`` of the subtrees are summed in body coordinates, as in
-CRBA. A joint's column is the momentum of its subtree moving with its motion subspace,
-``IC S`` in its body, taken to world coordinates at the world origin (``X0^T``); the
-floating base's six use the whole robot's composite inertia in world coordinates.
-Momenta about the world origin are moved to the centre of mass c: ``h_G = [L_O - c x P,
-P]``. A fixed base's root link does not move and does not count (as in Pinocchio).
+The composite inertias ``IC`` of the subtrees are summed in body coordinates, as in CRBA, each
+taken first to its joint's frame at q = 0 (``XJ^T IC XJ``: for a revolute joint about a coordinate
+axis, only the plane of the other two axes turns, `spatial.rigid_rotate_back`) and then to its parent's
+(the constant ``Xtree``). A joint's column is the momentum of its subtree moving with its motion
+subspace, ``ICJ S`` in the joint frame, whose world pose ``XJ0 = Xtree X0_parent`` needs no joint
+rotation, taken to world axes at the centre of mass c (``XJ0^T`` moved to c). The floating base's
+six columns about c are in closed form, ``[[I_G, 0], [-(R h)x, m 1]]``, with I_G the rotational
+inertia about c in world axes and R h = m (c - p) the base-frame first moment in world axes. A
+fixed base's root link does not move and does not count (as in Pinocchio).
 """
 
 from __future__ import annotations
@@ -14,32 +17,42 @@ import functools
 
 from .. import spatial as sp
 from ..errors import ModelError
-from .frames import base_columns, body_poses, motion_subspaces, moved_to, velocities
-from .kinematics import Tree, body_xforms, joint_xforms
+from .frames import base_pose, body_poses, motion_subspaces, moved_to, velocities
+from .kinematics import Tree, coordinate_axis, joint_xforms
 
 NO_INERTIA = (0, (0, 0, 0), ((0, 0, 0),) * 3)
 
 
-def _composite_inertias(tree: Tree, ops, q, base, per_mass=False):
-    """(X0, IC, IC_W): body poses, composite inertias in body coordinates (key -1: the base's, in
-    the base frame), and the whole robot's in world coordinates at the world origin.
+def _joint_frame(tree: Tree, i: int, XJ, I):
+    """XJ^T I XJ: an inertia in body i's coordinates taken to its joint's frame at q = 0."""
+    k = coordinate_axis(tree, i)
+    return sp.rigid_xform_back(XJ, I) if k is None else sp.rigid_rotate_back(XJ[0], k, I)
 
-    As in CRBA, IC_parent += Xup^T IC Xup: a joint transform is sparse and the tree transform
-    constant, so this is cheaper than taking every body's inertia to world coordinates.
+
+def _composite_inertias(tree: Tree, ops, q, base, per_mass=False):
+    """(XJ0, ICJ, X0b, ICb): each joint's frame at q = 0 in the world and its subtree's composite
+    inertia there, the root's pose and its composite inertia (the whole robot's, root coordinates).
+
     ``per_mass``: every inertia over the total mass (constants, scaled before tracing), so that
-    quantities over the mass (the CoM ``h / m`` and its Jacobian) need no final division.
+    quantities over the mass (the CoM and its Jacobian) need no final division.
     """
     bodies = range(tree.nb)
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
-    X0 = body_poses(tree, ops, q, base, bodies)
+    XJ = joint_xforms(tree, q, ops)
+    X0 = {-1: base_pose(tree, ops, base)}
+    XJ0 = {}
+    for i in bodies:
+        XJ0[i] = sp.xform_compose(tree.Xtree[i], X0[tree.parent[i]])                  # XJ0 = Xtree X0_parent
+        X0[i] = sp.xform_compose(XJ[i], XJ0[i])                                       # X0 = XJ XJ0
     IC = dict(enumerate(tree.I))
     IC[-1] = tree.I_base if tree.floating else NO_INERTIA
     if per_mass:
         k = 1 / _require_mass(functools.reduce(sp.add, (I[0] for I in IC.values())))
         IC = {i: (sp.mul(m, k), sp.vscale(h, k), tuple(sp.vscale(row, k) for row in Ib)) for i, (m, h, Ib) in IC.items()}
+    ICJ = {}
     for i in reversed(bodies):
-        IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], sp.rigid_xform_back(Xup[i], IC[i]))  # IC_p += Xup^T IC Xup
-    return X0, IC, sp.rigid_xform_back(X0[-1], IC[-1])                                    # IC_W = X0^T IC X0
+        ICJ[i] = _joint_frame(tree, i, XJ[i], IC[i])                                  # ICJ = XJ^T IC XJ
+        IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], sp.rigid_xform_back(tree.Xtree[i], ICJ[i]))
+    return XJ0, ICJ, X0[-1], IC[-1]
 
 
 def _require_mass(m):
@@ -48,9 +61,10 @@ def _require_mass(m):
     return m
 
 
-def _center(IC_W):
-    m, h, _ = IC_W
-    return tuple(sp.mul(x, 1 / _require_mass(m)) for x in h)                          # c = h / m
+def _center(I):
+    """The centre of mass of a rigid inertia in world coordinates: c = h / m."""
+    m, h, _ = I
+    return tuple(sp.mul(x, 1 / _require_mass(m)) for x in h)
 
 
 def _about(f, c):
@@ -58,29 +72,55 @@ def _about(f, c):
     return sp.vsub(f[:3], sp.cross(c, f[3:])) + tuple(f[3:])
 
 
-def _columns(tree: Tree, base, X0, IC, IC_W, c) -> list:
-    """The momentum about c of each generalized velocity (base first): a joint's is its subtree's
-    IC S in its body, taken to world axes at c (X0 moved to c)."""
-    return ([_about(sp.rigid_apply(IC_W, b), c) for b in base_columns(tree, base)]
-            + [sp.xform_force_back(moved_to(X0[i], c), sp.rigid_apply(IC[i], tree.S[i]))
-               for i in range(tree.nb)])
+def _about_center(I):
+    """The rotational inertia of (m, h, Ib) about its centre of mass d = h / m (parallel axes): Ib + hx dx,
+    whose entry (i, j) is ``Ib_ij + h_i d_j`` off the diagonal and ``Ib_ii - (h_j d_j + h_k d_k)`` on it."""
+    m, h, Ib = I
+    d = sp.vscale(h, 1 / _require_mass(m))
+    hd = [sp.mul(h[a], d[a]) for a in range(3)]
+    return tuple(tuple(sp.sub(Ib[a][a], sp.add(hd[(a + 1) % 3], hd[(a + 2) % 3])) if a == b
+                       else sp.add(Ib[a][b], sp.mul(h[a], d[b])) for b in range(3)) for a in range(3))
+
+
+def _base_columns(tree: Tree, E, ICb, Rh) -> list:
+    """The momenta about the CoM of the floating base's six velocities ``[omega_W, pdot_W]`` (none if fixed).
+
+    The robot moves as one rigid body: turning about the base origin p it has ``L = I_G omega`` and
+    ``P = m omega x (c - p) = -(R h) x omega``; translating, ``L = 0`` and ``P = m pdot``.
+    """
+    if not tree.floating:
+        return []
+    m = ICb[0]
+    _, _, I_G = sp.rigid_xform_back((E, (0, 0, 0)), (0, (0, 0, 0), _about_center(ICb)))  # I_G = R Ic R^T
+    Rhx = sp.skew(Rh)
+    return ([tuple(I_G[r][j] for r in range(3)) + tuple(sp.neg(Rhx[r][j]) for r in range(3)) for j in range(3)]
+            + [(0, 0, 0) + tuple(m if r == j else 0 for r in range(3)) for j in range(3)])
+
+
+def _columns(tree: Tree, XJ0, ICJ, X0b, ICb) -> list:
+    """The momentum about the CoM c of each generalized velocity (base first): a joint's is its subtree's
+    ICJ S in its joint frame, taken to world axes at c (XJ0 moved to c)."""
+    E, p = X0b
+    m, h, _ = ICb
+    Rh = sp.mtv3(E, h)                                                                # R h = m (c - p)
+    c = sp.vadd(p, sp.vscale(Rh, 1 / _require_mass(m)))
+    return _base_columns(tree, E, ICb, Rh) + [sp.xform_force_back(moved_to(XJ0[i], c), sp.rigid_apply(ICJ[i], tree.S[i]))
+                                              for i in range(tree.nb)]
 
 
 def center_of_mass(tree: Tree, ops, q, base) -> list:
-    _, _, IC_W = _composite_inertias(tree, ops, q, base, per_mass=True)
-    return list(IC_W[1])                                                               # c = h / m, m = 1
+    _, _, (E, p), ICb = _composite_inertias(tree, ops, q, base, per_mass=True)
+    return list(sp.vadd(p, sp.mtv3(E, ICb[1])))                                       # c = p + R h / m, m = 1
 
 
 def center_of_mass_jacobian(tree: Tree, ops, q, base) -> list:
     """3 x G, column-major: the linear momentum of each generalized velocity over the total mass."""
-    X0, IC, IC_W = _composite_inertias(tree, ops, q, base, per_mass=True)
-    return [x for col in _columns(tree, base, X0, IC, IC_W, IC_W[1]) for x in col[3:]]
+    return [x for col in _columns(tree, *_composite_inertias(tree, ops, q, base, per_mass=True)) for x in col[3:]]
 
 
 def centroidal_momentum_matrix(tree: Tree, ops, q, base) -> list:
     """A_G, 6 x G column-major: ``A_G nu = [L_G, P]``, angular momentum about the CoM first."""
-    X0, IC, IC_W = _composite_inertias(tree, ops, q, base)
-    return [x for col in _columns(tree, base, X0, IC, IC_W, _center(IC_W)) for x in col]
+    return [x for col in _columns(tree, *_composite_inertias(tree, ops, q, base)) for x in col]
 
 
 def centroidal_momentum_bias(tree: Tree, ops, q, qd, base) -> list:

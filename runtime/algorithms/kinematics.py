@@ -95,6 +95,15 @@ def joint_xform(tree: Tree, i: int, qi, ops):
     return sp.transpose3(R), (0, 0, 0)
 
 
+def coordinate_axis(tree: Tree, i: int):
+    """k when joint i is revolute about a coordinate axis of its frame (``axis = +-e_k``), else None."""
+    a = tree.axis[i]
+    nonzero = [k for k in range(3) if not sp.is_zero(a[k])]
+    if tree.kind[i] != "revolute" or len(nonzero) != 1 or type(a[nonzero[0]]) is not int:
+        return None
+    return nonzero[0]
+
+
 def quaternion_rotation(quat, ops):
     """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2)."""
     x, y, z, w = quat
