@@ -6,12 +6,13 @@ once by the tree-sparse LTDL (`ltdl`: the positivity and conditioning checks on 
 pivots) and that factor serves every solve: ``acc = M^-1 (tau - b)`` itself (``b`` from
 one RNEA pass at zero acceleration, as `forward_dynamics_crba` computes it, so no ABA
 sweep runs), then, with ``dID/dx`` from `rnea_derivatives` at ``qdd = acc``, one solve
-of all the columns ``-dID/dx`` and of the identity's (``M^-1``) together, never a dense
-one: ``ops.solve_ltdl`` is `ltdl_apply_inverse` of each column, which the generated C
-runs as one loop over the columns (`rbdgen.codegen.trace.TreeSolve`). Instead of one
-residual check per column, one probe: the sum of all the right-hand sides (``tau - b``
-included) is solved as one more column of that solve and its residual checked
-(`check_residual`). The solve is backward stable for a positive definite M (LTDL
+of all the columns ``dID/dx`` and of the identity's (``M^-1 = -M^-1 (-I)``) together by
+the factor of ``-M = L^T (-D) L`` (``-Dinv``: no column is negated, and ``x (-d)`` is
+``-(x d)`` exactly), never a dense one: ``ops.solve_ltdl`` is `ltdl_apply_inverse` of
+each column, which the generated C runs as one loop over the columns
+(`rbdgen.codegen.trace.TreeSolve`). Instead of one residual check per column, one
+probe: the sum of all the right-hand sides (``-(tau - b)`` included) is solved as one
+more column of that solve and the residual of its negation checked (`check_residual`). The solve is backward stable for a positive definite M (LTDL
 needs no pivoting), so its residual does not depend on which vector it solves: one
 that mixes every right-hand side, solved by the same factor and the same loop as the
 columns, stands for all of them, at the cost of one column instead of summing every
@@ -54,16 +55,17 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
     id_base = (base[0], base[1], acc[:6]) if tree.floating else None               # ID sees the base acceleration
     qdd = coordinates.rates(tree, acc[off:])
     dID = coordinates.jacobians(tree, rnea_derivatives(tree, ops, q, qd, qdd, id_base, loads))
-    rhs = {wrt: [[sp.neg(x) for x in column] for column in dID[wrt]]               # -dID/dx
-           for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ())}
-    rhs["tau"] = [[int(r == c) for r in range(G)] for c in range(G)]               # dacc/dtau = M^-1 I
+    # every column is -M^-1 b: dacc/dx = -M^-1 dID/dx, dacc/dtau = M^-1 I = -M^-1 (-I)
+    rhs = {wrt: dID[wrt] for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ())}
+    rhs["tau"] = [[-int(r == c) for r in range(G)] for c in range(G)]
     bs = [b for columns in rhs.values() for b in columns]
     if lam is None:
-        xs = [list(ops.solve_spd(H, b, WHAT)) for b in bs]
+        xs = [[sp.neg(x) for x in ops.solve_spd(H, b, WHAT)] for b in bs]
     else:
-        probe = [_total(row) for row in zip(b_acc, *bs)]                           # every right-hand side, summed
-        *xs, x_probe = ops.solve_ltdl(L, Dinv, lam, bs + [probe])
-        check_residual(H, lam, x_probe, probe, ops, WHAT)
+        minus_Dinv = [sp.neg(d) for d in Dinv]                                     # -M = L^T (-D) L
+        probe = [sp.sub(_total(row), t) for t, row in zip(b_acc, zip(*bs))]        # -(tau - b) and every b, summed
+        *xs, x_probe = ops.solve_ltdl(L, minus_Dinv, lam, bs + [probe])            # -M^-1 b
+        check_residual(H, lam, x_probe, [sp.neg(p) for p in probe], ops, WHAT)     # M x_probe = -probe
     out, start = {}, 0
     for wrt, columns in rhs.items():
         out[wrt], start = xs[start:start + len(columns)], start + len(columns)
