@@ -260,8 +260,11 @@ PART_STEPS = 4000
 #: the first read for the later ones). Its frame grows with that count and adds to ``w`` in the caller's. Talos'
 #: forward_dynamics (GCC 12 -O2, ``w`` + the deepest part, parts of at most 6,000 steps): 4 even parts, 4,992 +
 #: 4,312 bytes; with 200, 7 parts, 6,016 + 2,184; with 100, 13 parts, 6,032 + 1,648, its first part (no checks,
-#: few values handed) the deepest. With at most 4,000 steps: 13 parts, 6,096 + 1,648.
-PART_VALUES = 100
+#: few values handed) the deepest. With at most 4,000 steps: 13 parts, 6,096 + 1,648; with 40 values, 35 parts,
+#: 7,056 bytes in all. Fewer values a part also run faster: against 100, 40 took 0.90x the time of G1's ID
+#: derivatives (-O3 -march=native), 0.91-0.95x of its C·q̇, ABA, CRBA and the centroidal map (-O2), its mass
+#: matrix 0.98-1.03x; 25 and 60 were no better (docs/generated-c.md).
+PART_VALUES = 40
 
 
 def part_name(op: str, k: int) -> str:

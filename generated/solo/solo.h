@@ -4,7 +4,7 @@
  * Model digest: 124d76141b0aa8e127c43edd1a7526395ff5414fe4a4e5c123de4a4b99c6f5bb
  * Operations:   mass_matrix, velocity_product_forces, gravity, inverse_dynamics, forward_dynamics, forward_dynamics_crba, passive_terms
  * Precision:    double
- * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_1_forward_dynamics.c, solo_2_forward_dynamics.c, solo_3_forward_dynamics.c, solo_forward_dynamics_crba.c, solo_1_forward_dynamics_crba.c, solo_2_forward_dynamics_crba.c, solo_3_forward_dynamics_crba.c, solo_4_forward_dynamics_crba.c, solo_5_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
+ * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_1_forward_dynamics.c, solo_2_forward_dynamics.c, solo_3_forward_dynamics.c, solo_4_forward_dynamics.c, solo_5_forward_dynamics.c, solo_6_forward_dynamics.c, solo_7_forward_dynamics.c, solo_forward_dynamics_crba.c, solo_1_forward_dynamics_crba.c, solo_2_forward_dynamics_crba.c, solo_3_forward_dynamics_crba.c, solo_4_forward_dynamics_crba.c, solo_5_forward_dynamics_crba.c, solo_6_forward_dynamics_crba.c, solo_7_forward_dynamics_crba.c, solo_8_forward_dynamics_crba.c, solo_9_forward_dynamics_crba.c, solo_10_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
  *
  * Conventions (dynibo 0.5.2):
  *   J = 12 moving joints, G = 18 generalized coordinates (floating base: G = J + 6),
@@ -163,9 +163,9 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2426 mul, 2031 add, 9 div, 12 sin, 12 cos, 1 calls.
- * Stack: at most 21944 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 12608 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 21944
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 12608
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -184,9 +184,9 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2517 mul, 2335 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 21392 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 11344 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 21392
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 11344
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after

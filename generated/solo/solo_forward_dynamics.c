@@ -12,13 +12,21 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[210];  /* the values a part computes for a later one */
+        double w[217];  /* the values a part computes for a later one */
         int s;
         s = solo_1_forward_dynamics(base, q, qd, tau, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_2_forward_dynamics(tau, acc, w);
+        s = solo_2_forward_dynamics(qd, tau, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_3_forward_dynamics(base, acc, w);
+        s = solo_3_forward_dynamics(tau, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_4_forward_dynamics(tau, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_5_forward_dynamics(tau, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_6_forward_dynamics(tau, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_7_forward_dynamics(base, acc, w);
         if (s != RBDGEN_solo_OK) return s;
     }
     if (!solo_finite(acc, 18)) {

@@ -12,17 +12,27 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[238];  /* the values a part computes for a later one */
+        double w[242];  /* the values a part computes for a later one */
         int s;
         s = solo_1_forward_dynamics_crba(q, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_2_forward_dynamics_crba(base, qd, loads, acc, w);
+        s = solo_2_forward_dynamics_crba(w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_3_forward_dynamics_crba(tau, acc, w);
+        s = solo_3_forward_dynamics_crba(base, qd, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_4_forward_dynamics_crba(acc, w);
+        s = solo_4_forward_dynamics_crba(qd, loads, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_5_forward_dynamics_crba(acc, w);
+        s = solo_5_forward_dynamics_crba(qd, loads, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_6_forward_dynamics_crba(tau, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_7_forward_dynamics_crba(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_8_forward_dynamics_crba(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_9_forward_dynamics_crba(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo_10_forward_dynamics_crba(acc, w);
         if (s != RBDGEN_solo_OK) return s;
     }
     if (!solo_finite(acc, 18)) {
