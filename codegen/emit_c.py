@@ -125,7 +125,7 @@ class Printer:
         self.checked = 0  # values renamed after their check (`after_check`): reals named beside `names`
         self.arrays = set()  # the inputs it has read ("w": values handed over)
         self.handed = {}  # node id -> ``w[slot]``: a value an earlier part computed
-        self.solved = {}  # index of a `TreeSolve` -> (rows, columns of its array: row-major, padded)
+        self.solved = {}  # index of a `TreeSolve` -> (rows, array columns, column -> its array column)
 
     def literal(self, x) -> str:
         text = repr(float(x))
@@ -261,9 +261,8 @@ PART_STEPS = 4000
 #: forward_dynamics (GCC 12 -O2, ``w`` + the deepest part, parts of at most 6,000 steps): 4 even parts, 4,992 +
 #: 4,312 bytes; with 200, 7 parts, 6,016 + 2,184; with 100, 13 parts, 6,032 + 1,648, its first part (no checks,
 #: few values handed) the deepest. With at most 4,000 steps: 13 parts, 6,096 + 1,648; with 40 values, 35 parts,
-#: 7,056 bytes in all. Fewer values a part also run faster: against 100, 40 took 0.90x the time of G1's ID
-#: derivatives (-O3 -march=native), 0.91-0.95x of its C·q̇, ABA, CRBA and the centroidal map (-O2), its mass
-#: matrix 0.98-1.03x; 25 and 60 were no better (docs/generated-c.md).
+#: 7,056 bytes in all. Parts that hold fewer values also run faster (GCC spills less): the A/B runs of 40
+#: against 100, 25 and 60 are in docs/generated-c.md.
 PART_VALUES = 40
 
 
@@ -641,12 +640,10 @@ def column_rows(lam, column) -> frozenset:
     return frozenset(rows)
 
 
-def _block_cost(width: int, rows, lam) -> float:
+def _block_cost(width: int, rows, lam, dense: int) -> float:
     """The modelled time of one block: `LTDL_WIDTHS` (a block that sweeps every row) scaled by the terms and
-    rows it sweeps: the L^T sweep visits ``rows`` and their terms among them, D^-1 and L every row."""
-    n = len(lam)
-    depth = [len(list(ancestors(lam, k))) for k in range(n)]
-    dense = n + sum(depth)
+    rows it sweeps: the L^T sweep visits ``rows`` and their terms among them, D^-1 and L every row (``dense``:
+    the rows and terms of a whole sweep)."""
     inside = set(rows)
     upward = sum(1 + sum(1 for j in ancestors(lam, k) if j in inside) for k in rows)
     return width * LTDL_WIDTHS[width] * (dense + upward) / (2 * dense)
@@ -658,10 +655,12 @@ def ltdl_plan(lam, columns) -> LtdlPlan:
     A column whose non-zero entries lie in one branch (a Jacobian column of a leg joint, the identity's
     column of a joint) stays zero outside those rows and their ancestors during the L^T sweep, so a block
     of such columns sweeps only the union of their rows (D^-1 and L fill every row). The columns are
-    ordered by their rows, descending (a branch's columns, whose rows follow their common ancestors',
-    come together, the dense ones last), and cut into blocks by dynamic programming over that order.
+    ordered by their sorted rows, descending (a branch's columns, whose rows follow their common ancestors',
+    come together; a column that reaches every row comes before the columns whose rows are a prefix of its
+    own), and cut into blocks by dynamic programming over that order.
     """
     rows = [column_rows(lam, column) for column in columns]
+    dense = len(lam) + sum(len(list(ancestors(lam, k))) for k in range(len(lam)))
     order = sorted(range(len(columns)), key=lambda c: sorted(rows[c]), reverse=True)
     m = len(order)
     best = [(float("inf"), None)] * m + [(0.0, None)]  # the least cost of columns i.. on, and its first block
@@ -669,7 +668,7 @@ def ltdl_plan(lam, columns) -> LtdlPlan:
         for width in sorted(LTDL_WIDTHS, reverse=True):  # on a tie the widest block first
             j = min(i + width, m)
             rows_ij = tuple(sorted(frozenset().union(*(rows[c] for c in order[i:j]))))
-            cost = _block_cost(width, rows_ij, lam) + best[j][0]
+            cost = _block_cost(width, rows_ij, lam, dense) + best[j][0]
             if cost < best[i][0]:
                 best[i] = (cost, (width, rows_ij, j))
     blocks, i = [], 0
@@ -677,6 +676,11 @@ def ltdl_plan(lam, columns) -> LtdlPlan:
         width, rows_ij, i = best[i][1]
         blocks.append((width, rows_ij))
     return LtdlPlan(len(lam), tuple(lam), tuple(order), tuple(blocks))
+
+
+def ltdl_kernel_name(prefix: str, index: int, plan: LtdlPlan) -> str:
+    """The C function of `ltdl_kernel`: one per `TreeSolve` of an operation (``index``), static in its source."""
+    return f"{prefix}_ltdl_solve{index}_{plan.n}x{plan.columns}"
 
 
 def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> tuple:
@@ -714,7 +718,7 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> tuple:
               ("below", "the descendants i among them of each visited row rows[t], descending", below),
               ("below_entry", "L_ik is L[below_entry[p]]", below_entry),
               ("below_start", "rows[t]'s descendants: below_start[t] to below_start[t + 1]", below_start)]
-    return (f"{prefix}_ltdl_solve{index}_{n}x{m}", n, m, [tuple(block) for block in blocks],
+    return (ltdl_kernel_name(prefix, index, plan), n, m, [tuple(block) for block in blocks],
             [(name, comment, values or [0]) for name, comment, values in tables])
 
 
@@ -728,8 +732,7 @@ def _tree_solve_lines(solve: TreeSolve, plan: LtdlPlan, printer: Printer, prefix
     lines += [f"d{k}[{r}] = {printer.ref(v)};" for r, v in enumerate(solve.Dinv)]
     lines += [f"x{k}[{r * m + p}] = {printer.ref(v)};" for p, c in enumerate(plan.order)
               for r, v in enumerate(solve.B[c]) if isinstance(v, Expr) or v != 0]
-    name = ltdl_kernel(prefix, k, plan)[0]
-    lines.append(f"{name}(L{k}, d{k}, x{k});")
+    lines.append(f"{ltdl_kernel_name(prefix, k, plan)}(L{k}, d{k}, x{k});")
     printer.solved[k] = (n, m, {c: p for p, c in enumerate(plan.order)})
     comment = c_text(f"the tree-sparse LTDL solve of {len(solve.B)} columns (x{k}: row r of column c at r * {m} "
                      f"+ its array column, columns grouped by the rows they reach)")

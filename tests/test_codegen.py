@@ -582,14 +582,14 @@ def test_split_operations_equal_whole_ones(monkeypatch, compiled, build_cache):
     solves and the stores in the parts) give exactly the whole operations' results, which `validate` checks
     against the NumPy engine."""
     monkeypatch.setattr(emit_c, "PART_STEPS", 300)
-    monkeypatch.setattr(emit_c, "PART_VALUES", 40)
+    monkeypatch.setattr(emit_c, "PART_VALUES", 20)
     g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix=f"{FLOATING}_parts")
     early = []
     for op in ALL_OPERATIONS:
         parts = [n for n in g.c_sources if re.fullmatch(rf"{FLOATING}_parts_\d+_{op}\.c", n)]
         assert len(parts) >= sum(g.operation_counts[op].values()) // 300 > 1, op
         early.append(len(parts) > -(-sum(g.operation_counts[op].values()) // 300))
-    assert any(early)  # some parts end before 300 steps: they would hold more than 40 values
+    assert any(early)  # some parts end before 300 steps: they would hold more than 20 values
     split, whole = g.compile(TEST_FLAGS, build_cache, validate=True, samples=4), compiled(FLOATING)
     st = states(FLOATING)
     for op, loads in [(op, False) for op in rbdgen.OPERATIONS] + [(op, True) for op in LOAD_OPERATIONS]:

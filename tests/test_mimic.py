@@ -236,6 +236,29 @@ def test_reduced_talos_with_welded_mimic_joints():
     assert all(j.mimic is None for j in model.joints)
 
 
+@pytest.mark.parametrize("floating", [False, True])
+def test_dense_forward_dynamics_derivatives(floating, build_model):
+    """Where P^T M P has no tree pattern ("cross"), forward-dynamics derivatives take one dense checked solve
+    a column: NumPy and C against central differences of forward dynamics (itself against Pinocchio in
+    `test_small_mimic_models_numpy`), and d(acc)/d(tau) against the inverse of the mass matrix."""
+    model = rbdgen.load_urdf_string(_small("cross"), floating=floating)
+    numpy_solver = rbdgen.NumpySolver(model)
+    st = random_states(model, 2, 5)
+    h = 1e-6
+    for engine in (numpy_solver, build_model(model, ops=["forward_dynamics_derivatives"])):
+        for i in range(st.n):
+            head, x = st.head(i), {"q": st.q[i], "qd": st.qd[i], "tau": st.tau[i]}
+            got = engine.forward_dynamics_derivatives(*head, x["q"], x["qd"], x["tau"])
+            for wrt, value in x.items():
+                def acc(dx, wrt=wrt):
+                    return numpy_solver.forward_dynamics(*head, **{**x, wrt: value + dx})
+                central = np.column_stack([(acc(h * e) - acc(-h * e)) / (2 * h) for e in np.eye(len(value))])
+                tol = 1e-7 * max(1, np.abs(central).max())
+                np.testing.assert_allclose(got[f"dacc_d{wrt}"], central, rtol=0, atol=tol)
+            Minv = np.linalg.inv(numpy_solver.mass_matrix(*head, x["q"]))
+            np.testing.assert_allclose(got["dacc_dtau"], Minv, rtol=0, atol=1e-12 * np.abs(Minv).max())
+
+
 def test_mimic_derivatives_casadi():
     """Jacobians through the mimic map: CasADi's d(acc)/dq and d(tau)/dqd against central differences."""
     pytest.importorskip("casadi")

@@ -62,8 +62,9 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
     rhs = {wrt: dID[wrt] for wrt in ("q", "qd") + (("base_velocity", "base_rotation") if tree.floating else ())}
     rhs["tau"] = [[-int(r == c) for r in range(G)] for c in range(G)]
     bs = [b for columns in rhs.values() for b in columns]
-    if lam is None:
-        xs = [[sp.neg(x) for x in ops.solve_spd(H, b, WHAT)] for b in bs]
+    if lam is None:                                                                 # dense: M x = b, negated
+        xs = [[sp.neg(x) for x in ops.solve_spd(H, b, WHAT)] for b in bs[:-G]]
+        xs += [list(ops.solve_spd(H, [sp.neg(x) for x in b], WHAT)) for b in bs[-G:]]  # M^-1 I: I solved as is
     else:
         minus_Dinv = [sp.neg(d) for d in Dinv]                                     # -M = L^T (-D) L
         probe = [sp.sub(-1, t) for t in b_acc]                                      # -(tau - b) and the -I columns
