@@ -286,7 +286,7 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
     zero = "; ".join(f"{prefix}_zero({p.name}, {p.size})" for p in outputs)
     fn = CFunction(kernel.name, inputs + outputs, fail=zero, doc=kernel.doc)
     fn.counts = plan.counts
-    layout = _Layout(plan, kernel)
+    layout = _Layout(plan, kernel, early=not record.optional_outputs)
     fn.handover = layout.slots
     frames = []  # per part: reals it names and holds in arrays
     for k in range(layout.count):
@@ -313,9 +313,12 @@ class _Layout:
     value (a step, a solve's result, a term of an optional input) is handed over when a later part reads it:
     written to its slot when computed; the slot is free again for a value computed after the step that
     reads it for the last time.
+
+    ``early``: the outputs cannot be NULL, so a step's value is stored in them when computed (`stores`), and
+    neither GCC nor `part_starts` holds it to the end of its part; the other entries are stored at the end.
     """
 
-    def __init__(self, plan, kernel: Kernel):
+    def __init__(self, plan, kernel: Kernel, early: bool = False):
         steps = plan.steps
         self.steps = len(steps)
         self.defined = {}  # value id -> the index of the step that computes it
@@ -333,7 +336,14 @@ class _Layout:
         reads += [(x.id, index) for opt in plan.optional for index, terms in opt.blocks.items()
                   for n in terms for x in operands(n) if x.id in self.defined]
         stored = {x.id for values in kernel.outputs.values() for x in values if isinstance(x, Expr)}
-        self.starts = part_starts(self.steps, self.defined, reads, stored & self.defined.keys())
+        self.stores = {}  # step value id -> [(output, entry)] stored right after the step (``early``)
+        if early:
+            computed = {step.id for step in steps if isinstance(step, Expr)} - self.block_at.keys()
+            for name, values in kernel.outputs.items():
+                for j, x in enumerate(values):
+                    if isinstance(x, Expr) and x.id in computed and x.op not in TRIG:  # a sin/cos pair's call may come later
+                        self.stores.setdefault(x.id, []).append((name, j))
+        self.starts = part_starts(self.steps, self.defined, reads, (stored - self.stores.keys()) & self.defined.keys())
         self.count = len(self.starts)
         self.home = {i: self.of(index) for i, index in self.defined.items()}  # value id -> the part computing it
         # an output is stored by the part computing it, else (a constant or an input entry) by the last
@@ -442,6 +452,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
     printer.pair(steps[indices.start:indices.stop], keep=layout.slot, barriers=[i - indices.start for i in blocks])
     reread = _reread_checks(steps, indices, blocks)
     body = part.body
+    early = set()  # the outputs this part stores a value in when computed
     for index in indices:
         step = steps[index] if index < len(steps) else None  # None: the stores
         for name, terms in blocks.get(index, ()):
@@ -457,6 +468,9 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
             if line:  # the second of a sin/cos pair has none
                 body.append((line, ""))
             body.extend(layout.handed(step, printer))
+            stores = layout.stores.get(step.id, ())
+            body.extend((f"{name}[{j}] = {printer.ref(step)};", "") for name, j in stores)
+            early.update(name for name, _ in stores)
         elif isinstance(step, Guard):
             value = printer.ref(step.value)
             test = f"!{prefix}_positive({value})" if step.strict else f"{prefix}_negative({value})"
@@ -483,8 +497,8 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
     part.hands = any(layout.home[i] == k for i in layout.slot)  # it computes a value a later part reads
     for p in outputs:
         values = kernel.outputs[p.name]
-        mine = [j for j, v in enumerate(values)
-                if (layout.store_in.get(v.id, layout.count - 1) if isinstance(v, Expr) else layout.count - 1) == k]
+        mine = [j for j, v in enumerate(values) if not (isinstance(v, Expr) and v.id in layout.stores)
+                and (layout.store_in.get(v.id, layout.count - 1) if isinstance(v, Expr) else layout.count - 1) == k]
         runs = _zero_runs(values, mine) if layout.count > 1 else []
         zeroed = {j for start, n in runs for j in range(start, start + n)}
         lines = [f"{prefix}_zero({p.name} + {start}, {n});" for start, n in runs]
@@ -496,7 +510,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
         if lines or (last and layout.count == 1):
             part.stores.append((p.name, p.optional, lines))
     used = (printer.arrays | {name for entries in blocks.values() for name, _ in entries}
-            | {name for name, _, _ in part.stores})
+            | {name for name, _, _ in part.stores} | early)
     part.params = [p for p in fn.params if p.name in used or (p.output and fails)]
     if "w" in used:
         part.params.append(Param("w", layout.slots, True, False, "values handed from part to part", restrict=True))

@@ -18,7 +18,7 @@ import functools
 from .. import spatial as sp
 from ..errors import ModelError
 from .frames import base_pose, body_poses, motion_subspaces, moved_to, velocities
-from .kinematics import Tree, coordinate_axis, joint_xforms
+from .kinematics import Tree, coordinate_axis, depth_first, joint_xform, joint_xforms
 
 NO_INERTIA = (0, (0, 0, 0), ((0, 0, 0),) * 3)
 
@@ -29,30 +29,36 @@ def _joint_frame(tree: Tree, i: int, XJ, I):
     return sp.rigid_xform_back(XJ, I) if k is None else sp.rigid_rotate_back(XJ[0], k, I)
 
 
-def _composite_inertias(tree: Tree, ops, q, base, per_mass=False):
-    """(XJ0, ICJ, X0b, ICb): each joint's frame at q = 0 in the world and its subtree's composite
-    inertia there, the root's pose and its composite inertia (the whole robot's, root coordinates).
+def _composite_inertias(tree: Tree, ops, q, XJ: dict, per_mass=False):
+    """(ICJ, ICb): each joint's subtree's composite inertia in its joint frame at q = 0, and the root's (the
+    whole robot's, root coordinates), summed leaf to root in reverse depth-first order.
 
-    ``per_mass``: every inertia over the total mass (constants, scaled before tracing), so that
+    ``XJ``: the joint transforms (body -> XJ); a joint's that is missing is computed when the pass reaches it,
+    and added. ``per_mass``: every inertia over the total mass (constants, scaled before tracing), so that
     quantities over the mass (the CoM and its Jacobian) need no final division.
     """
-    bodies = range(tree.nb)
-    XJ = joint_xforms(tree, q, ops)
-    X0 = {-1: base_pose(tree, ops, base)}
-    XJ0 = {}
-    for i in bodies:
-        XJ0[i] = sp.xform_compose(tree.Xtree[i], X0[tree.parent[i]])                  # XJ0 = Xtree X0_parent
-        X0[i] = sp.xform_compose(XJ[i], XJ0[i])                                       # X0 = XJ XJ0
     IC = dict(enumerate(tree.I))
     IC[-1] = tree.I_base if tree.floating else NO_INERTIA
     if per_mass:
         k = 1 / _require_mass(functools.reduce(sp.add, (I[0] for I in IC.values())))
         IC = {i: (sp.mul(m, k), sp.vscale(h, k), tuple(sp.vscale(row, k) for row in Ib)) for i, (m, h, Ib) in IC.items()}
     ICJ = {}
-    for i in reversed(bodies):
+    for i in reversed(depth_first(tree)):
+        if i not in XJ:
+            XJ[i] = joint_xform(tree, i, q[i], ops)
         ICJ[i] = _joint_frame(tree, i, XJ[i], IC[i])                                  # ICJ = XJ^T IC XJ
         IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], sp.rigid_xform_back(tree.Xtree[i], ICJ[i]))
-    return XJ0, ICJ, X0[-1], IC[-1]
+    return ICJ, IC[-1]
+
+
+def _joint_frames(tree: Tree, XJ: dict, X0b):
+    """(i, XJ0): each joint's frame at q = 0 in the world, ``XJ0 = Xtree X0_parent``, root to leaves in
+    depth-first order, as a generator (computed as they are taken)."""
+    X0 = {-1: X0b}
+    for i in depth_first(tree):
+        XJ0 = sp.xform_compose(tree.Xtree[i], X0[tree.parent[i]])                    # XJ0 = Xtree X0_parent
+        X0[i] = sp.xform_compose(XJ[i], XJ0)                                          # X0 = XJ XJ0
+        yield i, XJ0
 
 
 def _require_mass(m):
@@ -97,30 +103,45 @@ def _base_columns(tree: Tree, E, ICb, Rh) -> list:
             + [(0, 0, 0) + tuple(m if r == j else 0 for r in range(3)) for j in range(3)])
 
 
-def _columns(tree: Tree, XJ0, ICJ, X0b, ICb) -> list:
+def _columns(tree: Tree, frames, ICJ, X0b, ICb) -> list:
     """The momentum about the CoM c of each generalized velocity (base first): a joint's is its subtree's
-    ICJ S in its joint frame, taken to world axes at c (XJ0 moved to c)."""
+    ICJ S in its joint frame, taken to world axes at c (XJ0 moved to c); ``frames``: `_joint_frames`."""
     E, p = X0b
     m, h, _ = ICb
     Rh = sp.mtv3(E, h)                                                                # R h = m (c - p)
     c = sp.vadd(p, sp.vscale(Rh, 1 / _require_mass(m)))
-    return _base_columns(tree, E, ICb, Rh) + [sp.xform_force_back(moved_to(XJ0[i], c), sp.rigid_apply(ICJ[i], tree.S[i]))
-                                              for i in range(tree.nb)]
+    column = {i: sp.xform_force_back(moved_to(XJ0, c), sp.rigid_apply(ICJ[i], tree.S[i])) for i, XJ0 in frames}
+    return _base_columns(tree, E, ICb, Rh) + [column[i] for i in range(tree.nb)]
 
 
 def center_of_mass(tree: Tree, ops, q, base) -> list:
-    _, _, (E, p), ICb = _composite_inertias(tree, ops, q, base, per_mass=True)
-    return list(sp.vadd(p, sp.mtv3(E, ICb[1])))                                       # c = p + R h / m, m = 1
+    _, (m, h, _) = _composite_inertias(tree, ops, q, {}, per_mass=True)
+    E, p = base_pose(tree, ops, base)
+    return list(sp.vadd(p, sp.mtv3(E, h)))                                            # c = p + R h / m, m = 1
 
 
 def center_of_mass_jacobian(tree: Tree, ops, q, base) -> list:
-    """3 x G, column-major: the linear momentum of each generalized velocity over the total mass."""
-    return [x for col in _columns(tree, *_composite_inertias(tree, ops, q, base, per_mass=True)) for x in col[3:]]
+    """3 x G, column-major: the linear momentum of each generalized velocity over the total mass.
+
+    The joint frames first, then the composites: only the first moments h of the composites are needed.
+    """
+    XJ = dict(enumerate(joint_xforms(tree, q, ops)))
+    X0b = base_pose(tree, ops, base)
+    frames = list(_joint_frames(tree, XJ, X0b))
+    ICJ, ICb = _composite_inertias(tree, ops, q, XJ, per_mass=True)
+    return [x for col in _columns(tree, frames, ICJ, X0b, ICb) for x in col[3:]]
 
 
 def centroidal_momentum_matrix(tree: Tree, ops, q, base) -> list:
-    """A_G, 6 x G column-major: ``A_G nu = [L_G, P]``, angular momentum about the CoM first."""
-    return [x for col in _columns(tree, *_composite_inertias(tree, ops, q, base)) for x in col]
+    """A_G, 6 x G column-major: ``A_G nu = [L_G, P]``, angular momentum about the CoM first.
+
+    The composites first (each joint's transform computed as the pass reaches it), then c, then the joint
+    frames root to leaves with each column as its frame is known.
+    """
+    XJ = {}
+    ICJ, ICb = _composite_inertias(tree, ops, q, XJ)
+    X0b = base_pose(tree, ops, base)
+    return [x for col in _columns(tree, _joint_frames(tree, XJ, X0b), ICJ, X0b, ICb) for x in col]
 
 
 def centroidal_momentum_bias(tree: Tree, ops, q, qd, base) -> list:

@@ -104,6 +104,20 @@ def coordinate_axis(tree: Tree, i: int):
     return nonzero[0]
 
 
+def depth_first(tree: Tree) -> list:
+    """The bodies in depth-first order (each before its subtree, children in index order): a pass over them
+    finishes one branch before the next, so little is pending at once."""
+    children = {}
+    for i in range(tree.nb):
+        children.setdefault(tree.parent[i], []).append(i)
+    order, stack = [], children.get(-1, [])[::-1]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        stack.extend(children.get(i, [])[::-1])
+    return order
+
+
 def quaternion_rotation(quat, ops):
     """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2)."""
     x, y, z, w = quat
