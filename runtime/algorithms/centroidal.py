@@ -9,6 +9,10 @@ rotation, taken to world axes at the centre of mass c (``XJ0^T`` moved to c). Th
 six columns about c are in closed form, ``[[I_G, 0], [-(R h)x, m 1]]``, with I_G the rotational
 inertia about c in world axes and R h = m (c - p) the base-frame first moment in world axes. A
 fixed base's root link does not move and does not count (as in Pinocchio).
+
+The order of the passes is the order of the generated statements. A_G sums the composites first
+(leaf to root, depth-first) and then takes the joint frames root to leaf, each column as soon as its
+frame is known, so that a pass holds one branch's values, not every pose until c is known.
 """
 
 from __future__ import annotations
