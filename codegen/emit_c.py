@@ -782,8 +782,11 @@ def call_arrays(call: Call) -> int:
     return n * n + 2 * n * m + n * n + 4 * n
 
 
-def c_param(p: Param, real: str) -> str:
-    pointer = "*restrict " if p.restrict else "*"
+def c_param(p: Param, real: str, definition: bool = False) -> str:
+    """One parameter of a prototype, or of a ``definition``: there an output is also ``restrict`` (outputs
+    overlap no input, docs/generated-c.md), so that stores to it do not make GCC read the inputs again; a
+    prototype without it is the same type (C99 6.7.5.3), and the public header stays C++."""
+    pointer = "*restrict " if p.restrict or (definition and p.output) else "*"
     return f"{real} {pointer}{p.name}" if p.output else f"const {real} {pointer}{p.name}"
 
 
