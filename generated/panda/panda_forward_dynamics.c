@@ -5,7 +5,7 @@
 #include "panda_internal.h"
 
 /* forward_dynamics: 1154 mul, 989 add, 6 div, 6 sin, 6 cos */
-int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc)
+int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7) || !panda_finite(tau, 7) || (loads != NULL && !panda_finite(loads, 78))) {
         panda_zero(acc, 7);
@@ -2073,6 +2073,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2000 = 9.80665 * t1991;
         const double t2001 = t1999 - t2000;
         const double t2002 = t1998 * t2001;
+        acc[0] = t2002;
         const double t2003 = t41 * t2002;
         const double t2004 = -t2003;
         const double t2005 = t42 * t2002;
@@ -2090,6 +2091,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2017 = t2015 - t2016;
         const double t2018 = t1939 - t2017;
         const double t2019 = t1938 * t2018;
+        acc[1] = t2019;
         const double t2020 = t44 * t2009;
         const double t2021 = t43 * t2019;
         const double t2022 = t2020 + t2021;
@@ -2122,6 +2124,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2049 = t2047 + t2048;
         const double t2050 = t1680 - t2049;
         const double t2051 = t1679 * t2050;
+        acc[2] = t2051;
         const double t2052 = t2051 - t2010;
         const double t2053 = t46 * t2035;
         const double t2054 = t45 * t2052;
@@ -2157,6 +2160,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2084 = t2082 - t2083;
         const double t2085 = t1401 - t2084;
         const double t2086 = t1400 * t2085;
+        acc[3] = t2086;
         const double t2087 = t2086 - t2036;
         const double t2088 = t48 * t2070;
         const double t2089 = t47 * t2087;
@@ -2197,6 +2201,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2124 = t2122 + t2123;
         const double t2125 = t1084 - t2124;
         const double t2126 = t1083 * t2125;
+        acc[4] = t2126;
         const double t2127 = t2071 + t2126;
         const double t2128 = t50 * t2110;
         const double t2129 = t49 * t2127;
@@ -2228,6 +2233,7 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2155 = t2153 - t2154;
         const double t2156 = t839 - t2155;
         const double t2157 = t838 * t2156;
+        acc[5] = t2157;
         const double t2158 = t2157 - t2111;
         const double t2159 = t52 * t2141;
         const double t2160 = t51 * t2158;
@@ -2258,12 +2264,6 @@ int panda_forward_dynamics(const double *q, const double *qd, const double *tau,
         const double t2185 = t2183 + t2184;
         const double t2186 = t666 - t2185;
         const double t2187 = 149.6076098932297 * t2186;
-        acc[0] = t2002;
-        acc[1] = t2019;
-        acc[2] = t2051;
-        acc[3] = t2086;
-        acc[4] = t2126;
-        acc[5] = t2157;
         acc[6] = t2187;
         if (status != RBDGEN_panda_OK) { panda_zero(acc, 7); return status; }
     }

@@ -5,7 +5,7 @@
 #include "panda_internal.h"
 
 /* forward_dynamics_crba: 1006 mul, 958 add, 6 div, 6 sin, 6 cos, 4 sqrt */
-int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc)
+int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7) || !panda_finite(tau, 7) || (loads != NULL && !panda_finite(loads, 78))) {
         panda_zero(acc, 7);
@@ -1891,6 +1891,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1811 = t1765 * t1808;
         const double t1812 = t1810 - t1811;
         const double t1813 = t1770 * t1812;
+        acc[0] = t1813;
         const double t1814 = t1764 * t1808;
         const double t1815 = t1753 * t1802;
         const double t1816 = t1735 * t1794;
@@ -1901,6 +1902,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1821 = t1610 - t1820;
         const double t1822 = t1765 * t1813;
         const double t1823 = t1814 - t1822;
+        acc[1] = t1823;
         const double t1824 = t306 * t1823;
         const double t1825 = t1611 - t1824;
         const double t1826 = t306 + t323;
@@ -1912,6 +1914,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1832 = t1815 - t1831;
         const double t1833 = t1759 * t1813;
         const double t1834 = t1832 - t1833;
+        acc[2] = t1834;
         const double t1835 = t258 * t1834;
         const double t1836 = t1612 - t1835;
         const double t1837 = t258 + t1826;
@@ -1929,6 +1932,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1849 = t1847 - t1848;
         const double t1850 = t1748 * t1813;
         const double t1851 = t1849 - t1850;
+        acc[3] = t1851;
         const double t1852 = t207 * t1851;
         const double t1853 = t1613 - t1852;
         const double t1854 = t207 + t1837;
@@ -1952,6 +1956,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1872 = t1870 - t1871;
         const double t1873 = t1730 * t1813;
         const double t1874 = t1872 - t1873;
+        acc[4] = t1874;
         const double t1875 = t143 * t1874;
         const double t1876 = t1614 - t1875;
         const double t1877 = t143 + t1854;
@@ -1981,6 +1986,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1901 = t1899 - t1900;
         const double t1902 = t1703 * t1813;
         const double t1903 = t1901 - t1902;
+        acc[5] = t1903;
         const double t1904 = t102 * t1903;
         const double t1905 = t1615 - t1904;
         const double t1906 = t102 + t1877;
@@ -2016,6 +2022,7 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t1936 = t1934 - t1935;
         const double t1937 = t1665 * t1813;
         const double t1938 = t1936 - t1937;
+        acc[6] = t1938;
         const double t1939 = 0.006684151967360945 * t1938;
         const double t1940 = t1616 - t1939;
         const double t1941 = 0.006684151967360945 + t1906;
@@ -2091,13 +2098,6 @@ int panda_forward_dynamics_crba(const double *q, const double *qd, const double 
         const double t2011 = sqrt(t2010);
         const double t2012 = t1997 - t2011;
         if (status == RBDGEN_panda_OK && panda_negative(t2012)) status = RBDGEN_panda_ILL_CONDITIONED;  /* mass matrix: residual check failed (||b - H x||_2 above its bound) */
-        acc[0] = t1813;
-        acc[1] = t1823;
-        acc[2] = t1834;
-        acc[3] = t1851;
-        acc[4] = t1874;
-        acc[5] = t1903;
-        acc[6] = t1938;
         if (status != RBDGEN_panda_OK) { panda_zero(acc, 7); return status; }
     }
     if (!panda_finite(acc, 7)) {

@@ -5,7 +5,7 @@
 #include "panda_internal.h"
 
 /* gravity: 162 mul, 180 add, 6 sin, 6 cos */
-int panda_gravity(const double *q, const double *loads, double *g)
+int panda_gravity(const double *q, const double *loads, double *restrict g)
 {
     if (!panda_finite(q, 7) || (loads != NULL && !panda_finite(loads, 78))) {
         panda_zero(g, 7);
@@ -298,6 +298,7 @@ int panda_gravity(const double *q, const double *loads, double *g)
             t37 = loads[74] + t249;
         }
         const double t250 = t37 + t172;
+        g[6] = t250;
         if (loads != NULL) {
             const double t251 = loads[45] + loads[51];
             const double t252 = t251 + t27;
@@ -342,6 +343,7 @@ int panda_gravity(const double *q, const double *loads, double *g)
         const double t283 = t150 + t274;
         const double t284 = t151 + t281;
         const double t285 = t152 + t282;
+        g[5] = t285;
         const double t286 = t153 + t268;
         const double t287 = t154 - t265;
         const double t288 = t155 + t271;
@@ -360,6 +362,7 @@ int panda_gravity(const double *q, const double *loads, double *g)
         const double t301 = t125 + t297;
         const double t302 = t126 - t285;
         const double t303 = t127 + t300;
+        g[4] = t303;
         const double t304 = t128 + t291;
         const double t305 = t129 - t288;
         const double t306 = t130 + t294;
@@ -388,6 +391,7 @@ int panda_gravity(const double *q, const double *loads, double *g)
         const double t329 = t101 + t326;
         const double t330 = t102 + t327;
         const double t331 = t103 + t328;
+        g[3] = t331;
         const double t332 = t104 + t309;
         const double t333 = t105 + t306;
         const double t334 = t106 + t313;
@@ -411,6 +415,7 @@ int panda_gravity(const double *q, const double *loads, double *g)
         const double t352 = t77 + t343;
         const double t353 = t78 + t350;
         const double t354 = t79 + t351;
+        g[2] = t354;
         const double t355 = t80 + t337;
         const double t356 = t81 - t334;
         const double t357 = t44 * t355;
@@ -432,6 +437,7 @@ int panda_gravity(const double *q, const double *loads, double *g)
         const double t373 = t60 + t371;
         const double t374 = t61 - t354;
         const double t375 = t62 + t372;
+        g[1] = t375;
         const double t376 = t41 * t373;
         const double t377 = -t376;
         const double t378 = t42 * t374;
@@ -439,12 +445,6 @@ int panda_gravity(const double *q, const double *loads, double *g)
         if (loads != NULL) { t0 = loads[8]; }
         const double t380 = t0 + t379;
         g[0] = t380;
-        g[1] = t375;
-        g[2] = t354;
-        g[3] = t331;
-        g[4] = t303;
-        g[5] = t285;
-        g[6] = t250;
     }
     if (!panda_finite(g, 7)) {
         panda_zero(g, 7);

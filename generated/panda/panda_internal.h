@@ -12,6 +12,12 @@
 
 #include "panda.h"
 
+#ifdef __cplusplus
+#ifndef restrict
+#define restrict __restrict /* C++ has no restrict; GCC, Clang and MSVC accept __restrict */
+#endif
+#endif
+
 typedef char panda_ieee_double_[(sizeof(double) == sizeof(uint64_t)) ? 1 : -1];
 
 /* x's bits as an unsigned integer. */

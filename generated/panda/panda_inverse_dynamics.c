@@ -5,7 +5,7 @@
 #include "panda_internal.h"
 
 /* inverse_dynamics: 571 mul, 555 add, 6 sin, 6 cos */
-int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *tau)
+int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7) || !panda_finite(qdd, 7) || (loads != NULL && !panda_finite(loads, 78))) {
         panda_zero(tau, 7);
@@ -1083,6 +1083,7 @@ int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd,
             t37 = loads[74] + t1033;
         }
         const double t1034 = t37 + t956;
+        tau[6] = t1034;
         if (loads != NULL) {
             const double t1035 = loads[45] + loads[51];
             const double t1036 = t1035 + t27;
@@ -1127,6 +1128,7 @@ int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd,
         const double t1067 = t787 + t1058;
         const double t1068 = t788 + t1065;
         const double t1069 = t789 + t1066;
+        tau[5] = t1069;
         const double t1070 = t790 + t1052;
         const double t1071 = t791 - t1049;
         const double t1072 = t792 + t1055;
@@ -1145,6 +1147,7 @@ int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd,
         const double t1085 = t620 + t1081;
         const double t1086 = t621 - t1069;
         const double t1087 = t622 + t1084;
+        tau[4] = t1087;
         const double t1088 = t623 + t1075;
         const double t1089 = t624 - t1072;
         const double t1090 = t625 + t1078;
@@ -1173,6 +1176,7 @@ int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd,
         const double t1113 = t440 + t1110;
         const double t1114 = t441 + t1111;
         const double t1115 = t442 + t1112;
+        tau[3] = t1115;
         const double t1116 = t443 + t1093;
         const double t1117 = t444 + t1090;
         const double t1118 = t445 + t1097;
@@ -1196,6 +1200,7 @@ int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd,
         const double t1136 = t266 + t1127;
         const double t1137 = t267 + t1134;
         const double t1138 = t268 + t1135;
+        tau[2] = t1138;
         const double t1139 = t269 + t1121;
         const double t1140 = t270 - t1118;
         const double t1141 = t44 * t1139;
@@ -1217,18 +1222,13 @@ int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd,
         const double t1157 = t121 + t1155;
         const double t1158 = t122 - t1138;
         const double t1159 = t123 + t1156;
+        tau[1] = t1159;
         const double t1160 = t41 * t1157;
         const double t1161 = -t1160;
         const double t1162 = t42 * t1158;
         const double t1163 = t1161 - t1162;
         const double t1164 = t54 + t1163;
         tau[0] = t1164;
-        tau[1] = t1159;
-        tau[2] = t1138;
-        tau[3] = t1115;
-        tau[4] = t1087;
-        tau[5] = t1069;
-        tau[6] = t1034;
     }
     if (!panda_finite(tau, 7)) {
         panda_zero(tau, 7);

@@ -5,7 +5,7 @@
 #include "panda_internal.h"
 
 /* mass_matrix: 238 mul, 226 add, 6 sin, 6 cos */
-int panda_mass_matrix(const double *q, double *M)
+int panda_mass_matrix(const double *q, double *restrict M)
 {
     if (!panda_finite(q, 7)) {
         panda_zero(M, 49);
@@ -38,6 +38,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t32 = (-0.0009653051699191116) * t10;
         const double t33 = (-0.001255536598272898) * t11;
         const double t34 = t32 + t33;
+        M[41] = t34;
+        M[47] = t34;
         const double t35 = t14 + t18;
         const double t36 = 0.088 * t35;
         const double t37 = t11 * t21;
@@ -65,6 +67,7 @@ int panda_mass_matrix(const double *q, double *M)
         const double t59 = 0.01056776613310695 + t49;
         const double t60 = 9.3569097314605e-05 - t34;
         const double t61 = 0.011794560230238949 + t53;
+        M[40] = t61;
         const double t62 = t9 * t54;
         const double t63 = (-0.17380470556900002) * t8;
         const double t64 = t62 - t63;
@@ -87,6 +90,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t81 = t8 * t58;
         const double t82 = t9 * t60;
         const double t83 = t81 + t82;
+        M[33] = t83;
+        M[39] = t83;
         const double t84 = t9 * t70;
         const double t85 = t8 * t75;
         const double t86 = t84 - t85;
@@ -106,6 +111,7 @@ int panda_mass_matrix(const double *q, double *M)
         const double t100 = 0.03146037232526039 + t61;
         const double t101 = 0.0021640520520981297 - t83;
         const double t102 = 0.010869510762828563 + t93;
+        M[32] = t102;
         const double t103 = t7 * t94;
         const double t104 = t6 * t95;
         const double t105 = t103 - t104;
@@ -170,6 +176,7 @@ int panda_mass_matrix(const double *q, double *M)
         const double t164 = 0.03239943042445132 + t149;
         const double t165 = (-0.0016444875773692705) + t151;
         const double t166 = 0.0775861490525396 + t157;
+        M[24] = t166;
         const double t167 = t5 * t158;
         const double t168 = t4 * t159;
         const double t169 = t167 - t168;
@@ -194,6 +201,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t188 = t4 * t163;
         const double t189 = t5 * t165;
         const double t190 = t188 + t189;
+        M[17] = t190;
+        M[23] = t190;
         const double t191 = t169 + t173;
         const double t192 = 0.0825 * t191;
         const double t193 = t5 * t176;
@@ -221,6 +230,7 @@ int panda_mass_matrix(const double *q, double *M)
         const double t215 = 0.05287838199960611 + t204;
         const double t216 = (-0.004377257121839581) - t190;
         const double t217 = 0.01824920229252011 + t208;
+        M[16] = t217;
         const double t218 = t3 * t209;
         const double t219 = t2 * t210;
         const double t220 = t218 - t219;
@@ -269,6 +279,7 @@ int panda_mass_matrix(const double *q, double *M)
         const double t263 = 0.028124284712194955 + t217;
         const double t264 = 0.0007689361029463999 + t255;
         const double t265 = 0.026534991901690206 + t259;
+        M[8] = t265;
         const double t266 = t0 * t261;
         const double t267 = -t266;
         const double t268 = t0 * t260;
@@ -281,19 +292,26 @@ int panda_mass_matrix(const double *q, double *M)
         const double t275 = -t274;
         const double t276 = t1 * t264;
         const double t277 = t275 - t276;
+        M[1] = t277;
+        M[7] = t277;
         const double t278 = t0 * t271;
         const double t279 = -t278;
         const double t280 = t1 * t273;
         const double t281 = t279 - t280;
         const double t282 = 0.009213163777211224 + t281;
+        M[0] = t282;
         const double t283 = -t222;
         const double t284 = t283 - t221;
         const double t285 = (-0.316) * t284;
         const double t286 = t237 + t248;
         const double t287 = t240 - t285;
+        M[9] = t287;
+        M[15] = t287;
         const double t288 = t0 * t286;
         const double t289 = t1 * t217;
         const double t290 = t289 - t288;
+        M[2] = t290;
+        M[14] = t290;
         const double t291 = -t171;
         const double t292 = t291 - t170;
         const double t293 = 0.0825 * t169;
@@ -310,9 +328,13 @@ int panda_mass_matrix(const double *q, double *M)
         const double t304 = (-0.316) * t295;
         const double t305 = t299 + t303;
         const double t306 = t302 - t304;
+        M[10] = t306;
+        M[22] = t306;
         const double t307 = t0 * t305;
         const double t308 = t1 * t190;
         const double t309 = t308 - t307;
+        M[3] = t309;
+        M[21] = t309;
         const double t310 = t109 - t106;
         const double t311 = t104 - t103;
         const double t312 = 0.384 * t311;
@@ -321,6 +343,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t315 = t127 + t312;
         const double t316 = t102 - t313;
         const double t317 = t131 - t314;
+        M[25] = t317;
+        M[31] = t317;
         const double t318 = t5 * t310;
         const double t319 = t4 * t310;
         const double t320 = t5 * t315;
@@ -334,6 +358,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t328 = 0.0825 * t311;
         const double t329 = t323 - t327;
         const double t330 = t326 - t328;
+        M[18] = t330;
+        M[30] = t330;
         const double t331 = t3 * t318;
         const double t332 = t2 * t311;
         const double t333 = t331 + t332;
@@ -350,9 +376,13 @@ int panda_mass_matrix(const double *q, double *M)
         const double t344 = (-0.316) * t333;
         const double t345 = t339 + t343;
         const double t346 = t342 - t344;
+        M[11] = t346;
+        M[29] = t346;
         const double t347 = t0 * t345;
         const double t348 = t1 * t330;
         const double t349 = t348 - t347;
+        M[4] = t349;
+        M[28] = t349;
         const double t350 = 0.17380470556900002 * t9;
         const double t351 = t350 - t65;
         const double t352 = 0.17380470556900002 * t8;
@@ -373,6 +403,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t367 = t358 - t362;
         const double t368 = t83 + t363;
         const double t369 = t361 + t366;
+        M[26] = t369;
+        M[38] = t369;
         const double t370 = t5 * t354;
         const double t371 = t4 * t353;
         const double t372 = t370 - t371;
@@ -390,6 +422,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t384 = 0.0825 * t355;
         const double t385 = t379 - t383;
         const double t386 = t382 + t384;
+        M[19] = t386;
+        M[37] = t386;
         const double t387 = t3 * t372;
         const double t388 = t2 * t355;
         const double t389 = t387 - t388;
@@ -406,9 +440,13 @@ int panda_mass_matrix(const double *q, double *M)
         const double t400 = (-0.316) * t389;
         const double t401 = t395 + t399;
         const double t402 = t398 - t400;
+        M[12] = t402;
+        M[36] = t402;
         const double t403 = t0 * t401;
         const double t404 = t1 * t386;
         const double t405 = t404 - t403;
+        M[5] = t405;
+        M[35] = t405;
         const double t406 = (-0.0020344399586617965) * t11;
         const double t407 = t406 - t15;
         const double t408 = (-0.0020344399586617965) * t10;
@@ -423,6 +461,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t417 = t8 * t31;
         const double t418 = t9 * t411;
         const double t419 = t417 + t418;
+        M[34] = t419;
+        M[46] = t419;
         const double t420 = t7 * t412;
         const double t421 = t6 * t409;
         const double t422 = t420 + t421;
@@ -443,6 +483,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t437 = t428 + t432;
         const double t438 = t419 - t433;
         const double t439 = t431 + t436;
+        M[27] = t439;
+        M[45] = t439;
         const double t440 = t5 * t422;
         const double t441 = t4 * t413;
         const double t442 = t440 - t441;
@@ -460,6 +502,8 @@ int panda_mass_matrix(const double *q, double *M)
         const double t454 = 0.0825 * t425;
         const double t455 = t449 - t453;
         const double t456 = t452 - t454;
+        M[20] = t456;
+        M[44] = t456;
         const double t457 = t3 * t442;
         const double t458 = t2 * t425;
         const double t459 = t457 + t458;
@@ -476,57 +520,13 @@ int panda_mass_matrix(const double *q, double *M)
         const double t470 = (-0.316) * t459;
         const double t471 = t465 + t469;
         const double t472 = t468 - t470;
+        M[13] = t472;
+        M[43] = t472;
         const double t473 = t0 * t471;
         const double t474 = t1 * t456;
         const double t475 = t474 - t473;
-        M[0] = t282;
-        M[1] = t277;
-        M[2] = t290;
-        M[3] = t309;
-        M[4] = t349;
-        M[5] = t405;
         M[6] = t475;
-        M[7] = t277;
-        M[8] = t265;
-        M[9] = t287;
-        M[10] = t306;
-        M[11] = t346;
-        M[12] = t402;
-        M[13] = t472;
-        M[14] = t290;
-        M[15] = t287;
-        M[16] = t217;
-        M[17] = t190;
-        M[18] = t330;
-        M[19] = t386;
-        M[20] = t456;
-        M[21] = t309;
-        M[22] = t306;
-        M[23] = t190;
-        M[24] = t166;
-        M[25] = t317;
-        M[26] = t369;
-        M[27] = t439;
-        M[28] = t349;
-        M[29] = t346;
-        M[30] = t330;
-        M[31] = t317;
-        M[32] = t102;
-        M[33] = t83;
-        M[34] = t419;
-        M[35] = t405;
-        M[36] = t402;
-        M[37] = t386;
-        M[38] = t369;
-        M[39] = t83;
-        M[40] = t61;
-        M[41] = t34;
         M[42] = t475;
-        M[43] = t472;
-        M[44] = t456;
-        M[45] = t439;
-        M[46] = t419;
-        M[47] = t34;
         M[48] = 0.006684151967360945;
     }
     if (!panda_finite(M, 49)) {

@@ -5,7 +5,7 @@
 #include "panda_internal.h"
 
 /* velocity_product_forces: 510 mul, 448 add, 6 sin, 6 cos */
-int panda_velocity_product_forces(const double *q, const double *qd, double *c)
+int panda_velocity_product_forces(const double *q, const double *qd, double *restrict c)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7)) {
         panda_zero(c, 7);
@@ -856,6 +856,7 @@ int panda_velocity_product_forces(const double *q, const double *qd, double *c)
         const double t850 = t755 + t838;
         const double t851 = t756 + t839;
         const double t852 = t757 + t840;
+        c[6] = t852;
         const double t853 = t772 + t843;
         const double t854 = t773 + t846;
         const double t855 = t774 + t849;
@@ -879,6 +880,7 @@ int panda_velocity_product_forces(const double *q, const double *qd, double *c)
         const double t873 = t682 + t864;
         const double t874 = t683 + t871;
         const double t875 = t684 + t872;
+        c[5] = t875;
         const double t876 = t685 + t858;
         const double t877 = t686 - t855;
         const double t878 = t687 + t861;
@@ -897,6 +899,7 @@ int panda_velocity_product_forces(const double *q, const double *qd, double *c)
         const double t891 = t521 + t887;
         const double t892 = t522 - t875;
         const double t893 = t523 + t890;
+        c[4] = t893;
         const double t894 = t524 + t881;
         const double t895 = t525 - t878;
         const double t896 = t526 + t884;
@@ -925,6 +928,7 @@ int panda_velocity_product_forces(const double *q, const double *qd, double *c)
         const double t919 = t349 + t916;
         const double t920 = t350 + t917;
         const double t921 = t351 + t918;
+        c[3] = t921;
         const double t922 = t352 + t899;
         const double t923 = t353 + t896;
         const double t924 = t354 + t903;
@@ -948,6 +952,7 @@ int panda_velocity_product_forces(const double *q, const double *qd, double *c)
         const double t942 = t180 + t933;
         const double t943 = t181 + t940;
         const double t944 = t182 + t941;
+        c[2] = t944;
         const double t945 = t183 + t927;
         const double t946 = t184 - t924;
         const double t947 = t3 * t945;
@@ -969,17 +974,12 @@ int panda_velocity_product_forces(const double *q, const double *qd, double *c)
         const double t963 = t53 + t961;
         const double t964 = t54 - t944;
         const double t965 = t55 + t962;
+        c[1] = t965;
         const double t966 = t0 * t963;
         const double t967 = -t966;
         const double t968 = t1 * t964;
         const double t969 = t967 - t968;
         c[0] = t969;
-        c[1] = t965;
-        c[2] = t944;
-        c[3] = t921;
-        c[4] = t893;
-        c[5] = t875;
-        c[6] = t852;
     }
     if (!panda_finite(c, 7)) {
         panda_zero(c, 7);

@@ -4,7 +4,7 @@
  */
 #include "solo_internal.h"
 
-int solo_10_forward_dynamics_crba(double *acc, double *restrict w)
+int solo_10_forward_dynamics_crba(double *restrict acc, double *restrict w)
 {
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
     const double t0 = w[8] * w[8];
@@ -73,36 +73,36 @@ int solo_10_forward_dynamics_crba(double *acc, double *restrict w)
     const double t62 = t60 + t61;
     const double t63 = w[125] * w[59];
     const double t64 = t62 + t63;
+    acc[0] = t64;
     const double t65 = w[126] * w[18];
     const double t66 = w[127] * w[240];
     const double t67 = t65 + t66;
     const double t68 = w[128] * w[59];
     const double t69 = t67 + t68;
+    acc[1] = t69;
     const double t70 = w[129] * w[18];
     const double t71 = w[130] * w[240];
     const double t72 = t70 + t71;
     const double t73 = w[131] * w[59];
     const double t74 = t72 + t73;
+    acc[2] = t74;
     const double t75 = w[123] * w[64];
     const double t76 = w[124] * w[65];
     const double t77 = t75 + t76;
     const double t78 = w[125] * w[58];
     const double t79 = t77 + t78;
+    acc[3] = t79;
     const double t80 = w[126] * w[64];
     const double t81 = w[127] * w[65];
     const double t82 = t80 + t81;
     const double t83 = w[128] * w[58];
     const double t84 = t82 + t83;
+    acc[4] = t84;
     const double t85 = w[129] * w[64];
     const double t86 = w[130] * w[65];
     const double t87 = t85 + t86;
     const double t88 = w[131] * w[58];
     const double t89 = t87 + t88;
-    acc[0] = t64;
-    acc[1] = t69;
-    acc[2] = t74;
-    acc[3] = t79;
-    acc[4] = t84;
     acc[5] = t89;
     if (status != RBDGEN_solo_OK) { solo_zero(acc, 18); return status; }
     return RBDGEN_solo_OK;

@@ -4,7 +4,7 @@
  */
 #include "solo_internal.h"
 
-int solo_1_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc, double *restrict w)
+int solo_1_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc, double *restrict w)
 {
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */

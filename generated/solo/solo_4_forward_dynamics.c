@@ -4,7 +4,7 @@
  */
 #include "solo_internal.h"
 
-int solo_4_forward_dynamics(const double *tau, double *acc, double *restrict w)
+int solo_4_forward_dynamics(const double *tau, double *restrict acc, double *restrict w)
 {
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */

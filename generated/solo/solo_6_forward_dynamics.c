@@ -352,7 +352,7 @@ static int solo_cholesky_solve_6x1(const double *A, const double *b, double *x, 
     return status;
 }
 
-int solo_6_forward_dynamics(const double *tau, double *acc, double *restrict w)
+int solo_6_forward_dynamics(const double *tau, double *restrict acc, double *restrict w)
 {
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */

@@ -4,7 +4,7 @@
  */
 #include "solo_internal.h"
 
-int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
+int solo_7_forward_dynamics(const double *base, double *restrict acc, double *restrict w)
 {
     const double t0 = w[49] + w[50];
     const double t1 = w[107] * w[47];
@@ -13,6 +13,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t4 = t2 + t3;
     const double t5 = w[10] - t4;
     const double t6 = w[9] * t5;
+    acc[6] = t6;
     const double t7 = w[11] + t6;
     const double t8 = w[23] * w[12];
     const double t9 = w[24] * w[15];
@@ -48,6 +49,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t39 = t37 + t38;
     const double t40 = w[167] - t39;
     const double t41 = w[13] * t40;
+    acc[7] = t41;
     const double t42 = w[11] + t41;
     const double t43 = w[25] * w[12];
     const double t44 = w[26] * w[15];
@@ -83,6 +85,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t74 = t72 + t73;
     const double t75 = w[216] - t74;
     const double t76 = w[14] * t75;
+    acc[8] = t76;
     const double t77 = w[11] + t76;
     const double t78 = w[27] * w[12];
     const double t79 = w[28] * w[15];
@@ -115,6 +118,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t106 = t104 + t105;
     const double t107 = w[210] - t106;
     const double t108 = w[56] * t107;
+    acc[9] = t108;
     const double t109 = w[11] + t108;
     const double t110 = w[29] * t7;
     const double t111 = w[30] * w[22];
@@ -147,6 +151,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t138 = t136 + t137;
     const double t139 = w[209] - t138;
     const double t140 = w[74] * t139;
+    acc[10] = t140;
     const double t141 = w[21] + t140;
     const double t142 = w[31] * t42;
     const double t143 = w[32] * t26;
@@ -179,6 +184,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t170 = t168 + t169;
     const double t171 = w[208] - t170;
     const double t172 = w[90] * t171;
+    acc[11] = t172;
     const double t173 = t25 + t172;
     const double t174 = w[33] * t77;
     const double t175 = w[34] * t61;
@@ -211,6 +217,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t202 = t200 + t201;
     const double t203 = w[206] - t202;
     const double t204 = w[106] * t203;
+    acc[12] = t204;
     const double t205 = t60 + t204;
     const double t206 = w[35] * t109;
     const double t207 = w[36] * t93;
@@ -243,6 +250,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t234 = t232 + t233;
     const double t235 = w[205] - t234;
     const double t236 = w[121] * t235;
+    acc[13] = t236;
     const double t237 = t92 + t236;
     const double t238 = w[38] * t126;
     const double t239 = w[37] * t127;
@@ -265,6 +273,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t256 = t254 + t255;
     const double t257 = w[125] - t256;
     const double t258 = 1842.9129686423128 * t257;
+    acc[14] = t258;
     const double t259 = w[40] * t158;
     const double t260 = w[39] * t159;
     const double t261 = t259 + t260;
@@ -286,6 +295,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t277 = t275 + t276;
     const double t278 = w[129] - t277;
     const double t279 = 1842.9129686423128 * t278;
+    acc[15] = t279;
     const double t280 = w[42] * t190;
     const double t281 = w[41] * t191;
     const double t282 = t280 + t281;
@@ -307,6 +317,7 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t298 = t296 + t297;
     const double t299 = w[170] - t298;
     const double t300 = 1842.9129686423128 * t299;
+    acc[16] = t300;
     const double t301 = w[44] * t222;
     const double t302 = w[43] * t223;
     const double t303 = t301 + t302;
@@ -328,21 +339,25 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t319 = t317 + t318;
     const double t320 = w[146] - t319;
     const double t321 = 1842.9129686423128 * t320;
+    acc[17] = t321;
     const double t322 = w[0] * w[11];
     const double t323 = w[1] * w[12];
     const double t324 = t322 + t323;
     const double t325 = w[2] * w[15];
     const double t326 = t324 + t325;
+    acc[0] = t326;
     const double t327 = w[3] * w[11];
     const double t328 = w[4] * w[12];
     const double t329 = t327 + t328;
     const double t330 = w[5] * w[15];
     const double t331 = t329 + t330;
+    acc[1] = t331;
     const double t332 = w[6] * w[11];
     const double t333 = w[7] * w[12];
     const double t334 = t332 + t333;
     const double t335 = w[8] * w[15];
     const double t336 = t334 + t335;
+    acc[2] = t336;
     const double t337 = w[0] * w[16];
     const double t338 = w[1] * w[17];
     const double t339 = t337 + t338;
@@ -369,25 +384,10 @@ int solo_7_forward_dynamics(const double *base, double *acc, double *restrict w)
     const double t360 = base[8] * base[10];
     const double t361 = t359 - t360;
     const double t362 = t341 + t355;
-    const double t363 = t346 + t358;
-    const double t364 = t352 + t361;
-    acc[0] = t326;
-    acc[1] = t331;
-    acc[2] = t336;
     acc[3] = t362;
+    const double t363 = t346 + t358;
     acc[4] = t363;
+    const double t364 = t352 + t361;
     acc[5] = t364;
-    acc[6] = t6;
-    acc[7] = t41;
-    acc[8] = t76;
-    acc[9] = t108;
-    acc[10] = t140;
-    acc[11] = t172;
-    acc[12] = t204;
-    acc[13] = t236;
-    acc[14] = t258;
-    acc[15] = t279;
-    acc[16] = t300;
-    acc[17] = t321;
     return RBDGEN_solo_OK;
 }

@@ -4,7 +4,7 @@
  */
 #include "solo_internal.h"
 
-int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
+int solo_9_forward_dynamics_crba(double *restrict acc, double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     const double t0 = w[1] - w[241];
@@ -101,6 +101,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t87 = t85 - t86;
     const double t88 = w[173] * w[18];
     const double t89 = t87 - t88;
+    acc[6] = t89;
     const double t90 = w[78] * t89;
     const double t91 = w[6] - t90;
     const double t92 = w[78] + t69;
@@ -136,6 +137,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t122 = t120 - t121;
     const double t123 = w[152] * w[18];
     const double t124 = t122 - t123;
+    acc[7] = t124;
     const double t125 = w[67] * t124;
     const double t126 = w[7] - t125;
     const double t127 = w[67] + t92;
@@ -171,6 +173,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t157 = t155 - t156;
     const double t158 = w[210] * w[18];
     const double t159 = t157 - t158;
+    acc[8] = t159;
     const double t160 = w[56] * t159;
     const double t161 = w[8] - t160;
     const double t162 = w[56] + t127;
@@ -206,6 +209,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t192 = t190 - t191;
     const double t193 = w[196] * w[18];
     const double t194 = t192 - t193;
+    acc[9] = t194;
     const double t195 = w[48] * t194;
     const double t196 = w[9] - t195;
     const double t197 = w[48] + t162;
@@ -243,6 +247,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t229 = t227 - t228;
     const double t230 = w[189] * w[18];
     const double t231 = t229 - t230;
+    acc[10] = t231;
     const double t232 = w[43] * t231;
     const double t233 = w[10] - t232;
     const double t234 = w[43] + t197;
@@ -288,6 +293,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t274 = t272 - t273;
     const double t275 = w[166] * w[18];
     const double t276 = t274 - t275;
+    acc[11] = t276;
     const double t277 = w[38] * t276;
     const double t278 = w[11] - t277;
     const double t279 = w[38] + t234;
@@ -333,6 +339,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t319 = t317 - t318;
     const double t320 = w[147] * w[18];
     const double t321 = t319 - t320;
+    acc[12] = t321;
     const double t322 = w[33] * t321;
     const double t323 = w[12] - t322;
     const double t324 = w[33] + t279;
@@ -378,6 +385,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t364 = t362 - t363;
     const double t365 = w[132] * w[18];
     const double t366 = t364 - t365;
+    acc[13] = t366;
     const double t367 = w[28] * t366;
     const double t368 = w[13] - t367;
     const double t369 = w[28] + t324;
@@ -425,6 +433,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t411 = t409 - t410;
     const double t412 = w[230] * w[18];
     const double t413 = t411 - t412;
+    acc[14] = t413;
     const double t414 = 0.0005426192213171668 * t413;
     const double t415 = w[14] - t414;
     const double t416 = 0.0005426192213171668 + t369;
@@ -479,6 +488,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t462 = t460 - t461;
     const double t463 = w[187] * w[18];
     const double t464 = t462 - t463;
+    acc[15] = t464;
     const double t465 = 0.0005426192213171668 * t464;
     const double t466 = w[15] - t465;
     const double t467 = 0.0005426192213171668 + t416;
@@ -533,6 +543,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t513 = t511 - t512;
     const double t514 = w[164] * w[18];
     const double t515 = t513 - t514;
+    acc[16] = t515;
     const double t516 = 0.0005426192213171668 * t515;
     const double t517 = w[16] - t516;
     const double t518 = 0.0005426192213171668 + t467;
@@ -587,6 +598,7 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t564 = t562 - t563;
     const double t565 = w[141] * w[18];
     const double t566 = t564 - t565;
+    acc[17] = t566;
     const double t567 = 0.0005426192213171668 * t566;
     const double t568 = w[17] - t567;
     const double t569 = 0.0005426192213171668 + t518;
@@ -687,17 +699,5 @@ int solo_9_forward_dynamics_crba(double *acc, double *restrict w)
     const double t653 = w[7] * w[7];
     const double t654 = t652 + t653;
     hand[0] = t654;
-    acc[6] = t89;
-    acc[7] = t124;
-    acc[8] = t159;
-    acc[9] = t194;
-    acc[10] = t231;
-    acc[11] = t276;
-    acc[12] = t321;
-    acc[13] = t366;
-    acc[14] = t413;
-    acc[15] = t464;
-    acc[16] = t515;
-    acc[17] = t566;
     return RBDGEN_solo_OK;
 }

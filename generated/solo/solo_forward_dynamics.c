@@ -5,7 +5,7 @@
 #include "solo_internal.h"
 
 /* forward_dynamics: 2426 mul, 2031 add, 9 div, 12 sin, 12 cos, 1 calls */
-int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc)
+int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
         solo_zero(acc, 18);

@@ -5,7 +5,7 @@
 #include "solo_internal.h"
 
 /* gravity: 321 mul, 346 add, 1 div, 12 sin, 12 cos */
-int solo_gravity(const double *base, const double *q, const double *loads, double *g)
+int solo_gravity(const double *base, const double *q, const double *loads, double *restrict g)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || (loads != NULL && !solo_finite(loads, 102))) {
         solo_zero(g, 18);
@@ -378,6 +378,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
             t55 = loads[55] + t322;
         }
         const double t323 = t55 + t311;
+        g[14] = t323;
         if (loads != NULL) {
             const double t324 = 0.008 * loads[81];
             const double t325 = loads[80] - t324;
@@ -418,6 +419,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
             t61 = loads[61] + t350;
         }
         const double t351 = t61 + t339;
+        g[15] = t351;
         if (loads != NULL) {
             const double t352 = (-0.008) * loads[87];
             const double t353 = loads[86] - t352;
@@ -458,6 +460,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
             t67 = loads[67] + t378;
         }
         const double t379 = t67 + t367;
+        g[16] = t379;
         if (loads != NULL) {
             const double t380 = 0.008 * loads[93];
             const double t381 = loads[92] - t380;
@@ -498,6 +501,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
             t73 = loads[73] + t406;
         }
         const double t407 = t73 + t395;
+        g[17] = t407;
         if (loads != NULL) {
             const double t408 = (-0.008) * loads[99];
             const double t409 = loads[98] - t408;
@@ -541,6 +545,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t439 = t431 - t436;
         const double t440 = t296 + t437;
         const double t441 = t297 + t438;
+        g[13] = t441;
         const double t442 = t298 + t439;
         const double t443 = t299 + t422;
         const double t444 = t300 + t412;
@@ -567,6 +572,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t465 = t457 - t462;
         const double t466 = t273 + t463;
         const double t467 = t274 + t464;
+        g[12] = t467;
         const double t468 = t275 + t465;
         const double t469 = t276 + t448;
         const double t470 = t277 + t384;
@@ -593,6 +599,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t491 = t483 - t488;
         const double t492 = t250 + t489;
         const double t493 = t251 + t490;
+        g[11] = t493;
         const double t494 = t252 + t491;
         const double t495 = t253 + t474;
         const double t496 = t254 + t356;
@@ -619,6 +626,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t517 = t509 - t514;
         const double t518 = t228 + t515;
         const double t519 = t229 + t516;
+        g[10] = t519;
         const double t520 = t230 + t517;
         const double t521 = t231 + t500;
         const double t522 = t232 + t328;
@@ -640,6 +648,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t538 = t532 + t536;
         const double t539 = t535 - t537;
         const double t540 = t206 + t538;
+        g[9] = t540;
         const double t541 = t207 + t441;
         const double t542 = t208 + t539;
         const double t543 = t209 + t526;
@@ -662,6 +671,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t560 = t554 + t558;
         const double t561 = t557 - t559;
         const double t562 = t188 + t560;
+        g[8] = t562;
         const double t563 = t189 + t467;
         const double t564 = t190 + t561;
         const double t565 = t191 + t548;
@@ -684,6 +694,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t582 = t576 + t580;
         const double t583 = t579 - t581;
         const double t584 = t170 + t582;
+        g[7] = t584;
         const double t585 = t171 + t493;
         const double t586 = t172 + t583;
         const double t587 = t173 + t570;
@@ -706,6 +717,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t604 = t598 + t602;
         const double t605 = t601 - t603;
         const double t606 = t151 + t604;
+        g[6] = t606;
         const double t607 = t152 + t519;
         const double t608 = t153 + t605;
         const double t609 = t154 + t592;
@@ -823,49 +835,37 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t718 = t716 + t717;
         const double t719 = t101 * t712;
         const double t720 = t718 + t719;
+        g[0] = t720;
         const double t721 = t102 * t710;
         const double t722 = t104 * t711;
         const double t723 = t721 + t722;
         const double t724 = t105 * t712;
         const double t725 = t723 + t724;
+        g[1] = t725;
         const double t726 = t106 * t710;
         const double t727 = t107 * t711;
         const double t728 = t726 + t727;
         const double t729 = t109 * t712;
         const double t730 = t728 + t729;
+        g[2] = t730;
         const double t731 = t99 * t713;
         const double t732 = t100 * t714;
         const double t733 = t731 + t732;
         const double t734 = t101 * t715;
         const double t735 = t733 + t734;
+        g[3] = t735;
         const double t736 = t102 * t713;
         const double t737 = t104 * t714;
         const double t738 = t736 + t737;
         const double t739 = t105 * t715;
         const double t740 = t738 + t739;
+        g[4] = t740;
         const double t741 = t106 * t713;
         const double t742 = t107 * t714;
         const double t743 = t741 + t742;
         const double t744 = t109 * t715;
         const double t745 = t743 + t744;
-        g[0] = t720;
-        g[1] = t725;
-        g[2] = t730;
-        g[3] = t735;
-        g[4] = t740;
         g[5] = t745;
-        g[6] = t606;
-        g[7] = t584;
-        g[8] = t562;
-        g[9] = t540;
-        g[10] = t519;
-        g[11] = t493;
-        g[12] = t467;
-        g[13] = t441;
-        g[14] = t323;
-        g[15] = t351;
-        g[16] = t379;
-        g[17] = t407;
         if (status != RBDGEN_solo_OK) { solo_zero(g, 18); return status; }
     }
     if (!solo_finite(g, 18)) {

@@ -12,6 +12,12 @@
 
 #include "solo.h"
 
+#ifdef __cplusplus
+#ifndef restrict
+#define restrict __restrict /* C++ has no restrict; GCC, Clang and MSVC accept __restrict */
+#endif
+#endif
+
 typedef char solo_ieee_double_[(sizeof(double) == sizeof(uint64_t)) ? 1 : -1];
 
 /* x's bits as an unsigned integer. */
@@ -286,9 +292,6 @@ static inline double solo_cos(double x)
 
 /* The parts of the split operations, defined in their own sources (C linkage, as the operations). */
 #ifdef __cplusplus
-#ifndef restrict
-#define restrict __restrict /* C++ has no restrict; GCC, Clang and MSVC accept __restrict */
-#endif
 extern "C" {
 #endif
 

@@ -5,7 +5,7 @@
 #include "solo_internal.h"
 
 /* inverse_dynamics: 1206 mul, 1114 add, 1 div, 12 sin, 12 cos */
-int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau)
+int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(qdd, 12) || (loads != NULL && !solo_finite(loads, 102))) {
         solo_zero(tau, 18);
@@ -1611,6 +1611,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
             t55 = loads[55] + t1555;
         }
         const double t1556 = t55 + t1544;
+        tau[14] = t1556;
         if (loads != NULL) {
             const double t1557 = 0.008 * loads[81];
             const double t1558 = loads[80] - t1557;
@@ -1775,6 +1776,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
             t61 = loads[61] + t1707;
         }
         const double t1708 = t61 + t1696;
+        tau[15] = t1708;
         if (loads != NULL) {
             const double t1709 = (-0.008) * loads[87];
             const double t1710 = loads[86] - t1709;
@@ -1939,6 +1941,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
             t67 = loads[67] + t1859;
         }
         const double t1860 = t67 + t1848;
+        tau[16] = t1860;
         if (loads != NULL) {
             const double t1861 = 0.008 * loads[93];
             const double t1862 = loads[92] - t1861;
@@ -2103,6 +2106,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
             t73 = loads[73] + t2011;
         }
         const double t2012 = t73 + t2000;
+        tau[17] = t2012;
         if (loads != NULL) {
             const double t2013 = (-0.008) * loads[99];
             const double t2014 = loads[98] - t2013;
@@ -2197,6 +2201,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2092 = t2084 - t2089;
         const double t2093 = t1405 + t2090;
         const double t2094 = t1406 + t2091;
+        tau[13] = t2094;
         const double t2095 = t1407 + t2092;
         const double t2096 = t1408 + t2075;
         const double t2097 = t1409 + t2017;
@@ -2223,6 +2228,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2118 = t2110 - t2115;
         const double t2119 = t1239 + t2116;
         const double t2120 = t1240 + t2117;
+        tau[12] = t2120;
         const double t2121 = t1241 + t2118;
         const double t2122 = t1242 + t2101;
         const double t2123 = t1243 + t1865;
@@ -2249,6 +2255,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2144 = t2136 - t2141;
         const double t2145 = t1073 + t2142;
         const double t2146 = t1074 + t2143;
+        tau[11] = t2146;
         const double t2147 = t1075 + t2144;
         const double t2148 = t1076 + t2127;
         const double t2149 = t1077 + t1713;
@@ -2275,6 +2282,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2170 = t2162 - t2167;
         const double t2171 = t909 + t2168;
         const double t2172 = t910 + t2169;
+        tau[10] = t2172;
         const double t2173 = t911 + t2170;
         const double t2174 = t912 + t2153;
         const double t2175 = t913 + t1561;
@@ -2296,6 +2304,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2191 = t2185 + t2189;
         const double t2192 = t2188 - t2190;
         const double t2193 = t745 + t2191;
+        tau[9] = t2193;
         const double t2194 = t746 + t2094;
         const double t2195 = t747 + t2192;
         const double t2196 = t748 + t2179;
@@ -2318,6 +2327,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2213 = t2207 + t2211;
         const double t2214 = t2210 - t2212;
         const double t2215 = t617 + t2213;
+        tau[8] = t2215;
         const double t2216 = t618 + t2120;
         const double t2217 = t619 + t2214;
         const double t2218 = t620 + t2201;
@@ -2340,6 +2350,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2235 = t2229 + t2233;
         const double t2236 = t2232 - t2234;
         const double t2237 = t483 + t2235;
+        tau[7] = t2237;
         const double t2238 = t484 + t2146;
         const double t2239 = t485 + t2236;
         const double t2240 = t486 + t2223;
@@ -2362,6 +2373,7 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2257 = t2251 + t2255;
         const double t2258 = t2254 - t2256;
         const double t2259 = t345 + t2257;
+        tau[6] = t2259;
         const double t2260 = t346 + t2172;
         const double t2261 = t347 + t2258;
         const double t2262 = t348 + t2245;
@@ -2476,49 +2488,37 @@ int solo_inverse_dynamics(const double *base, const double *q, const double *qd,
         const double t2371 = t2369 + t2370;
         const double t2372 = t101 * t2365;
         const double t2373 = t2371 + t2372;
+        tau[0] = t2373;
         const double t2374 = t102 * t2363;
         const double t2375 = t104 * t2364;
         const double t2376 = t2374 + t2375;
         const double t2377 = t105 * t2365;
         const double t2378 = t2376 + t2377;
+        tau[1] = t2378;
         const double t2379 = t106 * t2363;
         const double t2380 = t107 * t2364;
         const double t2381 = t2379 + t2380;
         const double t2382 = t109 * t2365;
         const double t2383 = t2381 + t2382;
+        tau[2] = t2383;
         const double t2384 = t99 * t2366;
         const double t2385 = t100 * t2367;
         const double t2386 = t2384 + t2385;
         const double t2387 = t101 * t2368;
         const double t2388 = t2386 + t2387;
+        tau[3] = t2388;
         const double t2389 = t102 * t2366;
         const double t2390 = t104 * t2367;
         const double t2391 = t2389 + t2390;
         const double t2392 = t105 * t2368;
         const double t2393 = t2391 + t2392;
+        tau[4] = t2393;
         const double t2394 = t106 * t2366;
         const double t2395 = t107 * t2367;
         const double t2396 = t2394 + t2395;
         const double t2397 = t109 * t2368;
         const double t2398 = t2396 + t2397;
-        tau[0] = t2373;
-        tau[1] = t2378;
-        tau[2] = t2383;
-        tau[3] = t2388;
-        tau[4] = t2393;
         tau[5] = t2398;
-        tau[6] = t2259;
-        tau[7] = t2237;
-        tau[8] = t2215;
-        tau[9] = t2193;
-        tau[10] = t2172;
-        tau[11] = t2146;
-        tau[12] = t2120;
-        tau[13] = t2094;
-        tau[14] = t1556;
-        tau[15] = t1708;
-        tau[16] = t1860;
-        tau[17] = t2012;
         if (status != RBDGEN_solo_OK) { solo_zero(tau, 18); return status; }
     }
     if (!solo_finite(tau, 18)) {

@@ -5,7 +5,7 @@
 #include "solo_internal.h"
 
 /* velocity_product_forces: 1127 mul, 922 add, 1 div, 12 sin, 12 cos */
-int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c)
+int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *restrict c)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12)) {
         solo_zero(c, 18);
@@ -1290,6 +1290,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1288 = t1286 - t1287;
         const double t1289 = t1219 + t1277;
         const double t1290 = t1220 + t1278;
+        c[14] = t1290;
         const double t1291 = t1221 + t1279;
         const double t1292 = t1230 + t1282;
         const double t1293 = t1231 + t1285;
@@ -1427,6 +1428,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1425 = t1423 - t1424;
         const double t1426 = t1356 + t1414;
         const double t1427 = t1357 + t1415;
+        c[15] = t1427;
         const double t1428 = t1358 + t1416;
         const double t1429 = t1367 + t1419;
         const double t1430 = t1368 + t1422;
@@ -1564,6 +1566,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1562 = t1560 - t1561;
         const double t1563 = t1493 + t1551;
         const double t1564 = t1494 + t1552;
+        c[16] = t1564;
         const double t1565 = t1495 + t1553;
         const double t1566 = t1504 + t1556;
         const double t1567 = t1505 + t1559;
@@ -1701,6 +1704,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1699 = t1697 - t1698;
         const double t1700 = t1630 + t1688;
         const double t1701 = t1631 + t1689;
+        c[17] = t1701;
         const double t1702 = t1632 + t1690;
         const double t1703 = t1641 + t1693;
         const double t1704 = t1642 + t1696;
@@ -1769,6 +1773,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1767 = t1759 - t1764;
         const double t1768 = t1152 + t1765;
         const double t1769 = t1153 + t1766;
+        c[13] = t1769;
         const double t1770 = t1154 + t1767;
         const double t1771 = t1155 + t1750;
         const double t1772 = t1156 + t1704;
@@ -1795,6 +1800,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1793 = t1785 - t1790;
         const double t1794 = t999 + t1791;
         const double t1795 = t1000 + t1792;
+        c[12] = t1795;
         const double t1796 = t1001 + t1793;
         const double t1797 = t1002 + t1776;
         const double t1798 = t1003 + t1567;
@@ -1821,6 +1827,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1819 = t1811 - t1816;
         const double t1820 = t846 + t1817;
         const double t1821 = t847 + t1818;
+        c[11] = t1821;
         const double t1822 = t848 + t1819;
         const double t1823 = t849 + t1802;
         const double t1824 = t850 + t1430;
@@ -1847,6 +1854,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1845 = t1837 - t1842;
         const double t1846 = t696 + t1843;
         const double t1847 = t697 + t1844;
+        c[10] = t1847;
         const double t1848 = t698 + t1845;
         const double t1849 = t699 + t1828;
         const double t1850 = t700 + t1293;
@@ -1868,6 +1876,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1866 = t1860 + t1864;
         const double t1867 = t1863 - t1865;
         const double t1868 = t546 + t1866;
+        c[9] = t1868;
         const double t1869 = t547 + t1769;
         const double t1870 = t548 + t1867;
         const double t1871 = t549 + t1854;
@@ -1890,6 +1899,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1888 = t1882 + t1886;
         const double t1889 = t1885 - t1887;
         const double t1890 = t441 + t1888;
+        c[8] = t1890;
         const double t1891 = t442 + t1795;
         const double t1892 = t443 + t1889;
         const double t1893 = t444 + t1876;
@@ -1912,6 +1922,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1910 = t1904 + t1908;
         const double t1911 = t1907 - t1909;
         const double t1912 = t333 + t1910;
+        c[7] = t1912;
         const double t1913 = t334 + t1821;
         const double t1914 = t335 + t1911;
         const double t1915 = t336 + t1898;
@@ -1934,6 +1945,7 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t1932 = t1926 + t1930;
         const double t1933 = t1929 - t1931;
         const double t1934 = t222 + t1932;
+        c[6] = t1934;
         const double t1935 = t223 + t1847;
         const double t1936 = t224 + t1933;
         const double t1937 = t225 + t1920;
@@ -2048,49 +2060,37 @@ int solo_velocity_product_forces(const double *base, const double *q, const doub
         const double t2046 = t2044 + t2045;
         const double t2047 = t23 * t2040;
         const double t2048 = t2046 + t2047;
+        c[0] = t2048;
         const double t2049 = t24 * t2038;
         const double t2050 = t26 * t2039;
         const double t2051 = t2049 + t2050;
         const double t2052 = t27 * t2040;
         const double t2053 = t2051 + t2052;
+        c[1] = t2053;
         const double t2054 = t28 * t2038;
         const double t2055 = t29 * t2039;
         const double t2056 = t2054 + t2055;
         const double t2057 = t31 * t2040;
         const double t2058 = t2056 + t2057;
+        c[2] = t2058;
         const double t2059 = t21 * t2041;
         const double t2060 = t22 * t2042;
         const double t2061 = t2059 + t2060;
         const double t2062 = t23 * t2043;
         const double t2063 = t2061 + t2062;
+        c[3] = t2063;
         const double t2064 = t24 * t2041;
         const double t2065 = t26 * t2042;
         const double t2066 = t2064 + t2065;
         const double t2067 = t27 * t2043;
         const double t2068 = t2066 + t2067;
+        c[4] = t2068;
         const double t2069 = t28 * t2041;
         const double t2070 = t29 * t2042;
         const double t2071 = t2069 + t2070;
         const double t2072 = t31 * t2043;
         const double t2073 = t2071 + t2072;
-        c[0] = t2048;
-        c[1] = t2053;
-        c[2] = t2058;
-        c[3] = t2063;
-        c[4] = t2068;
         c[5] = t2073;
-        c[6] = t1934;
-        c[7] = t1912;
-        c[8] = t1890;
-        c[9] = t1868;
-        c[10] = t1847;
-        c[11] = t1821;
-        c[12] = t1795;
-        c[13] = t1769;
-        c[14] = t1290;
-        c[15] = t1427;
-        c[16] = t1564;
-        c[17] = t1701;
         if (status != RBDGEN_solo_OK) { solo_zero(c, 18); return status; }
     }
     if (!solo_finite(c, 18)) {
