@@ -19,7 +19,7 @@ import pytest
 
 import rbdgen
 from conftest import TEST_FLAGS
-from helpers import TIGHT, dynibo, pinocchio, random_states, rel_error, solver
+from helpers import TIGHT, dynibo, load_reference, pinocchio, random_states, rel_error, solver
 from robots import ROBOTS, example_robot_data_dir
 from rbdgen.codegen.generator import KINEMATICS_OPERATIONS
 
@@ -91,6 +91,52 @@ def test_centroidal_against_pinocchio(name):
         _check(s.centroidal_momentum_matrix(*head, q), ref.centroidal_momentum_matrix(b, q), f"A_G state {i}")
         _check(s.centroidal_momentum_bias(*head, q, qd), ref.centroidal_momentum_bias(b, q, qd),
                f"Adot_G nu state {i}")
+
+
+def _link_with_inertia(name, mass, com, inertia):
+    ixx, ixy, ixz, iyy, iyz, izz = inertia
+    return (f'<link name="{name}"><inertial><origin xyz="{com}" rpy="0.2 -0.1 0.3"/><mass value="{mass}"/>'
+            f'<inertia ixx="{ixx}" ixy="{ixy}" ixz="{ixz}" iyy="{iyy}" iyz="{iyz}" izz="{izz}"/></inertial></link>')
+
+
+def _moving_joint(name, parent, child, kind, axis, xyz, rpy):
+    return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{axis}"/>'
+            f'<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>')
+
+
+#: joints the bundled robots lack: a tilted and a negative axis, a prismatic joint on a tilted axis, a
+#: branch; rotated joint origins and inertia frames (the general transforms of `rbdgen.algorithms.centroidal`)
+AXES_URDF = ("<robot name=\"axes\">"
+             + _link_with_inertia("root", 2.0, "0.01 0.02 0.03", (0.02, 0.001, 0.002, 0.03, 0.001, 0.04))
+             + "".join(_link_with_inertia(f"l{k}", 0.5 + 0.3 * k, f"0.05 {-0.01 * k} 0.02",
+                                          (0.01, 0.001, -0.002, 0.012, 0.0005, 0.009)) for k in range(1, 6))
+             + _moving_joint("tilted", "root", "l1", "revolute", "0 1 1", "0.1 0 0.2", "0.3 0 -0.2")
+             + _moving_joint("negative", "l1", "l2", "revolute", "0 0 -1", "0 0.2 0", "0 0.4 0")
+             + _moving_joint("slide", "l2", "l3", "prismatic", "1 1 0", "0.1 0.1 0", "-0.2 0.1 0.5")
+             + _moving_joint("minus_y", "root", "l4", "revolute", "0 -1 0", "-0.1 0 0.1", "0 0 1.2")
+             + _moving_joint("x", "l4", "l5", "revolute", "1 0 0", "0 -0.2 0", "0 0 0")
+             + "</robot>")
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_centroidal_general_joints_against_pinocchio(tmp_path, build_model, floating):
+    """The centre of mass, its Jacobian, A_G and its bias where joints turn about tilted or negative axes or
+    slide, from rotated origins: NumPy and C against Pinocchio."""
+    path = tmp_path / "axes.urdf"
+    path.write_text(AXES_URDF)
+    model = rbdgen.load_urdf(str(path), floating=floating)
+    ref = load_reference(str(path), floating, "pinocchio")
+    numpy_solver = rbdgen.NumpySolver(model)
+    st = random_states(numpy_solver, N, 7)
+    for engine in (numpy_solver, build_model(model, ops=list(KINEMATICS_OPERATIONS))):
+        for i in range(N):
+            head, b, q, qd = st.head(i), st.ref_base(i), st.q[i], st.qd[i]
+            _check(engine.center_of_mass(*head, q), ref.center_of_mass(b, q), f"com state {i}")
+            _check(engine.center_of_mass_jacobian(*head, q), ref.center_of_mass_jacobian(b, q), f"com jacobian {i}")
+            _check(engine.centroidal_momentum_matrix(*head, q), ref.centroidal_momentum_matrix(b, q), f"A_G {i}")
+            _check(engine.centroidal_momentum_bias(*head, q, qd), ref.centroidal_momentum_bias(b, q, qd),
+                   f"Adot_G nu state {i}")
 
 
 @pytest.mark.parametrize("name", ["panda", "solo12", "talos"])

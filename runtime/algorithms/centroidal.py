@@ -86,10 +86,16 @@ def _about_center(I):
     """The rotational inertia of (m, h, Ib) about its centre of mass d = h / m (parallel axes): Ib + hx dx,
     whose entry (i, j) is ``Ib_ij + h_i d_j`` off the diagonal and ``Ib_ii - (h_j d_j + h_k d_k)`` on it."""
     m, h, Ib = I
-    d = sp.vscale(h, 1 / _require_mass(m))
-    hd = [sp.mul(h[a], d[a]) for a in range(3)]
-    return tuple(tuple(sp.sub(Ib[a][a], sp.add(hd[(a + 1) % 3], hd[(a + 2) % 3])) if a == b
-                       else sp.add(Ib[a][b], sp.mul(h[a], d[b])) for b in range(3)) for a in range(3))
+    d = sp.vscale(h, 1 / _require_mass(m))                                            # d = h / m
+    hd = [sp.mul(h[a], d[a]) for a in range(3)]                                       # h_a d_a
+    Ic = [[0] * 3 for _ in range(3)]
+    for a in range(3):
+        for b in range(3):
+            if a == b:
+                Ic[a][a] = sp.sub(Ib[a][a], sp.add(hd[(a + 1) % 3], hd[(a + 2) % 3]))  # Ib_aa - (h_b d_b + h_c d_c)
+            else:
+                Ic[a][b] = sp.add(Ib[a][b], sp.mul(h[a], d[b]))                     # Ib_ab + h_a d_b
+    return tuple(tuple(row) for row in Ic)
 
 
 def _base_columns(tree: Tree, E, ICb, Rh) -> list:
