@@ -81,16 +81,20 @@ def test_frames_against_pinocchio(name):
             _check(poses[k], _flip(ref.pose(b, q, link), poses[k]), f"pose of {link} (all) state {i}")
 
 
+def _check_centroidal(engine, ref, st):
+    """The centre of mass, its Jacobian, A_G and its bias of ``engine`` against the reference ``ref``."""
+    for i in range(st.n):
+        head, b, q, qd = st.head(i), st.ref_base(i), st.q[i], st.qd[i]
+        _check(engine.center_of_mass(*head, q), ref.center_of_mass(b, q), f"com state {i}")
+        _check(engine.center_of_mass_jacobian(*head, q), ref.center_of_mass_jacobian(b, q), f"com jacobian state {i}")
+        _check(engine.centroidal_momentum_matrix(*head, q), ref.centroidal_momentum_matrix(b, q), f"A_G state {i}")
+        _check(engine.centroidal_momentum_bias(*head, q, qd), ref.centroidal_momentum_bias(b, q, qd),
+               f"Adot_G nu state {i}")
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_centroidal_against_pinocchio(name):
-    s, ref, st = solver(name), pinocchio(name), _states(name)
-    for i in range(N):
-        head, b, q, qd = st.head(i), st.ref_base(i), st.q[i], st.qd[i]
-        _check(s.center_of_mass(*head, q), ref.center_of_mass(b, q), f"com state {i}")
-        _check(s.center_of_mass_jacobian(*head, q), ref.center_of_mass_jacobian(b, q), f"com jacobian state {i}")
-        _check(s.centroidal_momentum_matrix(*head, q), ref.centroidal_momentum_matrix(b, q), f"A_G state {i}")
-        _check(s.centroidal_momentum_bias(*head, q, qd), ref.centroidal_momentum_bias(b, q, qd),
-               f"Adot_G nu state {i}")
+    _check_centroidal(solver(name), pinocchio(name), _states(name))
 
 
 def _link_with_inertia(name, mass, com, inertia):
@@ -130,13 +134,7 @@ def test_centroidal_general_joints_against_pinocchio(tmp_path, build_model, floa
     numpy_solver = rbdgen.NumpySolver(model)
     st = random_states(numpy_solver, N, 7)
     for engine in (numpy_solver, build_model(model, ops=list(KINEMATICS_OPERATIONS))):
-        for i in range(N):
-            head, b, q, qd = st.head(i), st.ref_base(i), st.q[i], st.qd[i]
-            _check(engine.center_of_mass(*head, q), ref.center_of_mass(b, q), f"com state {i}")
-            _check(engine.center_of_mass_jacobian(*head, q), ref.center_of_mass_jacobian(b, q), f"com jacobian {i}")
-            _check(engine.centroidal_momentum_matrix(*head, q), ref.centroidal_momentum_matrix(b, q), f"A_G {i}")
-            _check(engine.centroidal_momentum_bias(*head, q, qd), ref.centroidal_momentum_bias(b, q, qd),
-                   f"Adot_G nu state {i}")
+        _check_centroidal(engine, ref, st)
 
 
 @pytest.mark.parametrize("name", ["panda", "solo12", "talos"])
