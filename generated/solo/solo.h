@@ -19,7 +19,7 @@
  *
  * Every function returns a status: RBDGEN_solo_OK (0) or an error; on an error
  * every output is zero. No allocation, no global or static mutable state:
- * the functions are reentrant. Outputs must not alias inputs.
+ * the functions are reentrant. Outputs overlap neither the inputs nor each other.
  *
  * Compiler flags: any optimisation level, with or without -ffast-math / -Ofast:
  * the checks of finiteness and positivity read the values' bits as integers, so
