@@ -81,13 +81,16 @@ class CompiledSolver(SolverBase):
     def _function(self, op, link) -> str:
         """The generated function of ``op`` (on ``link``), after the prefix."""
         if op not in self.operations:
-            raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}")
+            raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}. Generate "
+                             f"it: rbdgen.generate(..., ops=[..., {op!r}]) in Python, or rbdgen generate ... --ops "
+                             f"... {op} on the command line")
         if link is None:
             return op
         if link not in self.frames[op]:
             built = [self.link_names[k] for k in self.frames[op]]
             raise ValueError(f"{op}: link {self.link_names[link]!r} was not generated; this build has {built} "
-                             "(generate with frames=[...] to add links)")
+                             f"(generate with frames=[..., {self.link_names[link]!r}] in Python or --frames ... "
+                             f"{self.link_names[link]} on the command line to add it)")
         return self.frames[op][link]
 
     def _evaluate(self, op, inputs, mask, outputs, target=None, link=None, threads=None):
