@@ -445,6 +445,17 @@ def _base_first(method: Callable) -> Callable:
     return checked
 
 
+def _unsupported(method: Callable) -> Callable:
+    """A floating base's ``inverse_kinematics``, whatever its arguments: its NotImplementedError (what to do
+    instead) rather than Python's complaint about a missing argument. The signature and doc stay the method's."""
+
+    @functools.wraps(method)
+    def unsupported(self, *args, **kwargs):
+        return ik.inverse_kinematics(self, None, None, None)
+
+    return unsupported
+
+
 def _document(cls: Any, floating: bool) -> None:
     for op in list(SUMMARIES) + list(KINEMATICS_RETURNS) + list(DERIVATIVES) + ["passive_terms"]:
         if floating:
@@ -460,4 +471,5 @@ def _document(cls: Any, floating: bool) -> None:
 _document(FixedBaseSolver, False)
 FixedBaseSolver.inverse_kinematics.__doc__ = IK_DOC.format(link=PARAMETERS["link"])
 _document(FloatingBaseSolver, True)
+FloatingBaseSolver.inverse_kinematics = _unsupported(FloatingBaseSolver.inverse_kinematics)  # type: ignore[method-assign]
 

@@ -204,6 +204,7 @@ class CompiledSolver(SolverBase):
         `ValidationError` otherwise); it is left out of `validate`'s result, with a warning."""
         fails = self.manifest["operations"][op]["always_fails"]
         error = STATUS[fails["status"]]
+        assert error is not None, fails  # a failure's status is not 0
         names = operation(op).input_names(self.floating)
         args = tuple(state[n] for n in names if n != "loads")
         kwargs = {"loads": state["loads"]} if "loads" in names else {}
