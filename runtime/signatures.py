@@ -59,6 +59,20 @@ SUMMARIES = {
                          "base's classical acceleration [omegadot_W, pddot_W] first [rad/s^2, m/s^2]."),
     "forward_dynamics_crba": ("Forward dynamics by M (CRBA), the bias of one RNEA and one checked Cholesky solve.",
                               "acc : ndarray, shape (G,) or (N, G)\n    As `forward_dynamics`, to rounding."),
+    "coriolis_matrix": ("Coriolis matrix C(q, qd) (Echeandia and Wensing's recursive factorisation).",
+                        "C : ndarray, shape (G, G) or (N, G, G)\n    C qd equals `velocity_product_forces` and "
+                        "Mdot = C + C^T (Christoffel-consistent:\n    Mdot - 2 C is skew-symmetric); floating base: "
+                        "nu = [base velocity, qd] [kg m^2/s, kg m/s, kg/s]."),
+    "mass_matrix_inverse": ("Inverse mass matrix M(q)^-1 (the checked tree-sparse LTDL factor of M).",
+                            "Minv : ndarray, shape (G, G) or (N, G, G)\n    Symmetric positive definite."),
+    "kinetic_energy": ("Kinetic energy T = 1/2 nu^T M nu (the rotors' armature included).",
+                       "kinetic_energy : float or ndarray, shape (N,)\n    [J]."),
+    "potential_energy": ("Potential energy V = -g . sum m c of the moving bodies (a fixed base's root excluded).",
+                         "potential_energy : float or ndarray, shape (N,)\n    [J], zero with the centre of mass "
+                         "at the world origin."),
+    "momentum": ("Generalized momentum p = M nu.",
+                 "momentum : ndarray, shape (G,) or (N, G)\n    [kg m^2/s, kg m/s]; floating base: the base's "
+                 "[angular, linear]\n    momentum (world axes, about the base origin) first."),
 }
 
 #: What each kinematics operation returns, after its name and shape (its summary is the record's ``doc``).
@@ -274,6 +288,26 @@ class FixedBaseSolver(SolverBase):
                       coriolis: bool = True, mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._passive_terms((q, qd), mass_matrix, gravity, coriolis, mask, threads)
 
+    def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                        mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("coriolis_matrix", (q, qd), None, out, mask, threads)
+
+    def mass_matrix_inverse(self, q: ArrayLike, *, out: Out = None,
+                            mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("mass_matrix_inverse", (q,), None, out, mask, threads)
+
+    def kinetic_energy(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("kinetic_energy", (q, qd), None, out, mask, threads)
+
+    def potential_energy(self, q: ArrayLike, *, out: Out = None,
+                         mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("potential_energy", (q,), None, out, mask, threads)
+
+    def momentum(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                 mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("momentum", (q, qd), None, out, mask, threads)
+
     def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
                                      mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._jacobians("inverse_dynamics_derivatives", (q, qd, qdd), loads, mask, threads)
@@ -361,6 +395,26 @@ class FloatingBaseSolver(SolverBase):
                       gravity: bool = True, coriolis: bool = True,
                       mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._passive_terms((base, q, qd), mass_matrix, gravity, coriolis, mask, threads)
+
+    def coriolis_matrix(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                        mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("coriolis_matrix", (base, q, qd), None, out, mask, threads)
+
+    def mass_matrix_inverse(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                            mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("mass_matrix_inverse", (base, q), None, out, mask, threads)
+
+    def kinetic_energy(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("kinetic_energy", (base, q, qd), None, out, mask, threads)
+
+    def potential_energy(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                         mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("potential_energy", (base, q), None, out, mask, threads)
+
+    def momentum(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                 mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("momentum", (base, q, qd), None, out, mask, threads)
 
     def inverse_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
                                      loads: Loads = None, mask: Mask = None,
