@@ -94,7 +94,7 @@ def _prefix(prefix):
 
 #: Options of URDF files only (an MJCF file says these itself), with what MJCF does instead.
 URDF_ONLY = {"joint_order": "the joint order is MuJoCo's", "armature": "the armature is the file's",
-             "xacro_arg": "no xacro", "package_path": "no xacro"}
+             "xacro_arg": "no xacro", "package_path": "no xacro", "trust_xacro": "no xacro"}
 
 
 def _load_options(args) -> dict:
@@ -111,7 +111,8 @@ def _load_options(args) -> dict:
     gravity = {} if args.gravity is None else {"gravity": tuple(args.gravity)}
     return dict(floating=bool(args.floating), joint_order=order, armature=_armature(args.armature),
                 xacro_args=_pairs(args.xacro_arg, "--xacro-arg", ":="),
-                package_paths=_pairs(args.package_path, "--package-path"), **gravity)
+                package_paths=_pairs(args.package_path, "--package-path"), trust_xacro=args.trust_xacro,
+                **gravity)
 
 
 def cmd_generate(args, progress: Progress) -> int:
@@ -219,7 +220,8 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_options(sp):
-        sp.add_argument("robot", type=Path, help="robot description: URDF, xacro (*.xacro) or MJCF (a <mujoco> root)")
+        sp.add_argument("robot", type=Path, help="robot description: URDF, xacro (*.xacro, with --trust-xacro) or MJCF "
+                                                 "(a <mujoco> root)")
         base = sp.add_mutually_exclusive_group()
         base.add_argument("--floating", action="store_const", const=True,
                           help="floating base (G = J + 6); default: fixed, or MJCF: a free joint in the file")
@@ -232,6 +234,9 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--xacro-arg", nargs="+", metavar="NAME:=VALUE", help="xacro arguments ($(arg NAME))")
         sp.add_argument("--package-path", nargs="+", metavar="PACKAGE=FOLDER",
                         help="where $(find PACKAGE) of a xacro file is")
+        sp.add_argument("--trust-xacro", action="store_true", default=None,
+                        help="expand a xacro file (*.xacro, or any file with --xacro-arg/--package-path): xacro "
+                             "RUNS THE CODE the file holds, so only for files you trust")
 
     g = sub.add_parser("generate", parents=[common], help="generate C, compile it and validate it")
     model_options(g)

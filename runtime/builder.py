@@ -30,14 +30,16 @@ import collections
 import dataclasses
 import logging
 import math
+import os
 import re
+import stat
 from collections.abc import Mapping
 
 from .errors import ModelError
 from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
 from .names import default_prefix
 
-__all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble", "symbol_name"]
+__all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble", "read_robot_file", "robot_file", "symbol_name"]
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +62,40 @@ class JointSpec:
     axis: tuple = (1.0, 0.0, 0.0)
     limits: Limits = Limits()
     mimic: tuple | None = None
+
+
+_FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"),
+               (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(path: str, mode: int) -> ModelError:
+    kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+    return ModelError(f"{path} is {kind}, not a regular file: a robot description must be a file (rbdgen never "
+                      f"opens anything else, as reading a FIFO or a device can wait forever)")
+
+
+def robot_file(path, what: str) -> str:
+    """``path`` as a str if it names a regular file (symbolic links followed): FileNotFoundError when
+    nothing is there, a `ModelError` for a folder, FIFO, device or socket, which is never opened."""
+    path = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(2, f"{what} file not found", path) from None
+    if not stat.S_ISREG(mode):
+        raise _not_regular(path, mode)
+    return path
+
+
+def read_robot_file(path, what: str) -> bytes:
+    """The bytes of the regular file at ``path`` (see `robot_file`); opened without blocking and
+    checked again once open, so a file swapped for a FIFO meanwhile is refused, not waited on."""
+    path = robot_file(path, what)
+    with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        return handle.read()
 
 
 def symbol_name(raw) -> str:

@@ -28,6 +28,7 @@ mass and inertia as compiled (``body_mass``, ``body_ipos``/``body_iquat``,
 
 from __future__ import annotations
 
+import io
 import logging
 import math
 import os
@@ -35,7 +36,7 @@ import os
 import defusedxml
 import defusedxml.ElementTree
 
-from .builder import JointSpec, assemble, symbol_name
+from .builder import JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .errors import ModelError
 from .model import Inertia, Limits, RobotModel, Transform, quaternion_matrix
 
@@ -53,9 +54,8 @@ def load_mjcf(path, floating=None, gravity=None) -> RobotModel:
         import mujoco
     except ImportError:
         raise ImportError("loading MJCF needs MuJoCo: install it with pip install 'rbdgen[mjcf]'") from None
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(2, "MJCF file not found", path)
+    path = robot_file(path, "MJCF")
+    _confine_files(path)
     try:
         m = mujoco.MjModel.from_xml_path(path)
     except ValueError as exc:  # MuJoCo's compiler errors
@@ -68,13 +68,65 @@ def load_mjcf(path, floating=None, gravity=None) -> RobotModel:
 
 def is_mjcf(path) -> bool:
     """Whether the file at ``path`` is MJCF: its root element is ``<mujoco>`` (read without DTDs;
-    an unreadable or malformed file is not, and its own loader says what is wrong with it)."""
+    an unreadable or malformed file, or no regular file, is not, and its own loader says what is
+    wrong with it)."""
     try:
-        for _, element in defusedxml.ElementTree.iterparse(os.fspath(path), events=("start",), forbid_dtd=True):
+        data = io.BytesIO(read_robot_file(path, "robot"))
+        for _, element in defusedxml.ElementTree.iterparse(data, events=("start",), forbid_dtd=True):
             return element.tag == "mujoco"
-    except (OSError, defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException):
+    except (OSError, ModelError, defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException):
         return False
     return False
+
+
+#: Attributes that name files MuJoCo reads (``<include>``, meshes, textures, height fields, skins, models)
+#: and the ``<compiler>`` folders those are looked up in.
+_FILE_ATTRIBUTE = "file"
+_FOLDER_ATTRIBUTES = ("assetdir", "meshdir", "texturedir")
+
+
+def _confine_files(path: str):
+    """Refuse an MJCF file that has MuJoCo read a file outside its own folder: every ``<include>``
+    (followed, relative to the main file's folder as MuJoCo resolves them) and every file and
+    folder an element names must be a relative path without ``..`` that stays in that folder
+    (symbolic links resolved). A robot file is untrusted input: it must not read ``/etc/...``."""
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    pending, seen, folders, files = [path], set(), [""], []
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            root = defusedxml.ElementTree.fromstring(read_robot_file(current, "MJCF"), forbid_dtd=True)
+        except (defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException):
+            return  # MuJoCo's own parser names what is wrong
+        for element in root.iter():
+            for attribute in (_FILE_ATTRIBUTE, *_FOLDER_ATTRIBUTES):
+                value = element.get(attribute)
+                if value is None:
+                    continue
+                where = f"{current}: <{element.tag} {attribute}={value!r}>"
+                target = _inside(folder, value, where)
+                if element.tag == "include":
+                    pending.append(target)
+                elif attribute == _FILE_ATTRIBUTE:
+                    files.append((where, value))
+                else:
+                    folders.append(value)
+    for where, value in files:  # an asset is looked up in a <compiler> folder: inside each one too
+        for base in folders:
+            _inside(folder, os.path.join(base, value), where)
+
+
+def _inside(folder: str, value: str, where: str) -> str:
+    """``value`` resolved in ``folder``; a `ModelError` if it leaves the folder."""
+    parts = value.replace("\\", "/").split("/")
+    target = os.path.realpath(os.path.join(folder, value))
+    if os.path.isabs(value) or ".." in parts or os.path.commonpath([folder, target]) != folder:
+        raise ModelError(f"{where}: names a file outside the model's folder {folder}; an MJCF file may only "
+                         f"read files in its own folder and below (copy the file there and name it relatively)")
+    return target
 
 
 def _name(mujoco, m, kind, index: int, default: str) -> str:

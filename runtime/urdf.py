@@ -25,10 +25,10 @@ import defusedxml
 import defusedxml.ElementTree
 
 from .errors import ModelError
-from .builder import JOINT_TYPES, JointSpec, assemble, symbol_name
+from .builder import JOINT_TYPES, JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .model import STANDARD_GRAVITY, Inertia, Limits, RobotModel, Transform
 from .model import balance_inertia as _balanced
-from .xacros import expand_xacro, is_xacro
+from .xacros import expand_xacro, require_trust
 
 __all__ = ["load_urdf", "load_urdf_string"]
 
@@ -38,7 +38,7 @@ _INERTIA_ATTRIBUTES = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
-              balance_inertia=False, xacro_args=None, package_paths=None) -> RobotModel:
+              balance_inertia=False, xacro_args=None, package_paths=None, trust_xacro=False) -> RobotModel:
     """Load the URDF file at ``path`` (str or os.PathLike).
 
     ``floating``: a free-floating base (G = J + 6) instead of a fixed one.
@@ -55,14 +55,11 @@ def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STA
     a FileNotFoundError; anything wrong in the description is a `ModelError`
     naming the element.
     """
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(2, "URDF file not found", path)
-    if is_xacro(path) or xacro_args is not None or package_paths is not None:
+    path = robot_file(path, "URDF")
+    if require_trust(path, trust_xacro, xacro_args is not None or package_paths is not None):
         data = expand_xacro(path, xacro_args, package_paths)
     else:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_robot_file(path, "URDF")
     logger.debug("loading URDF %s", path)
     return load_urdf_string(data, floating=floating, joint_order=joint_order, armature=armature, gravity=gravity,
                             balance_inertia=balance_inertia)

@@ -408,6 +408,36 @@ def test_missing_file(tmp_path):
         load_urdf(missing)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device"])
+def test_only_regular_files_are_opened(tmp_path, kind):
+    """A FIFO would block the reader until a writer comes (``rbdgen info FIFO`` hung): it is
+    refused from its type, never opened; so are folders and devices, whatever loads them."""
+    import os
+    import subprocess
+    import sys
+
+    import rbdgen
+
+    if kind == "fifo":
+        path = tmp_path / "robot.urdf"
+        os.mkfifo(path)
+    elif kind == "folder":
+        path = tmp_path / "robot.urdf"
+        path.mkdir()
+    else:
+        path = pathlib.Path("/dev/zero")
+    what = {"fifo": "a FIFO \\(named pipe\\)", "folder": "a folder", "device": "a device"}[kind]
+    from rbdgen.codegen.generator import load_robot
+
+    for load in (load_urdf, rbdgen.load_mjcf, load_robot):
+        with pytest.raises(ModelError, match=f"{path} is {what}, not a regular file"):
+            load(path)
+    result = subprocess.run([sys.executable, "-m", "rbdgen.codegen.cli", "info", str(path)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith(f"rbdgen: error: {path} is ")
+
+
 def test_ignored_elements():
     text = _urdf(
         '<link name="base"><visual><geometry><mesh filename="package://x/y.dae"/></geometry></visual>'
