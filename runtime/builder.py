@@ -36,7 +36,7 @@ import stat
 from collections.abc import Mapping
 
 from .errors import ModelError
-from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
+from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform, unit_axis
 from .names import default_prefix
 
 __all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble", "read_robot_file", "robot_file", "symbol_name"]
@@ -123,8 +123,8 @@ def assemble(name: str, links: Mapping, joints, floating=False, joint_order=None
         if joint.child in parent_of:
             raise ModelError(f"link {joint.child!r} is the child of two joints: {parent_of[joint.child]!r} "
                              f"and {joint.name!r}")
-        if joint.type != "fixed" and math.sqrt(sum(x * x for x in joint.axis)) < 1e-12:
-            raise ModelError(f"{where}: zero axis")
+        if joint.type != "fixed":
+            unit_axis(joint.axis, where)
         parent_of[joint.child] = joint.name
         by_name[joint.name] = joint
     if not links:

@@ -59,6 +59,21 @@ def _vec3(value, what: str) -> Vec3:
     return _numbers_of(value, 3, what)
 
 
+def unit_axis(axis, where: str) -> Vec3:
+    """``axis`` divided by its length (a unit axis stays as it is, so normalising is idempotent);
+    a `ModelError` for a zero axis (length below 1e-12). The length is taken after dividing by the
+    largest component: the squares of ``1e200`` overflow, which made such an axis zero."""
+    axis = _vec3(axis, f"{where} axis")
+    scale = max(abs(x) for x in axis)
+    scaled = tuple(x / scale for x in axis) if scale > 0.0 else axis
+    length = math.sqrt(sum(x * x for x in scaled))
+    if scale * length < 1e-12:
+        raise ModelError(f"{where}: zero axis")
+    if abs(scale * length - 1.0) > 4e-16:
+        axis = tuple(x / length for x in scaled)
+    return axis
+
+
 def _mat3(value, what: str) -> Mat3:
     try:
         rows = tuple(_vec3(row, what) for row in value)
@@ -370,13 +385,7 @@ class Joint:
     def __post_init__(self):
         if self.kind not in JOINT_KINDS:
             raise ModelError(f"joint {self.name!r}: unsupported kind {self.kind!r}")
-        axis = _vec3(self.axis, f"joint {self.name!r} axis")
-        norm = math.sqrt(sum(x * x for x in axis))
-        if norm < 1e-12:
-            raise ModelError(f"joint {self.name!r}: zero axis")
-        if abs(norm - 1.0) > 4e-16:  # a unit axis stays as it is: normalising is then idempotent
-            axis = tuple(x / norm for x in axis)
-        object.__setattr__(self, "axis", axis)
+        object.__setattr__(self, "axis", unit_axis(self.axis, f"joint {self.name!r}"))
         if self.mimic is not None and not isinstance(self.mimic, Mimic):
             raise ModelError(f"joint {self.name!r}: mimic must be a Mimic or None, got {self.mimic!r}")
         armature = float(self.armature)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 
 import defusedxml
 import defusedxml.ElementTree
@@ -104,20 +105,30 @@ def _required_name(element, what: str) -> str:
     return name
 
 
+#: A number as urdfdom reads it (C++ streams, classic locale): ASCII digits, an optional sign, point
+#: and exponent. Python's float() also takes '1_000', 'inf', 'nan' and non-ASCII digits ('١', '１'),
+#: which urdfdom refuses; so does rbdgen (inf and nan too: no field rbdgen reads may be infinite).
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_SEPARATOR = re.compile(r"[ \t\n\r]+")
+
+
 def _numbers(element, attribute: str, count: int, default, where: str) -> tuple[float, ...]:
-    """``count`` finite numbers from ``element``'s attribute (``default`` if absent)."""
+    """``count`` finite numbers from ``element``'s attribute (``default`` if absent), separated by
+    ASCII white space; each one a decimal number of `_NUMBER`'s grammar."""
     raw = None if element is None else element.get(attribute)
     if raw is None:
         return tuple(default)
     what = f"{where}: <{element.tag} {attribute}={raw!r}>"
-    try:
-        values = tuple(float(x) for x in raw.split())
-    except ValueError:
-        raise ModelError(f"{what}: not a number") from None
-    if len(values) != count:
-        raise ModelError(f"{what}: expected {count} number{'s' if count > 1 else ''}, got {len(values)}")
+    words = [w for w in _SEPARATOR.split(raw) if w]
+    wrong = [w for w in words if not _NUMBER.fullmatch(w)]
+    if wrong:
+        raise ModelError(f"{what}: {wrong[0]!r} is not a number (a URDF number is written in ASCII digits with "
+                         f"an optional sign, decimal point and exponent, as in -1.5e-3)")
+    if len(words) != count:
+        raise ModelError(f"{what}: expected {count} number{'s' if count > 1 else ''}, got {len(words)}")
+    values = tuple(float(w) for w in words)
     if not all(math.isfinite(x) for x in values):
-        raise ModelError(f"{what}: non-finite value")
+        raise ModelError(f"{what}: a number beyond the range of double precision")
     return values
 
 

@@ -494,7 +494,7 @@ BAD = {
                             "joint 'j': <mimic> has no joint attribute"),
     "mimic multiplier": (_urdf(TWO + _link("b") + _joint("j1", "base", "a")
                                + _joint("j2", "a", "b", extra='<mimic joint="j1" multiplier="nan"/>')),
-                         "joint 'j2': <mimic multiplier='nan'>: non-finite"),
+                         "joint 'j2': <mimic multiplier='nan'>: 'nan' is not a number"),
     "mimic of fixed": (_urdf(TWO + _link("b") + _joint("j1", "base", "a", kind="fixed")
                              + _joint("j", "a", "b", extra='<mimic joint="j1"/>')),
                        "joint 'j': mimic of the fixed joint 'j1'"),
@@ -504,10 +504,10 @@ BAD = {
     "negative mass": (_urdf(_link("base") + _link("a", -1.0) + _joint("j", "base", "a")),
                       "link 'a': negative mass"),
     "nan mass": (_urdf(_link("base") + _link("a", "nan") + _joint("j", "base", "a")),
-                 "link 'a': <mass value='nan'>: non-finite"),
-    "inf mass": (_urdf(_link("base") + _link("a", "inf") + _joint("j", "base", "a")), "link 'a'.*non-finite"),
+                 "link 'a': <mass value='nan'>: 'nan' is not a number"),
+    "inf mass": (_urdf(_link("base") + _link("a", "inf") + _joint("j", "base", "a")), "link 'a': <mass value='inf'>: 'inf' is not a number"),
     "bad mass": (_urdf(_link("base") + _link("a", "heavy") + _joint("j", "base", "a")),
-                 "link 'a': <mass value='heavy'>: not a number"),
+                 "link 'a': <mass value='heavy'>: 'heavy' is not a number"),
     "no mass": (_urdf('<link name="a"><inertial><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/>'
                       '</inertial></link>'), "link 'a': <inertial> has no <mass"),
     "no inertia": (_urdf('<link name="a"><inertial><mass value="1"/></inertial></link>'),
@@ -519,13 +519,13 @@ BAD = {
     "not psd off-diagonal": (_urdf(_link("base") + _link("a", 1.0, inertia="1 2 0 1 0 1") + _joint("j", "base", "a")),
                              "link 'a': inertia tensor is not positive semi-definite"),
     "nan inertia": (_urdf(_link("base") + _link("a", 1.0, inertia="1 0 0 nan 0 1") + _joint("j", "base", "a")),
-                    "link 'a': <inertia iyy='nan'>: non-finite"),
+                    "link 'a': <inertia iyy='nan'>: 'nan' is not a number"),
     "com": (_urdf(_link("base") + _link("a", 1.0, com="0 inf 0") + _joint("j", "base", "a")),
-            "link 'a': <origin xyz='0 inf 0'>: non-finite"),
+            "link 'a': <origin xyz='0 inf 0'>: 'inf' is not a number"),
     "com count": (_urdf(_link("base") + _link("a", 1.0, com="0 0") + _joint("j", "base", "a")),
                   "link 'a': <origin xyz='0 0'>: expected 3 numbers, got 2"),
     "inertial rpy": (_urdf(_link("base") + _link("a", 1.0, rpy="0 x 0") + _joint("j", "base", "a")),
-                     "link 'a': <origin rpy='0 x 0'>: not a number"),
+                     "link 'a': <origin rpy='0 x 0'>: 'x' is not a number"),
     "joint xyz": (_urdf(TWO + _joint("j", "base", "a", xyz="1 nan 0")), "joint 'j': <origin xyz='1 nan 0'>"),
     "joint rpy": (_urdf(TWO + _joint("j", "base", "a", rpy="0 0 0 0")),
                   "joint 'j': <origin rpy='0 0 0 0'>: expected 3"),
@@ -534,15 +534,46 @@ BAD = {
     "zero axis": (_urdf(TWO + _joint("j", "base", "a", kind="prismatic", axis="0 0 0")),
                   "joint 'j': zero axis"),
     "limit nan": (_urdf(TWO + _joint("j", "base", "a", extra='<limit lower="nan" upper="1"/>')),
-                  "joint 'j': <limit lower='nan'>: non-finite"),
+                  "joint 'j': <limit lower='nan'>: 'nan' is not a number"),
     "limit text": (_urdf(TWO + _joint("j", "base", "a", extra='<limit effort="lots"/>')),
-                   "joint 'j': <limit effort='lots'>: not a number"),
+                   "joint 'j': <limit effort='lots'>: 'lots' is not a number"),
     "limit inf": (_urdf(TWO + _joint("j", "base", "a", extra='<limit velocity="inf"/>')),
-                  "joint 'j': <limit velocity='inf'>: non-finite"),
+                  "joint 'j': <limit velocity='inf'>: 'inf' is not a number"),
     "limit order": (_urdf(TWO + _joint("j", "base", "a", extra='<limit lower="1" upper="-1"/>')),
                     "joint 'j': <limit> lower 1.0 is above upper -1.0"),
     "no links": (_urdf(""), "has no <link>"),
+    "underscore digits": (_urdf(_link("base") + _link("a", "1_000") + _joint("j", "base", "a")),
+                          "link 'a': <mass value='1_000'>: '1_000' is not a number \\(a URDF number is written in "
+                          "ASCII digits"),
+    "arabic-indic digits": (_urdf(TWO + _joint("j", "base", "a", xyz="\u0661 0 0")),
+                            "joint 'j': <origin xyz='\u0661 0 0'>: '\u0661' is not a number"),
+    "fullwidth digits": (_urdf(TWO + _joint("j", "base", "a", extra='<limit lower="-\uff11" upper="1"/>')),
+                         "joint 'j': <limit lower='-\uff11'>: '-\uff11' is not a number"),
+    "hexadecimal": (_urdf(TWO + _joint("j", "base", "a", axis="0x1 0 0")), "'0x1' is not a number"),
+    "infinity": (_urdf(TWO + _joint("j", "base", "a", extra='<limit effort="Infinity"/>')),
+                 "'Infinity' is not a number"),
+    "unicode space": (_urdf(TWO + _joint("j", "base", "a", xyz="1\u30000 0")), "joint 'j': <origin xyz=.* is not a number"),
+    "overflow": (_urdf(TWO + _joint("j", "base", "a", xyz="1e400 0 0")),
+                 "joint 'j': <origin xyz='1e400 0 0'>: a number beyond the range of double precision"),
 }
+
+
+@pytest.mark.parametrize("axis,unit", [("1e200 0 0", (1.0, 0.0, 0.0)), ("0 -3e300 4e300", (0.0, -0.6, 0.8)),
+                                       ("1e308 1e308 0", (math.sqrt(0.5), math.sqrt(0.5), 0.0)),
+                                       ("0 3e-9 4e-9", (0.0, 0.6, 0.8))])
+def test_huge_and_tiny_axes_normalised(axis, unit):
+    """The squared length of 1e200 overflows: the axis became 0 / inf = 0 and the joint did
+    nothing. The length is now taken after dividing by the largest component."""
+    import rbdgen
+
+    model = load_urdf_string(_urdf(_link("base") + _link("a", 1.0, com="0.5 0.2 0")
+                                   + _joint("j", "base", "a", axis=axis)))
+    assert np.allclose(model.joints[0].axis, unit, rtol=0, atol=1e-15)
+    # about the unit axis through the origin, a unit point-mass-like body at distance r: M = I_axis + m r_perp^2
+    com = np.array([0.5, 0.2, 0.0])
+    r_perp = com - np.dot(com, unit) * np.array(unit)
+    expected = 1.0 + r_perp @ r_perp  # rotational inertia 1 about every axis
+    assert rbdgen.NumpySolver(model).mass_matrix(np.zeros(1))[0, 0] == pytest.approx(expected, rel=1e-14)
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
