@@ -23,6 +23,7 @@ from .. import __version__
 from ..build import cache_dir
 from ..builder import TRAVERSALS
 from ..errors import BuildError, ManifestError, ModelError, SolverError, ValidationError
+from ..inertias import INERTIA_POLICIES
 from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
@@ -104,7 +105,7 @@ def _load_options(args) -> dict:
         if given:
             raise UsageError(f"--{given[0].replace('_', '-')} applies to URDF files; {args.robot} is MJCF "
                              f"({URDF_ONLY[given[0]]})")
-        return dict(floating=args.floating, gravity=args.gravity)
+        return dict(floating=args.floating, gravity=args.gravity, **_inertia(args))
     order = args.joint_order
     if order is not None and len(order) == 1 and order[0] in TRAVERSALS:
         order = order[0]
@@ -112,7 +113,12 @@ def _load_options(args) -> dict:
     return dict(floating=bool(args.floating), joint_order=order, armature=_armature(args.armature),
                 xacro_args=_pairs(args.xacro_arg, "--xacro-arg", ":="),
                 package_paths=_pairs(args.package_path, "--package-path"), trust_xacro=args.trust_xacro,
-                **gravity)
+                **gravity, **_inertia(args))
+
+
+def _inertia(args) -> dict:
+    """The ``inertia`` load option when ``--inertia`` is given (else the loader's default)."""
+    return {} if args.inertia is None else {"inertia": args.inertia}
 
 
 def cmd_generate(args, progress: Progress) -> int:
@@ -187,6 +193,10 @@ def cmd_info(args, progress: Progress) -> int:
         else:
             print(f"    mimic: {j.name}, {j.kind}, {parent}: {j.mimic.multiplier!r} * {j.mimic.joint} "
                   f"+ {j.mimic.offset!r}")
+    if model.inertia is not None and model.inertia.links:
+        names = ", ".join(note.link for note in model.inertia.links)
+        print(f"  inertia policy {model.inertia.policy}: {len(model.inertia.links)} link inertias no rigid body "
+              f"has ({names}; see the warnings)")
     print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     print("  tree:")
     print(f"    {model.links[0].name}")
@@ -234,6 +244,9 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--xacro-arg", nargs="+", metavar="NAME:=VALUE", help="xacro arguments ($(arg NAME))")
         sp.add_argument("--package-path", nargs="+", metavar="PACKAGE=FOLDER",
                         help="where $(find PACKAGE) of a xacro file is")
+        sp.add_argument("--inertia", choices=INERTIA_POLICIES,
+                        help="a link inertia no rigid body has: warn (default: load it as given, as Pinocchio "
+                             "does), balance (MuJoCo's correction) or strict (refuse it)")
         sp.add_argument("--trust-xacro", action="store_true", default=None,
                         help="expand a xacro file (*.xacro, or any file with --xacro-arg/--package-path): xacro "
                              "RUNS THE CODE the file holds, so only for files you trust")

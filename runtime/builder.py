@@ -12,7 +12,8 @@ URDF's joint element as data); `assemble` turns them into a validated model:
   takes no coordinate (its position is ``multiplier * q_master + offset``);
   chains of mimics are resolved to the first independent joint, whatever their
   order in the description. A mimic on a fixed joint is ignored (with a
-  warning): the joint stays fixed.
+  warning): the joint stays fixed; so is a mimic of a joint the robot does not
+  have: the joint takes its own coordinate.
 * Joint order: ``"breadth_first"`` (the default, dynibo's: over *all* joints
   from the root, children in the order given, fixed joints traversed without a
   coordinate), ``"depth_first"`` (Pinocchio's and MuJoCo's), or the independent
@@ -37,6 +38,7 @@ from collections.abc import Mapping
 
 from .errors import ModelError
 from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform, unit_axis
+from .inertias import inertia_policy, police, report
 from .names import default_prefix
 
 __all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble", "read_robot_file", "robot_file", "symbol_name"]
@@ -106,9 +108,16 @@ def symbol_name(raw) -> str:
 
 
 def assemble(name: str, links: Mapping, joints, floating=False, joint_order=None, armature=None,
-             gravity=STANDARD_GRAVITY) -> RobotModel:
+             gravity=STANDARD_GRAVITY, inertia="warn") -> RobotModel:
     """The validated model of links ``{name: Inertia in the link frame}`` (in order) and
-    `JointSpec` s (in order); options as for `rbdgen.load_urdf`."""
+    `JointSpec` s (in order); options as for `rbdgen.load_urdf`; ``inertia``: the policy for
+    link inertias no rigid body has (`rbdgen.inertias`)."""
+    policy = inertia_policy(inertia)
+    policed, notes = {}, []
+    for link_name, value in links.items():
+        policed[link_name], note = police(link_name, value, policy)
+        notes += [note] if note else []
+    links = policed
     by_name: dict[str, JointSpec] = {}
     parent_of: dict[str, str] = {}  # child link -> joint name
     for joint in joints:
@@ -189,7 +198,7 @@ def assemble(name: str, links: Mapping, joints, floating=False, joint_order=None
     model = RobotModel(name, tuple(model_joints), tuple(model_links), bool(floating), base_inertia, gravity)
     logger.debug("robot %r: %d joints (%d mimic), %d links, root %r", name, model.joint_count, len(mimics),
                  len(model_links), root_link)
-    return model
+    return report(model, policy, notes, links)
 
 
 def _traverse(root_link, children, depth_first: bool) -> list:
@@ -217,8 +226,10 @@ def _resolve_mimics(joints: dict) -> dict:
         if joint.type == "fixed":  # e.g. a gripper welded shut in a reduced model: it stays fixed
             logger.warning("%s of %r on a fixed joint ignored: the joint stays fixed", where, master)
             continue
-        if master not in joints:
-            raise ModelError(f"{where} of {master!r}, which is not a joint of the robot")
+        if master not in joints:  # a typo in the file: Pinocchio (mimic=False) and urdfdom load it too
+            logger.warning("%s of %r, which is not a joint of the robot, ignored: the joint moves on its own "
+                           "coordinate", where, master)
+            continue
         if joints[master].type == "fixed":
             raise ModelError(f"{where} of the fixed joint {master!r}, which has no coordinate")
         direct[name] = (master, Mimic(master, multiplier, offset))
@@ -364,7 +375,9 @@ class RobotBuilder:
         self._joints.append(spec)
         return self
 
-    def build(self, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY) -> RobotModel:
-        """The validated model; options as for `rbdgen.load_urdf`."""
+    def build(self, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
+              inertia="warn") -> RobotModel:
+        """The validated model; options as for `rbdgen.load_urdf` (``inertia``: the policy for
+        link inertias no rigid body has, applied here)."""
         return assemble(self.name, self._links, self._joints, floating=floating, joint_order=joint_order,
-                        armature=armature, gravity=gravity)
+                        armature=armature, gravity=gravity, inertia=inertia)

@@ -38,6 +38,7 @@ import defusedxml.ElementTree
 
 from .builder import JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .errors import ModelError
+from .inertias import inertia_policy
 from .model import Inertia, Limits, RobotModel, Transform, quaternion_matrix
 
 __all__ = ["is_mjcf", "load_mjcf"]
@@ -45,25 +46,39 @@ __all__ = ["is_mjcf", "load_mjcf"]
 logger = logging.getLogger(__name__)
 
 
-def load_mjcf(path, floating=None, gravity=None) -> RobotModel:
+def load_mjcf(path, floating=None, gravity=None, inertia="warn") -> RobotModel:
     """Load the MJCF file at ``path`` through MuJoCo's compiler (see the module docstring).
 
-    ``gravity``: None for the file's (``<option gravity>``), else a 3-vector.
+    ``gravity``: None for the file's (``<option gravity>``), else a 3-vector. ``inertia``:
+    MuJoCo's compiler refuses a body inertia that breaks the triangle inequality, so
+    ``"warn"`` and ``"strict"`` give its error; ``"balance"`` compiles such a file with
+    MuJoCo's ``balanceinertia`` (logged). See `rbdgen.inertias`.
     """
     try:
         import mujoco
     except ImportError:
         raise ImportError("loading MJCF needs MuJoCo: install it with pip install 'rbdgen[mjcf]'") from None
+    policy = inertia_policy(inertia)
     path = robot_file(path, "MJCF")
     _confine_files(path)
     try:
         m = mujoco.MjModel.from_xml_path(path)
     except ValueError as exc:  # MuJoCo's compiler errors
-        raise ModelError(f"{path}: MuJoCo cannot compile it: {exc}") from None
+        message = " ".join(str(exc).split())
+        if "balanceinertia" not in message:
+            raise ModelError(f"{path}: MuJoCo cannot compile it: {message}") from None
+        if policy != "balance":
+            raise ModelError(f"{path}: MuJoCo cannot compile it: {message}; MuJoCo cannot load such an inertia "
+                             f"as given: load with inertia=\"balance\" (--inertia balance) for its correction") from None
+        logger.warning("%s: %s: compiled with MuJoCo's balanceinertia (inertia=\"balance\"), which replaces every "
+                       "such body inertia by its mean principal moment", path, message)
+        spec = mujoco.MjSpec.from_file(path)
+        spec.compiler.balanceinertia = True
+        m = spec.compile()
     name = bytes(m.names).split(b"\0", 1)[0].decode(errors="replace")  # <mujoco model=...>, first of the names
     if name == "MuJoCo Model":  # MuJoCo's default: the file's name says more
         name = os.path.basename(path).split(".")[0]
-    return _from_mjmodel(m, mujoco, symbol_name(name), floating, gravity)
+    return _from_mjmodel(m, mujoco, symbol_name(name), floating, gravity, policy)
 
 
 def is_mjcf(path) -> bool:
@@ -154,7 +169,7 @@ def _translation(v) -> Transform:
     return Transform(translation=tuple(float(x) for x in v))
 
 
-def _from_mjmodel(m, mujoco, robot_name, floating, gravity) -> RobotModel:
+def _from_mjmodel(m, mujoco, robot_name, floating, gravity, policy) -> RobotModel:
     BODY, JOINT = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT
     FREE, BALL, SLIDE = int(mujoco.mjtJoint.mjJNT_FREE), int(mujoco.mjtJoint.mjJNT_BALL), int(mujoco.mjtJoint.mjJNT_SLIDE)
     body_names = [_name(mujoco, m, BODY, b, f"body{b}") for b in range(m.nbody)]
@@ -227,4 +242,4 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity) -> RobotModel:
         logger.warning("%d equality constraints ignored (rbdgen models the kinematic tree only)", m.neq)
     return assemble(robot_name, links, joints, floating=floating,
                     joint_order="depth_first", armature=armature,
-                    gravity=tuple(float(g) for g in (m.opt.gravity if gravity is None else gravity)))
+                    gravity=tuple(float(g) for g in (m.opt.gravity if gravity is None else gravity)), inertia=policy)

@@ -28,7 +28,7 @@ import defusedxml.ElementTree
 from .errors import ModelError
 from .builder import JOINT_TYPES, JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .model import STANDARD_GRAVITY, Inertia, Limits, RobotModel, Transform
-from .model import balance_inertia as _balanced
+from .inertias import inertia_policy
 from .xacros import expand_xacro, require_trust
 
 __all__ = ["load_urdf", "load_urdf_string"]
@@ -39,7 +39,8 @@ _INERTIA_ATTRIBUTES = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
-              balance_inertia=False, xacro_args=None, package_paths=None, trust_xacro=False) -> RobotModel:
+              balance_inertia=None, xacro_args=None, package_paths=None, trust_xacro=False,
+              inertia="warn") -> RobotModel:
     """Load the URDF file at ``path`` (str or os.PathLike).
 
     ``floating``: a free-floating base (G = J + 6) instead of a fixed one.
@@ -63,12 +64,13 @@ def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STA
         data = read_robot_file(path, "URDF")
     logger.debug("loading URDF %s", path)
     return load_urdf_string(data, floating=floating, joint_order=joint_order, armature=armature, gravity=gravity,
-                            balance_inertia=balance_inertia)
+                            inertia=inertia_policy(inertia, balance_inertia))
 
 
 def load_urdf_string(text, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
-                     balance_inertia=False) -> RobotModel:
+                     balance_inertia=None, inertia="warn") -> RobotModel:
     """Load a URDF given as text (str or bytes); options as for `load_urdf`."""
+    policy = inertia_policy(inertia, balance_inertia)
     try:
         root = defusedxml.ElementTree.fromstring(text, forbid_dtd=True)
     except defusedxml.ElementTree.ParseError as exc:
@@ -88,13 +90,13 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
         link_name = _required_name(element, "link")
         if link_name in inertias:
             raise ModelError(f"duplicate link name {link_name!r}")
-        inertias[link_name] = _parse_inertial(element, link_name, balance_inertia)
+        inertias[link_name] = _parse_inertial(element, link_name)
     if not inertias:
         raise ModelError(f"robot {name!r} has no <link>")
 
     joints = [_parse_joint(element) for element in root.findall("joint")]
     return assemble(name, inertias, joints, floating=floating, joint_order=joint_order, armature=armature,
-                    gravity=gravity)
+                    gravity=gravity, inertia=policy)
 
 
 # -- elements ------------------------------------------------------------------
@@ -139,7 +141,7 @@ def _origin(element, where: str) -> Transform:
     return Transform.from_rpy(xyz, rpy)
 
 
-def _parse_inertial(link, name: str, balance: bool) -> Inertia:
+def _parse_inertial(link, name: str) -> Inertia:
     """The link's inertia in the link frame (massless without ``<inertial>``)."""
     inertial = link.find("inertial")
     where = f"link {name!r}"
@@ -160,9 +162,6 @@ def _parse_inertial(link, name: str, balance: bool) -> Inertia:
         raise ModelError(f"{where}: <inertia> lacks {', '.join(missing)}")
     ixx, ixy, ixz, iyy, iyz, izz = (_numbers(tensor, a, 1, (), where)[0] for a in _INERTIA_ATTRIBUTES)
     rotational = ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz))
-    if balance and _balanced(rotational) != rotational:
-        logger.warning("%s: inertia violates the triangle inequality; balanced to its mean principal moment", where)
-        rotational = _balanced(rotational)
     try:
         local = Inertia(mass, (0.0, 0.0, 0.0), rotational)
     except ModelError as exc:

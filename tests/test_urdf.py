@@ -487,9 +487,6 @@ BAD = {
                      "joint 'hip': unsupported joint type 'screw'"),
     "no type": (_urdf(TWO + '<joint name="hip"><parent link="base"/><child link="a"/></joint>'),
                 "joint 'hip': unsupported joint type None"),
-    "mimic of nothing": (_urdf(TWO + _link("b") + _joint("j1", "base", "a")
-                               + _joint("j2", "a", "b", extra='<mimic joint="ghost" multiplier="1"/>')),
-                         "joint 'j2': mimic of 'ghost', which is not a joint of the robot"),
     "mimic without joint": (_urdf(TWO + _joint("j", "base", "a", extra='<mimic multiplier="2"/>')),
                             "joint 'j': <mimic> has no joint attribute"),
     "mimic multiplier": (_urdf(TWO + _link("b") + _joint("j1", "base", "a")
@@ -514,10 +511,6 @@ BAD = {
                    "link 'a': <inertial> has no <inertia>"),
     "inertia attribute": (_urdf('<link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" '
                                 'iyy="1" izz="1"/></inertial></link>'), "link 'a': <inertia> lacks iyz"),
-    "not psd": (_urdf(_link("base") + _link("a", 1.0, inertia="1 0 0 -1 0 1") + _joint("j", "base", "a")),
-                "link 'a': inertia tensor is not positive semi-definite"),
-    "not psd off-diagonal": (_urdf(_link("base") + _link("a", 1.0, inertia="1 2 0 1 0 1") + _joint("j", "base", "a")),
-                             "link 'a': inertia tensor is not positive semi-definite"),
     "nan inertia": (_urdf(_link("base") + _link("a", 1.0, inertia="1 0 0 nan 0 1") + _joint("j", "base", "a")),
                     "link 'a': <inertia iyy='nan'>: 'nan' is not a number"),
     "com": (_urdf(_link("base") + _link("a", 1.0, com="0 inf 0") + _joint("j", "base", "a")),
@@ -594,10 +587,18 @@ def test_floating_massless_tree_rejected():
 @pytest.mark.parametrize("inertia,excess", [("1 0 0 1 0 2.1", "0.1"), ("0 0 0 0 0 3e-6", "3e-06"),
                                             ("0.001 0 0 0.001 0 0.01", "0.008")])
 def test_triangle_inequality_rejected(inertia, excess):
-    """Principal moments with I1 + I2 < I3 (no mass distribution has them) name the link."""
+    """Principal moments with I1 + I2 < I3 (no mass distribution has them) name the link (strict)."""
     text = _urdf(_link("base") + _link("arm", 1.0, inertia=inertia) + _joint("j", "base", "arm"))
     with pytest.raises(ModelError, match=f"link 'arm': inertia tensor violates the triangle inequality.*by {excess}"):
-        load_urdf_string(text)
+        load_urdf_string(text, inertia="strict")
+
+
+@pytest.mark.parametrize("inertia,moment", [("1 0 0 -1 0 1", "-1"), ("1 2 0 1 0 1", "-1")])
+def test_not_positive_semi_definite_rejected(inertia, moment):
+    text = _urdf(_link("base") + _link("a", 1.0, inertia=inertia) + _joint("j", "base", "a"))
+    with pytest.raises(ModelError, match=f"link 'a': inertia tensor is not positive semi-definite: a principal "
+                                         f"moment is {moment} kg m\\^2"):
+        load_urdf_string(text, inertia="strict")
 
 
 def test_triangle_inequality_rotated_tensor_rejected():
@@ -607,7 +608,8 @@ def test_triangle_inequality_rotated_tensor_rejected():
     i = r @ np.diag([1.0, 1.0, 2.1]) @ r.T
     values = f"{i[0, 0]} {i[0, 1]} {i[0, 2]} {i[1, 1]} {i[1, 2]} {i[2, 2]}"
     with pytest.raises(ModelError, match="link 'arm': inertia tensor violates the triangle inequality"):
-        load_urdf_string(_urdf(_link("base") + _link("arm", 1.0, inertia=values) + _joint("j", "base", "arm")))
+        load_urdf_string(_urdf(_link("base") + _link("arm", 1.0, inertia=values) + _joint("j", "base", "arm")),
+                         inertia="strict")
 
 
 @pytest.mark.parametrize("inertia", [
@@ -680,13 +682,28 @@ def test_depth_first_joint_order_is_pinocchios(robot_path):
     assert load_urdf(path, floating=True, joint_order="breadth_first") == load_urdf(path, floating=True)
 
 
-def test_balance_inertia_option(caplog):
+def test_balance_inertia_is_a_deprecated_alias(caplog):
     text = _urdf(_link("base") + _link("arm", 1.0, inertia="1 0 0 1 0 2.6") + _joint("j", "base", "arm"))
-    with pytest.raises(ModelError, match="balance_inertia=True"):
-        load_urdf_string(text)
-    model = load_urdf_string(text, balance_inertia=True)
+    with pytest.deprecated_call(match='inertia="balance"'):
+        model = load_urdf_string(text, balance_inertia=True)
     np.testing.assert_allclose(model.joints[0].inertia.rotational, 4.6 / 3 * np.eye(3), atol=1e-15)  # mean moment
-    assert "link 'arm': inertia violates the triangle inequality" in caplog.text
+    assert model == load_urdf_string(text, inertia="balance")
+    with pytest.deprecated_call():
+        assert load_urdf_string(text, balance_inertia=False).inertia.policy == "warn"
+    with pytest.deprecated_call(), pytest.raises(ModelError, match="balance_inertia=True contradicts inertia='strict'"):
+        load_urdf_string(text, balance_inertia=True, inertia="strict")
+    with pytest.raises(ModelError, match="inertia must be one of \\('warn', 'balance', 'strict'\\), got 'lax'"):
+        load_urdf_string(text, inertia="lax")
+
+
+def test_mimic_of_an_unknown_joint_ignored(caplog):
+    """alex_psyonic_hands.urdf has 'Left_index_q2' mimic 'index_q1', which it does not have: Pinocchio
+    loads it (mimic tags ignored), and so does rbdgen, with the joint on its own coordinate."""
+    text = _urdf(TWO + _link("b", 1.0) + _joint("j1", "base", "a")
+                 + _joint("j2", "a", "b", extra='<mimic joint="ghost" multiplier="2"/>'))
+    model = load_urdf_string(text)
+    assert model.joint_names == ("j1", "j2") and model.joints[1].mimic is None
+    assert "joint 'j2': mimic of 'ghost', which is not a joint of the robot, ignored" in caplog.text
 
 
 def test_mimic_on_fixed_joint_ignored(caplog):
