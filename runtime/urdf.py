@@ -10,7 +10,8 @@ order, fixed and floating bases. Here:
   to model them. ``<mimic joint= multiplier= offset=>`` (defaults 1 and 0)
   makes a joint follow another one.
 * Visuals, collisions, meshes, transmissions, ``<dynamics>`` and gazebo tags
-  are ignored. ``defusedxml`` parses with DTDs forbidden: a robot file is
+  are ignored; an unknown element or attribute where rbdgen reads the file
+  (``<orign>``, ``xzy=``) is logged (`rbdgen.urdf_schema`). ``defusedxml`` parses with DTDs forbidden: a robot file is
   untrusted input, and a DTD is where entity expansion (billion laughs) and
   external entities (reading local files) come from; no real URDF has one.
 """
@@ -22,6 +23,8 @@ import math
 import os
 import re
 
+import xml.etree.ElementTree
+
 import defusedxml
 import defusedxml.ElementTree
 
@@ -29,6 +32,7 @@ from .errors import ModelError
 from .builder import JOINT_TYPES, JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .model import STANDARD_GRAVITY, Inertia, Limits, RobotModel, Transform
 from .inertias import inertia_policy
+from .urdf_schema import check_spelling
 from .xacros import expand_xacro, require_trust
 
 __all__ = ["load_urdf", "load_urdf_string"]
@@ -72,7 +76,7 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
     """Load a URDF given as text (str or bytes); options as for `load_urdf`."""
     policy = inertia_policy(inertia, balance_inertia)
     try:
-        root = defusedxml.ElementTree.fromstring(text, forbid_dtd=True)
+        root, lines = _parse(text)
     except defusedxml.ElementTree.ParseError as exc:
         raise ModelError(f"malformed URDF XML: {exc}") from exc
     except defusedxml.DefusedXmlException as exc:
@@ -83,6 +87,7 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
         raise ModelError("the root element is <mujoco>: an MJCF file, load it with rbdgen.load_mjcf")
     if root.tag != "robot":
         raise ModelError(f"the root element is <{root.tag}>, expected <robot>")
+    check_spelling(root, lines)
     name = symbol_name(root.get("name"))
 
     inertias: dict[str, Inertia] = {}
@@ -97,6 +102,27 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
     joints = [_parse_joint(element) for element in root.findall("joint")]
     return assemble(name, inertias, joints, floating=floating, joint_order=joint_order, armature=armature,
                     gravity=gravity, inertia=policy)
+
+
+class _Lines(xml.etree.ElementTree.TreeBuilder):
+    """A tree builder that records the line of each element: {id(element): line}."""
+
+    def __init__(self):
+        super().__init__()
+        self.lines, self.parser = {}, None
+
+    def start(self, tag, attributes):
+        element = super().start(tag, attributes)
+        self.lines[id(element)] = self.parser.parser.CurrentLineNumber
+        return element
+
+
+def _parse(text):
+    """(root element, {id(element): line}) of URDF text, DTDs forbidden."""
+    builder = _Lines()
+    builder.parser = defusedxml.ElementTree.DefusedXMLParser(target=builder, forbid_dtd=True)
+    builder.parser.feed(text)
+    return builder.parser.close(), builder.lines
 
 
 # -- elements ------------------------------------------------------------------

@@ -450,6 +450,48 @@ def test_ignored_elements():
     assert load_urdf_string(text).joint_names == ("j",)
 
 
+def test_misspelled_elements_and_attributes_warned(caplog):
+    """urdfdom and rbdgen skip unknown names: <orign> put the inertia at the link origin, <axes>
+    made the joint turn about x, xzy= left the joint at the parent's origin, all without a word."""
+    text = """<robot name="t" version="1.0" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <link name="base"/>
+  <link name="a" type="x"><inertial><orign xyz="0 0 1"/><mass value="1"/>
+    <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+    <visual><geometry><box sizee="1 1 1"/></geometry></visual><collision/><contact/></link>
+  <joint name="j" type="revolute" dont_collapse="true"><parent link="base"/><child link="a"/>
+    <origin xzy="0 0 1"/><axes xyz="0 1 0"/>
+    <limit lower="-1" upper="1" efort="1" velocity="1" command_effort="2"/>
+    <dynamics damping="0.1" mu_coulomb="1"/><safety_controller k_velocity="1"/><calibration rising="0"/></joint>
+  <link name="b"/>
+  <joint name="k" type="revolute"><parent link="base"/><child link="b"/><axes xyz="0 1 0"/></joint>
+  <gazebo reference="a"/><transmission name="t"/><ros2_control name="r"/><material name="m"/>
+  <xacro:property name="p" value="1"/>
+  <jiont name="x"/>
+</robot>"""
+    model = load_urdf_string(text)
+    messages = [r.getMessage() for r in caplog.records if r.name == "rbdgen.urdf_schema"]
+    assert sorted(messages) == sorted([
+        "line 3: link 'a': unknown element <orign> in <inertial>, ignored (did you mean origin?)",
+        "line 7: joint 'j': unknown attribute xzy= in <origin>, ignored (did you mean xyz?)",
+        "line 7: joint 'j': unknown element <axes> in <joint>, ignored (did you mean axis?); 1 more like it",
+        "line 8: joint 'j': unknown attribute efort= in <limit>, ignored (did you mean effort?)",
+        "line 14: the robot: unknown element <jiont> in <robot>, ignored (did you mean joint?)",
+    ])
+    assert model.joints[0].axis == (1.0, 0.0, 0.0)  # what the file says once the typos are dropped
+
+
+def test_real_robots_are_quiet_about_spelling(caplog):
+    """Of the example-robot-data URDFs only one element is not URDF: an <origin> in a <link>."""
+    for path in sorted(_robots_dir().rglob("*.urdf")):
+        try:
+            load_urdf(path)
+        except ModelError:
+            continue
+    messages = [r.getMessage() for r in caplog.records if r.name == "rbdgen.urdf_schema"]
+    assert messages == ["line 294: link 'gripper_frame_link': unknown element <origin> in <link>, ignored "
+                        "(rbdgen reads inertial there)"]
+
+
 # -- rejections ----------------------------------------------------------------------
 TWO = _link("base", 1.0) + _link("a", 1.0)
 
