@@ -13,7 +13,7 @@ files; MuJoCo refuses them unless ``balanceinertia`` is set. Every loader
   with a logging warning per link naming the violation and its size (at INFO level
   for a link welded to a fixed base, whose inertia plays no part). A non-PSD link
   can make the mass matrix singular or indefinite at some states: the checked
-  solves report that with their own status (`rbdgen.SingularMatrixError` and
+  solves report that with their own status (`rbdgen.SingularError`, status 2, and
   friends), never a wrong number.
 * ``"balance"``: MuJoCo's correction, the tensor replaced by its mean principal
   moment times the identity (mass and centre of mass kept); the warning says how
