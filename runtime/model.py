@@ -29,9 +29,12 @@ import dataclasses
 import hashlib
 import json
 import math
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .errors import ModelError
+
+if TYPE_CHECKING:  # the policy's module imports this one
+    from .inertias import InertiaReport
 
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]
@@ -388,7 +391,7 @@ class RobotModel:
     gravity: Vec3 = STANDARD_GRAVITY
     #: How the loader treated link inertias no rigid body has (an `rbdgen.inertias.InertiaReport`;
     #: None for a model built directly). Not part of the model's identity: its values are.
-    inertia: object = dataclasses.field(default=None, compare=False)
+    inertia: Optional[InertiaReport] = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "joints", tuple(self.joints))

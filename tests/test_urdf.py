@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import importlib.metadata
 import math
+import os
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
+import rbdgen
 from rbdgen import Link, ModelError, RobotModel
+from rbdgen.codegen.generator import load_robot
 from rbdgen.urdf import load_urdf, load_urdf_string
 
 
@@ -412,12 +417,6 @@ def test_missing_file(tmp_path):
 def test_only_regular_files_are_opened(tmp_path, kind):
     """A FIFO would block the reader until a writer comes (``rbdgen info FIFO`` hung): it is
     refused from its type, never opened; so are folders and devices, whatever loads them."""
-    import os
-    import subprocess
-    import sys
-
-    import rbdgen
-
     if kind == "fifo":
         path = tmp_path / "robot.urdf"
         os.mkfifo(path)
@@ -427,8 +426,6 @@ def test_only_regular_files_are_opened(tmp_path, kind):
     else:
         path = pathlib.Path("/dev/zero")
     what = {"fifo": "a FIFO \\(named pipe\\)", "folder": "a folder", "device": "a device"}[kind]
-    from rbdgen.codegen.generator import load_robot
-
     for load in (load_urdf, rbdgen.load_mjcf, load_robot):
         with pytest.raises(ModelError, match=f"{path} is {what}, not a regular file"):
             load(path)
@@ -599,8 +596,6 @@ BAD = {
 def test_huge_and_tiny_axes_normalised(axis, unit):
     """The squared length of 1e200 overflows: the axis became 0 / inf = 0 and the joint did
     nothing. The length is now taken after dividing by the largest component."""
-    import rbdgen
-
     model = load_urdf_string(_urdf(_link("base") + _link("a", 1.0, com="0.5 0.2 0")
                                    + _joint("j", "base", "a", axis=axis)))
     assert np.allclose(model.joints[0].axis, unit, rtol=0, atol=1e-15)
