@@ -52,14 +52,19 @@ def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STA
     (Pinocchio's and MuJoCo's) or the independent joints' names in any order with
     parents first. ``armature``: None, a mapping {joint name: value} (mimic joints
     too) or J values in the final joint order. ``gravity``: the gravity vector
-    stored on the model. ``balance_inertia``: replace a link inertia that violates
-    the triangle inequality by its mean principal moment (MuJoCo's option of that
-    name) instead of rejecting it. A file named ``*.xacro`` (or any file when
-    ``xacro_args`` or ``package_paths`` is given) is expanded by xacro first (see
-    `rbdgen.xacros`): ``xacro_args`` {name: value} for ``$(arg name)``,
+    stored on the model. ``inertia``: what to do with a link inertia no rigid body
+    has (not positive semi-definite, or breaking the triangle inequality):
+    ``"warn"`` (default: load it as given, as Pinocchio and dynibo do, with a logging
+    warning), ``"balance"`` (MuJoCo's correction: its mean principal moment) or
+    ``"strict"`` (a `ModelError`); see `rbdgen.inertias`. ``balance_inertia=True`` is
+    the deprecated spelling of ``inertia="balance"``. ``trust_xacro=True`` lets xacro
+    expand a file named ``*.xacro`` (or any file given ``xacro_args`` or
+    ``package_paths``) first (see `rbdgen.xacros`): xacro runs the code such a file
+    holds, so without it the file is a `ModelError` and nothing runs. ``xacro_args``
+    {name: value} for ``$(arg name)``,
     ``package_paths`` {package: folder} for ``$(find package)``. A missing file is
-    a FileNotFoundError; anything wrong in the description is a `ModelError`
-    naming the element.
+    a FileNotFoundError, a folder, FIFO or device a `ModelError` (never opened);
+    anything wrong in the description is a `ModelError` naming the element.
     """
     path = robot_file(path, "URDF")
     if require_trust(path, trust_xacro, xacro_args is not None or package_paths is not None):
