@@ -36,7 +36,8 @@ import numpy as np
 from .errors import ModelError
 from .model import Inertia, Mat3, RobotModel, quaternion_matrix, symmetric_eigenvalues
 
-__all__ = ["INERTIA_POLICIES", "InertiaNote", "InertiaReport", "balance_inertia", "inertia_policy", "police"]
+__all__ = ["INERTIA_POLICIES", "InertiaNote", "InertiaReport", "balance_inertia", "inertia_policy", "noted", "police",
+           "report"]
 
 logger = logging.getLogger(__name__)
 
@@ -94,20 +95,20 @@ def inertia_policy(inertia="warn", balance_inertia=None) -> str:
     return "balance"
 
 
-def _violation(rotational: Mat3):
+def _violation(rotational: Mat3, allowance: bool = True):
     """(violation, size, largest principal moment in magnitude) of a tensor no rigid body has, else None.
 
     Allowances: 1e-9 of the largest entry (absolute below 1) for round-off, and for the triangle
     inequality also 1e-6 of the trace for moments written to a few significant digits (real
     URDFs hold point masses with eigenvalues like -2e-22 and thin discs I3 = I1 + I2 rounded in
-    the last digit)."""
-    scale = max(1.0, max(abs(x) for row in rotational for x in row))
+    the last digit); none with ``allowance=False`` (MuJoCo's check)."""
+    scale = max(1.0, max(abs(x) for row in rotational for x in row)) if allowance else 0.0
     low, _, high = symmetric_eigenvalues(rotational)
     if low < -1e-9 * scale:
         return "not positive semi-definite", -low, max(-low, abs(high))
     trace = sum(rotational[i][i] for i in range(3))
     excess = high - (trace - high)
-    if excess > 1e-9 * scale + 1e-6 * trace:
+    if excess > 1e-9 * scale + (1e-6 * trace if allowance else 0.0):
         return "triangle inequality", excess, high
     return None
 
@@ -131,14 +132,22 @@ def _describe(note: InertiaNote) -> str:
             f"body has it")
 
 
+def noted(name: str, rotational: Mat3, policy: str, allowance: bool = True) -> InertiaNote | None:
+    """The note of link ``name`` whose rotational inertia is ``rotational`` (None for a rigid
+    body's, to rounding unless ``allowance`` is False)."""
+    found = _violation(rotational, allowance)
+    if found is None:
+        return None
+    violation, size, largest = found
+    return InertiaNote(name, policy, violation, size, size / largest, rotational)
+
+
 def police(name: str, inertia: Inertia, policy: str) -> tuple[Inertia, InertiaNote | None]:
     """The inertia of link ``name`` under ``policy``, and the note of what was done (None for a
     rigid body's inertia); a `ModelError` under ``"strict"``."""
-    found = _violation(inertia.rotational)
-    if found is None:
+    note = noted(name, inertia.rotational, policy)
+    if note is None:
         return inertia, None
-    violation, size, largest = found
-    note = InertiaNote(name, policy, violation, size, size / largest, inertia.rotational)
     if policy == "strict":
         raise ModelError(f"{_describe(note)}: correct the values, or load with inertia=\"warn\" (--inertia warn: "
                          f"as given, as Pinocchio and dynibo load it) or inertia=\"balance\" (--inertia balance: "

@@ -38,7 +38,7 @@ import defusedxml.ElementTree
 
 from .builder import JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .errors import ModelError
-from .inertias import inertia_policy
+from .inertias import inertia_policy, noted, report
 from .model import Inertia, Limits, RobotModel, Transform, quaternion_matrix
 
 __all__ = ["is_mjcf", "load_mjcf"]
@@ -70,15 +70,18 @@ def load_mjcf(path, floating=None, gravity=None, inertia="warn") -> RobotModel:
         if policy != "balance":
             raise ModelError(f"{path}: MuJoCo cannot compile it: {message}; MuJoCo cannot load such an inertia "
                              f"as given: load with inertia=\"balance\" (--inertia balance) for its correction") from None
-        logger.warning("%s: %s: compiled with MuJoCo's balanceinertia (inertia=\"balance\"), which replaces every "
+        logger.info("%s: %s: compiled with MuJoCo's balanceinertia (inertia=\"balance\"), which replaces every "
                        "such body inertia by its mean principal moment", path, message)
         spec = mujoco.MjSpec.from_file(path)
         spec.compiler.balanceinertia = True
         m = spec.compile()
+        balanced = _balanced_bodies(spec, m)
+    else:
+        balanced = []
     name = bytes(m.names).split(b"\0", 1)[0].decode(errors="replace")  # <mujoco model=...>, first of the names
     if name == "MuJoCo Model":  # MuJoCo's default: the file's name says more
         name = os.path.basename(path).split(".")[0]
-    return _from_mjmodel(m, mujoco, symbol_name(name), floating, gravity, policy)
+    return _from_mjmodel(m, mujoco, symbol_name(name), floating, gravity, policy, balanced)
 
 
 def is_mjcf(path) -> bool:
@@ -154,6 +157,14 @@ def _wxyz_rotation(quat):
     return quaternion_matrix((x, y, z, w))
 
 
+def _in_body_axes(quat, principal):
+    """``R diag(principal) R^T``: a rotational inertia given by its principal moments and the
+    quaternion (w, x, y, z) of its principal axes, as MuJoCo gives it."""
+    rotation = _wxyz_rotation(quat)
+    return tuple(tuple(sum(rotation[i][k] * float(principal[k]) * rotation[j][k] for k in range(3)) for j in range(3))
+                 for i in range(3))
+
+
 def _axis_rotation(axis, angle):
     """Rotation by ``angle`` about the unit ``axis`` (Rodrigues)."""
     x, y, z = axis
@@ -169,7 +180,25 @@ def _translation(v) -> Transform:
     return Transform(translation=tuple(float(x) for x in v))
 
 
-def _from_mjmodel(m, mujoco, robot_name, floating, gravity, policy) -> RobotModel:
+def _balanced_bodies(spec, m) -> list:
+    """(body id, its rotational inertia as the file gives it, about its centre of mass in body axes)
+    of every body whose inertia MuJoCo's ``balanceinertia`` replaced (an explicit ``<inertial>``
+    that breaks the triangle inequality: MuJoCo's check, without allowance)."""
+    out = []
+    for b, body in enumerate(spec.bodies):  # the compiled bodies are the spec's, in order
+        if not body.explicitinertial:
+            continue
+        full = [float(x) for x in body.fullinertia]
+        if not math.isnan(full[0]):  # fullinertia="xx yy zz xy xz yz" in body axes
+            given = ((full[0], full[3], full[4]), (full[3], full[1], full[5]), (full[4], full[5], full[2]))
+        else:  # diaginertia in the frame of the compiled iquat (MuJoCo resolves quat, euler, axisangle ...)
+            given = _in_body_axes(m.body_iquat[b], body.inertia)
+        if noted("", given, "balance", allowance=False) is not None:
+            out.append((b, given))
+    return out
+
+
+def _from_mjmodel(m, mujoco, robot_name, floating, gravity, policy, balanced) -> RobotModel:
     BODY, JOINT = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT
     FREE, BALL, SLIDE = int(mujoco.mjtJoint.mjJNT_FREE), int(mujoco.mjtJoint.mjJNT_BALL), int(mujoco.mjtJoint.mjJNT_SLIDE)
     body_names = [_name(mujoco, m, BODY, b, f"body{b}") for b in range(m.nbody)]
@@ -204,10 +233,7 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity, policy) -> RobotMode
     for b in range(m.nbody):
         if floating and b == 0:
             continue  # the world of a floating base
-        rotation = _wxyz_rotation(m.body_iquat[b])
-        principal = [[float(m.body_inertia[b][k]) if i == k else 0.0 for k in range(3)] for i in range(3)]
-        rotational = tuple(tuple(sum(rotation[i][k] * principal[k][k] * rotation[j][k] for k in range(3))
-                                 for j in range(3)) for i in range(3))
+        rotational = _in_body_axes(m.body_iquat[b], m.body_inertia[b])
         try:
             add_link(body_names[b], Inertia(float(m.body_mass[b]), tuple(m.body_ipos[b]), rotational))
         except ModelError as exc:
@@ -240,6 +266,9 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity, policy) -> RobotMode
                                 origin=pose))
     if m.neq:
         logger.warning("%d equality constraints ignored (rbdgen models the kinematic tree only)", m.neq)
-    return assemble(robot_name, links, joints, floating=floating,
-                    joint_order="depth_first", armature=armature,
-                    gravity=tuple(float(g) for g in (m.opt.gravity if gravity is None else gravity)), inertia=policy)
+    model = assemble(robot_name, links, joints, floating=floating, joint_order="depth_first", armature=armature,
+                     gravity=tuple(float(g) for g in (m.opt.gravity if gravity is None else gravity)), inertia=policy)
+    if not balanced:
+        return model
+    notes = [noted(body_names[b], given, policy, allowance=False) for b, given in balanced]
+    return report(model, policy, notes, links)

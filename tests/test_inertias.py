@@ -9,6 +9,7 @@ status.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import subprocess
@@ -181,3 +182,35 @@ def test_an_indefinite_mass_matrix_is_reported_with_its_status(tmp_path, build_m
             with pytest.raises(rbdgen.SingularError) as error:
                 getattr(engine, op)(q, q, q)
             assert error.value.status == 2
+
+
+@pytest.mark.parametrize("odd", ["a", "b"])
+def test_mjcf_balance_reports_the_body_mujoco_balanced(tmp_path, odd):
+    """MuJoCo's balanceinertia replaces a body's inertia (a: diaginertia in a rotated frame, b:
+    fullinertia); the report names it, and its mass-matrix change is that between the model and
+    the same model with the body's inertia as the file gives it."""
+    pytest.importorskip("mujoco")
+    a = "0.1 0.1 0.3" if odd == "a" else "0.1 0.1 0.15"
+    b = "0.1 0.1 0.3 0.01 0 0" if odd == "b" else "0.1 0.1 0.15 0.01 0 0"
+    path = tmp_path / "arm.xml"
+    path.write_text(f"""<mujoco><worldbody>
+      <body name="a"><joint name="h" axis="0 1 0"/><inertial pos="0 0 0.1" quat="0.9 0.1 0.2 0" mass="1"
+        diaginertia="{a}"/>
+        <body name="b" pos="0 0 0.5"><joint name="g" axis="1 0 0"/>
+          <inertial pos="0 0.1 0" mass="2" fullinertia="{b}"/>
+          <body name="c" pos="0 0 0.5"><joint name="k" axis="0 0 1"/><geom size="0.1"/></body>
+        </body></body></worldbody></mujoco>""")
+    model = rbdgen.load_mjcf(path, inertia="balance")
+    (note,) = model.inertia.links
+    assert (note.link, note.violation, note.policy) == (odd, "triangle inequality", "balance")
+    np.testing.assert_allclose(np.linalg.eigvalsh(note.given), [0.1 - (odd == "b") * 0.01, 0.1 + (odd == "b") * 0.01,
+                                                                0.3], rtol=1e-12)
+    body = {"a": 0, "b": 1}[odd]  # each joint frame is its body's frame (anchor at the origin, no ref)
+    joint = model.joints[body]
+    np.testing.assert_allclose(joint.inertia.rotational, np.eye(3) * np.trace(note.given) / 3, rtol=1e-12, atol=1e-14)
+    restored = dataclasses.replace(joint, inertia=rbdgen.Inertia(joint.inertia.mass, joint.inertia.com, note.given))
+    as_given = dataclasses.replace(model, joints=model.joints[:body] + (restored,) + model.joints[body + 1:])
+    M = rbdgen.NumpySolver(model).mass_matrix(np.zeros(3))
+    M_given = rbdgen.NumpySolver(as_given).mass_matrix(np.zeros(3))
+    change = np.linalg.norm(M - M_given, 2) / np.linalg.norm(M, 2)
+    assert change > 1e-3 and note.mass_matrix_change == pytest.approx(change, rel=1e-10)
