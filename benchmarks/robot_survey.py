@@ -31,7 +31,7 @@ def survey_one(path: Path, rng) -> tuple[str, str]:
         model = rbdgen.load_urdf(path)
     except rbdgen.ModelError as exc:
         return "ModelError", str(exc).splitlines()[0]
-    odd = [note.link for note in model.inertia.links]
+    odd = [note.link for note in model.inertia_report.links]
     strict = f"; strict refuses {len(odd)} link inertias ({', '.join(odd[:3])}{', ...' if len(odd) > 3 else ''})" if odd else ""
     mimics = len(model.joints) - model.joint_count
     if model.joint_count == 0:

@@ -193,9 +193,9 @@ def cmd_info(args, progress: Progress) -> int:
         else:
             print(f"    mimic: {j.name}, {j.kind}, {parent}: {j.mimic.multiplier!r} * {j.mimic.joint} "
                   f"+ {j.mimic.offset!r}")
-    if model.inertia is not None and model.inertia.links:
-        names = ", ".join(note.link for note in model.inertia.links)
-        print(f"  inertia policy {model.inertia.policy}: {len(model.inertia.links)} link inertias no rigid body "
+    if model.inertia_report is not None and model.inertia_report.links:
+        names = ", ".join(note.link for note in model.inertia_report.links)
+        print(f"  inertia policy {model.inertia_report.policy}: {len(model.inertia_report.links)} link inertias no rigid body "
               f"has ({names}; see the warnings)")
     print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     print("  tree:")

@@ -22,7 +22,7 @@ files; MuJoCo refuses them unless ``balanceinertia`` is set. Every loader
 
 Negative or non-finite masses and non-symmetric tensors are errors under every
 policy (`rbdgen.Inertia` refuses them). The model records what was done
-(`RobotModel.inertia`, an `InertiaReport`) and the generated manifest carries it.
+(`RobotModel.inertia_report`, an `InertiaReport`) and the generated manifest carries it.
 """
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def report(model: RobotModel, policy: str, notes, used: dict) -> RobotModel:
         note = dataclasses.replace(note, in_use=in_use, **changes)
         done.append(note)
         _log(note)
-    return dataclasses.replace(model, inertia=InertiaReport(policy, tuple(done)))
+    return dataclasses.replace(model, inertia_report=InertiaReport(policy, tuple(done)))
 
 
 def _zero_state(model: RobotModel):

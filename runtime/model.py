@@ -391,7 +391,7 @@ class RobotModel:
     gravity: Vec3 = STANDARD_GRAVITY
     #: How the loader treated link inertias no rigid body has (an `rbdgen.inertias.InertiaReport`;
     #: None for a model built directly). Not part of the model's identity: its values are.
-    inertia: Optional[InertiaReport] = dataclasses.field(default=None, compare=False)
+    inertia_report: Optional[InertiaReport] = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "joints", tuple(self.joints))
@@ -470,10 +470,10 @@ class RobotModel:
 
     # -- identity --------------------------------------------------------
     def as_dict(self) -> dict:
-        """Plain data (JSON-ready); ``mimic`` appears on mimic joints only; ``inertia`` (the
+        """Plain data (JSON-ready); ``mimic`` appears on mimic joints only; ``inertia_report`` (the
         loader's report, in the manifest on its own) does not."""
         data = dataclasses.asdict(self)
-        del data["inertia"]
+        del data["inertia_report"]
         for joint in data["joints"]:
             if joint["mimic"] is None:
                 del joint["mimic"]

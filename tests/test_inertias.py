@@ -49,7 +49,7 @@ def test_warn_loads_the_values_as_given_like_pinocchio(tmp_path, caplog):
     assert ("link 'tip': inertia tensor violates the triangle inequality: its largest principal moment exceeds "
             "the sum of the other two by 0.0006 kg m^2 (23.1% of its largest principal moment); no rigid body has "
             "it; loaded as given") in caplog.text
-    (note,) = model.inertia.links
+    (note,) = model.inertia_report.links
     assert (note.link, note.policy, note.violation, note.in_use) == ("tip", "warn", "triangle inequality", True)
     assert note.size == pytest.approx(0.0006) and note.relative == pytest.approx(0.0006 / 0.0026)
     reference = PinocchioReference(str(path), False)
@@ -63,7 +63,7 @@ def test_warn_loads_the_values_as_given_like_pinocchio(tmp_path, caplog):
 def test_balance_reports_the_inertia_and_mass_matrix_change(tmp_path, caplog):
     path = _arm(tmp_path, 0.001, 0.001, 0.0026)
     given, balanced = rbdgen.load_urdf(path), rbdgen.load_urdf(path, inertia="balance")
-    (note,) = balanced.inertia.links
+    (note,) = balanced.inertia_report.links
     mean = 0.0046 / 3
     np.testing.assert_allclose(np.linalg.eigvalsh(note.given), [0.001, 0.001, 0.0026], rtol=1e-12)  # link axes
     assert note.inertia_change == pytest.approx(0.0026 - mean)  # the largest moment's change
@@ -83,7 +83,7 @@ def test_balance_on_a_floating_base(tmp_path):
     M_given = rbdgen.NumpySolver(given).mass_matrix(base, np.zeros(2))
     M_balanced = rbdgen.NumpySolver(balanced).mass_matrix(base, np.zeros(2))
     change = np.linalg.norm(M_balanced - M_given, 2) / np.linalg.norm(M_balanced, 2)
-    assert balanced.inertia.links[0].mass_matrix_change == pytest.approx(change, rel=1e-10)
+    assert balanced.inertia_report.links[0].mass_matrix_change == pytest.approx(change, rel=1e-10)
 
 
 def test_strict_refuses_and_errors_stay_errors(tmp_path):
@@ -104,13 +104,13 @@ def test_a_link_welded_to_a_fixed_base_plays_no_part(caplog):
     path = example_robot_data_dir() / "go1_description/urdf/go1.urdf"
     with caplog.at_level(logging.INFO, logger="rbdgen.inertias"):
         fixed = rbdgen.load_urdf(path)
-    (note,) = fixed.inertia.links
+    (note,) = fixed.inertia_report.links
     assert note.link == "base" and not note.in_use
     assert [r.levelname for r in caplog.records if r.name == "rbdgen.inertias"] == ["INFO"]
     assert "it plays no part (welded to the fixed base)" in caplog.text
     assert rbdgen.load_urdf(path, inertia="balance").digest == fixed.digest  # no value in the model changes
     floating = rbdgen.load_urdf(path, floating=True)
-    assert floating.inertia.links[0].in_use
+    assert floating.inertia_report.links[0].in_use
     assert rbdgen.load_urdf(path, floating=True, inertia="balance").digest != floating.digest
 
 
@@ -161,7 +161,7 @@ def test_a_slightly_non_psd_link_builds_and_validates(tmp_path, build_model):
     matrix stays positive definite, and the C matches the NumPy engine and Pinocchio."""
     path = _arm(tmp_path, 0.001, 0.001, -1e-9, mass=0.01)
     model = rbdgen.load_urdf(path)
-    assert model.inertia.links[0].violation == "not positive semi-definite"
+    assert model.inertia_report.links[0].violation == "not positive semi-definite"
     solver = build_model(model, ops=["mass_matrix", "forward_dynamics", "forward_dynamics_crba"])
     assert set(solver.validate(samples=8)) == {"mass_matrix", "forward_dynamics", "forward_dynamics_crba"}
     reference = PinocchioReference(str(path), False)
@@ -201,7 +201,7 @@ def test_mjcf_balance_reports_the_body_mujoco_balanced(tmp_path, odd):
           <body name="c" pos="0 0 0.5"><joint name="k" axis="0 0 1"/><geom size="0.1"/></body>
         </body></body></worldbody></mujoco>""")
     model = rbdgen.load_mjcf(path, inertia="balance")
-    (note,) = model.inertia.links
+    (note,) = model.inertia_report.links
     assert (note.link, note.violation, note.policy) == (odd, "triangle inequality", "balance")
     np.testing.assert_allclose(np.linalg.eigvalsh(note.given), [0.1 - (odd == "b") * 0.01, 0.1 + (odd == "b") * 0.01,
                                                                 0.3], rtol=1e-12)

@@ -71,7 +71,7 @@ def test_loads_what_pinocchio_loads_and_matches_it(name, caplog):
         return
     with caplog.at_level(logging.INFO, logger="rbdgen.inertias"):
         model = rbdgen.load_urdf(path)
-    report = model.inertia
+    report = model.inertia_report
     assert report.policy == "warn"
     assert bool(report.links) == (name in STRICT_REFUSALS)
     for note in report.links:  # each link named in the log with its violation

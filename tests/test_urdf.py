@@ -726,7 +726,7 @@ def test_balance_inertia_is_a_deprecated_alias(caplog):
     np.testing.assert_allclose(model.joints[0].inertia.rotational, 4.6 / 3 * np.eye(3), atol=1e-15)  # mean moment
     assert model == load_urdf_string(text, inertia="balance")
     with pytest.deprecated_call():
-        assert load_urdf_string(text, balance_inertia=False).inertia.policy == "warn"
+        assert load_urdf_string(text, balance_inertia=False).inertia_report.policy == "warn"
     with pytest.deprecated_call(), pytest.raises(ModelError, match="balance_inertia=True contradicts inertia='strict'"):
         load_urdf_string(text, balance_inertia=True, inertia="strict")
     with pytest.raises(ModelError, match="inertia must be one of \\('warn', 'balance', 'strict'\\), got 'lax'"):
