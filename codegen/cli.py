@@ -23,6 +23,7 @@ from .. import __version__
 from ..build import cache_dir
 from ..builder import TRAVERSALS
 from ..errors import BuildError, ManifestError, ModelError, SolverError, ValidationError
+from ..inertias import INERTIA_POLICIES
 from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
@@ -117,7 +118,7 @@ def _prefix(prefix):
 
 #: Options of URDF files only (an MJCF file says these itself), with what MJCF does instead.
 URDF_ONLY = {"joint_order": "the joint order is MuJoCo's", "armature": "the armature is the file's",
-             "xacro_arg": "no xacro", "package_path": "no xacro"}
+             "xacro_arg": "no xacro", "package_path": "no xacro", "trust_xacro": "no xacro"}
 
 
 def _load_options(args) -> dict:
@@ -127,14 +128,20 @@ def _load_options(args) -> dict:
         if given:
             raise UsageError(f"--{given[0].replace('_', '-')} applies to URDF files; {args.robot} is MJCF "
                              f"({URDF_ONLY[given[0]]})")
-        return dict(floating=args.floating, gravity=args.gravity)
+        return dict(floating=args.floating, gravity=args.gravity, **_inertia(args))
     order = args.joint_order
     if order is not None and len(order) == 1 and order[0] in TRAVERSALS:
         order = order[0]
     gravity = {} if args.gravity is None else {"gravity": tuple(args.gravity)}
     return dict(floating=bool(args.floating), joint_order=order, armature=_armature(args.armature),
                 xacro_args=_pairs(args.xacro_arg, "--xacro-arg", ":="),
-                package_paths=_pairs(args.package_path, "--package-path"), **gravity)
+                package_paths=_pairs(args.package_path, "--package-path"), trust_xacro=args.trust_xacro,
+                **gravity, **_inertia(args))
+
+
+def _inertia(args) -> dict:
+    """The ``inertia`` load option when ``--inertia`` is given (else the loader's default)."""
+    return {} if args.inertia is None else {"inertia": args.inertia}
 
 
 def cmd_generate(args, progress: Progress) -> int:
@@ -211,6 +218,10 @@ def cmd_info(args, progress: Progress) -> int:
         else:
             print(f"    mimic: {j.name}, {j.kind}, {parent}: {j.mimic.multiplier!r} * {j.mimic.joint} "
                   f"+ {j.mimic.offset!r}")
+    if model.inertia_report is not None and model.inertia_report.links:
+        names = ", ".join(note.link for note in model.inertia_report.links)
+        print(f"  inertia policy {model.inertia_report.policy}: {len(model.inertia_report.links)} link inertias no rigid body "
+              f"has ({names}; see the warnings)")
     print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     print("  tree:")
     print(f"    {model.links[0].name}")
@@ -244,7 +255,8 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_options(sp):
-        sp.add_argument("robot", type=Path, help="robot description: URDF, xacro (*.xacro) or MJCF (a <mujoco> root)")
+        sp.add_argument("robot", type=Path, help="robot description: URDF, xacro (*.xacro, with --trust-xacro) or MJCF "
+                                                 "(a <mujoco> root)")
         base = sp.add_mutually_exclusive_group()
         base.add_argument("--floating", action="store_const", const=True,
                           help="floating base (G = J + 6); default: fixed, or MJCF: a free joint in the file")
@@ -257,6 +269,12 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--xacro-arg", nargs="+", metavar="NAME:=VALUE", help="xacro arguments ($(arg NAME))")
         sp.add_argument("--package-path", nargs="+", metavar="PACKAGE=FOLDER",
                         help="where $(find PACKAGE) of a xacro file is")
+        sp.add_argument("--inertia", choices=INERTIA_POLICIES,
+                        help="a link inertia no rigid body has: warn (default: load it as given, as Pinocchio "
+                             "does), balance (MuJoCo's correction) or strict (refuse it)")
+        sp.add_argument("--trust-xacro", action="store_true", default=None,
+                        help="expand a xacro file (*.xacro, or any file with --xacro-arg/--package-path): xacro "
+                             "RUNS THE CODE the file holds, so only for files you trust")
 
     g = sub.add_parser("generate", parents=[common], help="generate C, compile it and validate it")
     model_options(g)

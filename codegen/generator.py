@@ -297,6 +297,8 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                        for (op, link), fn, kernel in zip(plan, functions, kernels)},
         "cdef": _cdef(prefix, kernels, real, size),
         "model": model.as_dict(),
+        # the loader's inertia policy and the links it applied to (None: a model built directly)
+        "inertia": None if model.inertia_report is None else model.inertia_report.as_dict(),
     }
     files[f"{prefix}.json"] = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
     files.update(packaging.files(manifest, files))

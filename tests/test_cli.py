@@ -401,7 +401,7 @@ def test_generate_mjcf(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("option", [["--joint-order", "depth_first"], ["--armature", "shoulder=0.1"],
-                                    ["--xacro-arg", "a:=1"], ["--package-path", "p=/x"]])
+                                    ["--xacro-arg", "a:=1"], ["--package-path", "p=/x"], ["--trust-xacro"]])
 def test_urdf_options_on_mjcf_are_bad_input(capsys, tmp_path, option):
     path = _mjcf(tmp_path)
     code, out, err = run(capsys, "info", path, *option)
