@@ -70,6 +70,16 @@ SUMMARIES = {
     "potential_energy": ("Potential energy V = -g . sum m c of the moving bodies (a fixed base's root excluded).",
                          "potential_energy : float or ndarray, shape (N,)\n    [J], zero with the centre of mass "
                          "at the world origin."),
+    "passivity_forces": ("Passivity-based control's torques M qdd_ref + C(q, qd) qd_ref + g + J^T loads (one pass).",
+                         "tau : ndarray, shape (G,) or (N, G)\n    Generalized forces [N m, N]; with qd_ref = nu and "
+                         "qdd_ref = nudot, `inverse_dynamics`."),
+    "operational_space_inertia": ("Task-space inertia Lambda = (J M^-1 J^T)^-1 of a link frame (J: `jacobian`).",
+                                  "Lambda : ndarray, shape (6, 6) or (N, 6, 6)\n    Symmetric, angular first "
+                                  "[kg m^2, kg m, kg]; a link that cannot move in every\n    direction there raises "
+                                  "a SolverError (SingularError or IllConditionedError)."),
+    "dynamically_consistent_inverse": ("Dynamically consistent inverse J# = M^-1 J^T Lambda of a link Jacobian.",
+                                       "jacobian_inverse : ndarray, shape (G, 6) or (N, G, 6)\n    J J# = I; "
+                                       "a singular task raises as for `operational_space_inertia`."),
     "momentum": ("Generalized momentum p = M nu.",
                  "momentum : ndarray, shape (G,) or (N, G)\n    [kg m^2/s, kg m/s]; floating base: the base's "
                  "[angular, linear]\n    momentum (world axes, about the base origin) first."),
@@ -105,6 +115,10 @@ PARAMETERS = {
     "qdd": "qdd : array_like, shape (J,) or (N, J)\n    Joint accelerations [rad/s^2, m/s^2].",
     "tau": "tau : array_like, shape (G,) or (N, G)\n    Generalized forces [N m, N]; floating base: the base wrench\n"
            "    [torque, force] (world axes, about the base origin) first.",
+    "qd_ref": "qd_ref : array_like, shape (G,) or (N, G)\n    Reference velocity; floating base: the base's "
+              "[omega_W, pdot_W] first.",
+    "qdd_ref": "qdd_ref : array_like, shape (G,) or (N, G)\n    Reference acceleration; floating base: the base's "
+               "classical [omegadot_W, pddot_W] first.",
     "loads": "loads : sequence of Load or array_like, shape (L, 6) or (N, L, 6), optional\n"
              "    Wrenches [torque, force] the links apply to their environment, at each link's origin\n"
              "    in its frame, indexed by `link_id` [N m, N]. None or empty: no loads.",
@@ -308,6 +322,19 @@ class FixedBaseSolver(SolverBase):
                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("momentum", (q, qd), None, out, mask, threads)
 
+    def passivity_forces(self, q: ArrayLike, qd: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike, *,
+                         loads: Loads = None, out: Out = None, mask: Mask = None,
+                         threads: Threads = None) -> np.ndarray:
+        return self._run("passivity_forces", (q, qd, qd_ref, qdd_ref), loads, out, mask, threads)
+
+    def operational_space_inertia(self, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("operational_space_inertia", (q, link), None, out, mask, threads)
+
+    def dynamically_consistent_inverse(self, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("dynamically_consistent_inverse", (q, link), None, out, mask, threads)
+
     def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
                                      mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._jacobians("inverse_dynamics_derivatives", (q, qd, qdd), loads, mask, threads)
@@ -415,6 +442,19 @@ class FloatingBaseSolver(SolverBase):
     def momentum(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("momentum", (base, q, qd), None, out, mask, threads)
+
+    def passivity_forces(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike,
+                         *, loads: Loads = None, out: Out = None, mask: Mask = None,
+                         threads: Threads = None) -> np.ndarray:
+        return self._run("passivity_forces", (base, q, qd, qd_ref, qdd_ref), loads, out, mask, threads)
+
+    def operational_space_inertia(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("operational_space_inertia", (base, q, link), None, out, mask, threads)
+
+    def dynamically_consistent_inverse(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("dynamically_consistent_inverse", (base, q, link), None, out, mask, threads)
 
     def inverse_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
                                      loads: Loads = None, mask: Mask = None,

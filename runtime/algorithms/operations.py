@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .. import spatial as sp
-from . import centroidal, coordinates, energy, frames
+from . import centroidal, coordinates, energy, frames, taskspace
 from .aba import aba
 from .coriolis import coriolis_matrix
 from .crba import crba
@@ -39,6 +39,7 @@ from .fd_derivatives import fd_derivatives
 from .kinematics import Tree, rotate, rotate_back
 from .ltdl import coordinate_parents, solve_tree
 from .minv import mass_matrix_inverse
+from .passivity import passivity_forces
 from .rnea import rnea, rnea_passes
 from .rnea_derivatives import rnea_derivatives
 
@@ -89,6 +90,8 @@ INPUTS = {p.name: p for p in (
     Port("qd", ("J",), "joint velocities (J)"),
     Port("qdd", ("J",), "joint accelerations (J)"),
     Port("tau", ("G",), "generalized forces (G)"),
+    Port("qd_ref", ("G",), "reference velocity (G): floating base, [omega_W, pdot_W] first"),
+    Port("qdd_ref", ("G",), "reference acceleration (G): floating base, [omegadot_W, pddot_W] (classical) first"),
     Port("loads", ("L", 6), "link wrenches [torque, force] at each link origin in the link frame "
          "(L x 6, row per link); may be NULL", by_row=True, optional=True),
 )}
@@ -143,6 +146,9 @@ class _State:
         self.q = coordinates.positions(tree, inputs["q"])
         self.qd, self.qdd = (coordinates.rates(tree, inputs[k]) if k in inputs else self.zeros for k in ("qd", "qdd"))
         self.tau = inputs.get("tau")
+        off = 6 if tree.floating else 0
+        self.qd_ref, self.qdd_ref = (list(inputs[k][:off]) + coordinates.rates(tree, inputs[k][off:]) if k in inputs
+                                     else None for k in ("qd_ref", "qdd_ref"))
         loads = inputs.get("loads")
         self.loads = None if loads is None else [loads[6 * k: 6 * k + 6] for k in range(len(loads) // 6)]
         base = inputs.get("base")
@@ -236,6 +242,29 @@ def _potential_energy(tree, ops, x):
 
 def _momentum(tree, ops, x):
     return {"momentum": coordinates.forces(tree, energy.momentum(tree, ops, x.q, x.qd, _base_velocity(x)))}
+
+
+def _passivity_forces(tree, ops, x):
+    return {"tau": coordinates.forces(tree, passivity_forces(tree, ops, x.q, x.qd, x.qd_ref, x.qdd_ref,
+                                                             _base_velocity(x), x.loads))}
+
+
+def _task_space(tree, ops, x):
+    return taskspace.task_space(tree, ops, x.q, x.quat, _jacobian(tree, ops, x)["jacobian"])
+
+
+def _operational_space_inertia(tree, ops, x):
+    Lam, _ = _task_space(tree, ops, x)
+    return {"Lambda": [Lam[r][c] for c in range(6) for r in range(6)]}
+
+
+def _dynamically_consistent_inverse(tree, ops, x):
+    Jsharp = taskspace.dynamically_consistent_inverse(*_task_space(tree, ops, x))
+    return {"jacobian_inverse": _column_major_rect(Jsharp)}
+
+
+def _column_major_rect(rows):
+    return [rows[r][c] for c in range(len(rows[0])) for r in range(len(rows))]
 
 
 def _reduced(tree, flat, rows):
@@ -374,6 +403,17 @@ OPERATIONS = {op.name: op for op in (
                     "origin"),), _potential_energy, group="control"),
     Operation("momentum", "p = M nu, the generalized momentum.", ("q", "qd"),
               (Port("momentum", ("G",), "generalized momentum M nu (G)"),), _momentum, group="control"),
+    Operation("passivity_forces", "tau = M qdd_ref + C(q, qd) qd_ref + g + J^T loads in one RNEA-like pass.",
+              ("q", "qd", "qd_ref", "qdd_ref", "loads"), (Port("tau", ("G",), "generalized forces (G)"),),
+              _passivity_forces, group="control"),
+    Operation("operational_space_inertia", "Lambda = (J M^-1 J^T)^-1, the task-space inertia of a link frame "
+              "(J: its Jacobian, angular first).", ("q",),
+              (Port("Lambda", (6, 6), "task-space inertia (6 x 6, angular first)", symmetric=True),),
+              _operational_space_inertia, _FD_TOLERANCE, link=True, group="control"),
+    Operation("dynamically_consistent_inverse", "J# = M^-1 J^T Lambda, the dynamically consistent inverse of a "
+              "link Jacobian.", ("q",),
+              (Port("jacobian_inverse", ("G", 6), "dynamically consistent inverse (G x 6, column-major)"),),
+              _dynamically_consistent_inverse, _FD_TOLERANCE, link=True, group="control"),
 )}
 
 

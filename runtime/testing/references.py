@@ -408,6 +408,19 @@ class PinocchioReference(_Common):
         M = self.mass(self._pin.crba(self.model, self.data, s.q), s)
         return M @ (s.T.T @ s.v)
 
+    def passivity_forces(self, base, q, qd, qd_ref, qdd_ref, loads=()):
+        """M qdd_ref + C qd_ref + g + J^T loads from Pinocchio's M, C (`coriolis_matrix`) and RNEA."""
+        return (self.mass_matrix(base, q) @ qdd_ref + self.coriolis_matrix(base, q, qd) @ qd_ref
+                + self.gravity(base, q, loads))
+
+    def operational_space_inertia(self, base, q, link):
+        J = self.jacobian(base, q, link)
+        return np.linalg.inv(J @ self.mass_matrix_inverse(base, q) @ J.T)
+
+    def dynamically_consistent_inverse(self, base, q, link):
+        J = self.jacobian(base, q, link)
+        return self.mass_matrix_inverse(base, q) @ J.T @ self.operational_space_inertia(base, q, link)
+
     def coriolis_matrix(self, base, q, qd):
         """``T^T C_pin T + T^T M_pin Tdot``: with nu_pin = T nu, rbdgen's Jacobians are J_pin T, whose time
         derivative adds J_pin Tdot (Tdot: the base block's R^T turning, Rdot^T = -R^T omega_x)."""
