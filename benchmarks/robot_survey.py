@@ -1,10 +1,11 @@
 """Load every URDF shipped in example-robot-data; print one table row per file.
 
-Each file either loads (fixed base; joints, mimic joints, and the largest
-difference of the mass matrix and inverse dynamics from Pinocchio's at a few
-random states, relative to their largest entry, reduced by the mimic map where
-there are mimic joints) or is rejected with a `ModelError`, whose message is
-printed (and whether the file loads with ``balance_inertia=True``).
+Each file either loads with the default inertia policy, ``"warn"`` (fixed base;
+joints, mimic joints, and the largest difference of the mass matrix and inverse
+dynamics from Pinocchio's at a few random states, relative to their largest
+entry, reduced by the mimic map where there are mimic joints; the links whose
+inertia no rigid body has, which ``inertia="strict"`` refuses) or is rejected
+with a `ModelError`, whose message is printed.
 
     python -m benchmarks.robot_survey [--markdown]
 """
@@ -29,21 +30,16 @@ def survey_one(path: Path, rng) -> tuple[str, str]:
     try:
         model = rbdgen.load_urdf(path)
     except rbdgen.ModelError as exc:
-        message = str(exc).splitlines()[0]
-        if "balance_inertia=True" in message:
-            try:
-                balanced = rbdgen.load_urdf(path, balance_inertia=True)
-                message += f" [loads with balance_inertia=True: J = {balanced.joint_count}]"
-            except rbdgen.ModelError as again:
-                message += f" [with balance_inertia=True: {again}]"
-        return "ModelError", message
+        return "ModelError", str(exc).splitlines()[0]
+    odd = [note.link for note in model.inertia_report.links]
+    strict = f"; strict refuses {len(odd)} link inertias ({', '.join(odd[:3])}{', ...' if len(odd) > 3 else ''})" if odd else ""
     mimics = len(model.joints) - model.joint_count
     if model.joint_count == 0:
-        return "loads", "J = 0 (no moving joint)"
+        return "loads", f"J = 0 (no moving joint){strict}"
     try:
         reference = MimicReference(path, False, joint_names=list(model.joint_names))
     except Exception as exc:  # Pinocchio refuses the file or names joints otherwise: report it
-        return "loads", f"J = {model.joint_count}, {mimics} mimic; Pinocchio: {type(exc).__name__}: {exc}"
+        return "loads", f"J = {model.joint_count}, {mimics} mimic; Pinocchio: {type(exc).__name__}: {exc}{strict}"
     solver = rbdgen.NumpySolver(model)
     error = 0.0
     for _ in range(3):
@@ -51,7 +47,7 @@ def survey_one(path: Path, rng) -> tuple[str, str]:
         M, tau = reference.mass_matrix(None, q), reference.inverse_dynamics(None, q, qd, qdd)
         error = max(error, np.abs(solver.mass_matrix(q) - M).max() / max(1.0, np.abs(M).max()),
                     np.abs(solver.inverse_dynamics(q, qd, qdd) - tau).max() / max(1.0, np.abs(tau).max()))
-    return "loads", f"J = {model.joint_count}, {mimics} mimic, vs Pinocchio {error:.1e}"
+    return "loads", f"J = {model.joint_count}, {mimics} mimic, vs Pinocchio {error:.1e}{strict}"
 
 
 def main(argv=None) -> int:

@@ -23,6 +23,7 @@ from .. import __version__
 from ..build import cache_dir
 from ..builder import TRAVERSALS
 from ..errors import BuildError, ManifestError, ModelError, SolverError, ValidationError
+from ..inertias import INERTIA_POLICIES
 from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
@@ -53,15 +54,37 @@ class Progress:
 
     def __init__(self, quiet: bool):
         self.quiet = quiet
+        self.open = False  # a step's line waits for its duration
 
     def step(self, text: str):
         if not self.quiet:
             print(f"  {text} ...", end="", file=sys.stderr, flush=True)
-        self.start = time.perf_counter()
+            self.open = True
+        self.text, self.start = text, time.perf_counter()
 
     def done(self, detail: str = ""):
         if not self.quiet:
-            print(f" {time.perf_counter() - self.start:.1f} s{'  ' + detail if detail else ''}", file=sys.stderr)
+            head = "" if self.open else f"  {self.text}:"  # a message came between: name the step again
+            print(f"{head} {time.perf_counter() - self.start:.1f} s{'  ' + detail if detail else ''}", file=sys.stderr)
+            self.open = False
+
+    def interrupt(self):
+        """End the open step's line, for a message of its own."""
+        if self.open:
+            print(file=sys.stderr)
+            self.open = False
+
+
+class ProgressLogHandler(logging.StreamHandler):
+    """Log records on stderr, each on a line of its own (after an open progress line)."""
+
+    def __init__(self, progress: Progress):
+        super().__init__(sys.stderr)
+        self.progress = progress
+
+    def emit(self, record):
+        self.progress.interrupt()
+        super().emit(record)
 
 
 def _pairs(items, option: str, separator: str = "="):
@@ -95,7 +118,7 @@ def _prefix(prefix):
 
 #: Options of URDF files only (an MJCF file says these itself), with what MJCF does instead.
 URDF_ONLY = {"joint_order": "the joint order is MuJoCo's", "armature": "the armature is the file's",
-             "xacro_arg": "no xacro", "package_path": "no xacro"}
+             "xacro_arg": "no xacro", "package_path": "no xacro", "trust_xacro": "no xacro"}
 
 
 def _load_options(args) -> dict:
@@ -105,14 +128,20 @@ def _load_options(args) -> dict:
         if given:
             raise UsageError(f"--{given[0].replace('_', '-')} applies to URDF files; {args.robot} is MJCF "
                              f"({URDF_ONLY[given[0]]})")
-        return dict(floating=args.floating, gravity=args.gravity)
+        return dict(floating=args.floating, gravity=args.gravity, **_inertia(args))
     order = args.joint_order
     if order is not None and len(order) == 1 and order[0] in TRAVERSALS:
         order = order[0]
     gravity = {} if args.gravity is None else {"gravity": tuple(args.gravity)}
     return dict(floating=bool(args.floating), joint_order=order, armature=_armature(args.armature),
                 xacro_args=_pairs(args.xacro_arg, "--xacro-arg", ":="),
-                package_paths=_pairs(args.package_path, "--package-path"), **gravity)
+                package_paths=_pairs(args.package_path, "--package-path"), trust_xacro=args.trust_xacro,
+                **gravity, **_inertia(args))
+
+
+def _inertia(args) -> dict:
+    """The ``inertia`` load option when ``--inertia`` is given (else the loader's default)."""
+    return {} if args.inertia is None else {"inertia": args.inertia}
 
 
 def cmd_generate(args, progress: Progress) -> int:
@@ -160,8 +189,10 @@ def _validate(solver, progress: Progress, samples: int) -> int:
         return EXIT_CHECK_FAILED
     progress.done()
     print("  validation (worst normwise relative error vs the NumPy engine):")
-    for op, err in worst.items():
-        print(f"    {op:24s} {err:.1e}")
+    for op in solver.operations:
+        fails = solver.manifest["operations"].get(op, {}).get("always_fails")
+        print(f"    {op:24s} " + (f"{worst[op]:.1e}" if op in worst else
+                                  f"always status {fails['status']}: {fails['message']} (as the NumPy engine)"))
     return 0
 
 
@@ -188,6 +219,10 @@ def cmd_info(args, progress: Progress) -> int:
         else:
             print(f"    mimic: {j.name}, {j.kind}, {parent}: {j.mimic.multiplier!r} * {j.mimic.joint} "
                   f"+ {j.mimic.offset!r}")
+    if model.inertia_report is not None and model.inertia_report.links:
+        names = ", ".join(note.link for note in model.inertia_report.links)
+        print(f"  inertia policy {model.inertia_report.policy}: {len(model.inertia_report.links)} link inertias no rigid body "
+              f"has ({names}; see the warnings)")
     print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     print("  tree:")
     print(f"    {model.links[0].name}")
@@ -221,7 +256,8 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_options(sp):
-        sp.add_argument("robot", type=Path, help="robot description: URDF, xacro (*.xacro) or MJCF (a <mujoco> root)")
+        sp.add_argument("robot", type=Path, help="robot description: URDF, xacro (*.xacro, with --trust-xacro) or MJCF "
+                                                 "(a <mujoco> root)")
         base = sp.add_mutually_exclusive_group()
         base.add_argument("--floating", action="store_const", const=True,
                           help="floating base (G = J + 6); default: fixed, or MJCF: a free joint in the file")
@@ -234,14 +270,21 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--xacro-arg", nargs="+", metavar="NAME:=VALUE", help="xacro arguments ($(arg NAME))")
         sp.add_argument("--package-path", nargs="+", metavar="PACKAGE=FOLDER",
                         help="where $(find PACKAGE) of a xacro file is")
+        sp.add_argument("--inertia", choices=INERTIA_POLICIES,
+                        help="a link inertia no rigid body has: warn (default: load it as given, as Pinocchio "
+                             "does), balance (MuJoCo's correction) or strict (refuse it)")
+        sp.add_argument("--trust-xacro", action="store_true", default=None,
+                        help="expand a xacro file (*.xacro, or any file with --xacro-arg/--package-path): xacro "
+                             "RUNS THE CODE the file holds, so only for files you trust")
 
     g = sub.add_parser("generate", parents=[common], help="generate C, compile it and validate it")
     model_options(g)
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     g.add_argument("--ops", nargs="+", choices=ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS,
                    default=list(ALL_OPERATIONS), metavar="OP",
-                   help=f"operations (default: all of {', '.join(ALL_OPERATIONS)}; "
-                        f"also {', '.join(DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS)})")
+                   help=f"operations to generate (default: the {len(ALL_OPERATIONS)} dynamics operations "
+                        f"{' '.join(ALL_OPERATIONS)}; on request: the derivatives {' '.join(DERIVATIVE_OPERATIONS)} "
+                        f"and the kinematics {' '.join(KINEMATICS_OPERATIONS)})")
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",
@@ -252,12 +295,12 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")
     g.add_argument("--no-compile", action="store_true", help="only write the sources")
     g.add_argument("--casadi", action="store_true", help="also save CasADi functions (<prefix>_<op>.casadi)")
-    g.add_argument("--samples", type=int, default=32, help="random states for validation")
+    g.add_argument("--samples", type=int, default=32, help="random states for validation (default: 32)")
     g.set_defaults(run=cmd_generate)
 
     c = sub.add_parser("check", parents=[common], help="build a generated folder if needed and validate it")
-    c.add_argument("folder", type=Path)
-    c.add_argument("--samples", type=int, default=64)
+    c.add_argument("folder", type=Path, help="a folder written by `rbdgen generate` (its sources and manifest)")
+    c.add_argument("--samples", type=int, default=64, help="random states for validation (default: 64)")
     c.set_defaults(run=cmd_check)
 
     i = sub.add_parser("info", parents=[common], help="describe a robot: tree, joint order, sizes, mass, gravity")
@@ -269,24 +312,29 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     level = logging.ERROR if args.quiet else logging.INFO if args.verbose else logging.WARNING
-    logging.basicConfig(level=level, format="%(name)s: %(message)s")
+    progress = Progress(args.quiet)
+    logging.basicConfig(level=level, format="%(name)s: %(message)s", handlers=[ProgressLogHandler(progress)])
     try:
         with _stdout(args.quiet):
-            code = args.run(args, Progress(args.quiet))
+            code = args.run(args, progress)
             sys.stdout.flush()  # here, so that a closed pipe is seen while it can be handled
         return code
     except BrokenPipeError:
         return _reader_gone()
     except BAD_INPUT as exc:
-        print(f"\nrbdgen: error: {exc}", file=sys.stderr)
+        progress.interrupt()
+        print(f"rbdgen: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SolverError as exc:
-        print(f"\nrbdgen: check failed: {exc}", file=sys.stderr)
+        progress.interrupt()
+        print(f"rbdgen: check failed: {exc}", file=sys.stderr)
         return EXIT_CHECK_FAILED
     except ENVIRONMENT as exc:
-        print(f"\nrbdgen: {'cannot build: ' if isinstance(exc, BuildError) else ''}{exc}", file=sys.stderr)
+        progress.interrupt()
+        print(f"rbdgen: {'cannot build: ' if isinstance(exc, BuildError) else ''}{exc}", file=sys.stderr)
         return EXIT_ENVIRONMENT
     except Exception:  # a bug: show where
+        progress.interrupt()
         traceback.print_exc()
         print("rbdgen: internal error (the traceback above); please report it", file=sys.stderr)
         return EXIT_INTERNAL

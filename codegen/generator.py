@@ -116,6 +116,13 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
     return kernels[best]
 
 
+def _always_fails(kernel: Kernel) -> dict:
+    """The manifest entry of a kernel that returns a status for every state (`trace`):
+    ``{"always_fails": {"status": 2, "message": ...}}``, else nothing."""
+    failed = [g for g in kernel.graph.guards if isinstance(g.value, (int, float))]
+    return {"always_fails": {"status": failed[0].status, "message": failed[0].message}} if failed else {}
+
+
 def _cdef(prefix: str, kernels: list, real: str, size: dict) -> str:
     lines = []
     for k in kernels:
@@ -265,13 +272,18 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     dims = dimensions(tree, len(model.links))
     timings = {}
     start = time.perf_counter()
-    kernels = [trace_forward_dynamics(model, tree, fd_algorithm) if op == "forward_dynamics"
-               else trace(model, op, tree, k) for op, k in plan]
+    kernels = []
+    for n, (op, k) in enumerate(plan, 1):
+        log.info("tracing %s (%d of %d)", names[n - 1], n, len(plan))
+        kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == "forward_dynamics"
+                       else trace(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
+    log.info("scheduling %d functions", len(kernels))
     plans = [schedule(k, optional=emit_c.optional_inputs(k)) for k in kernels]
     timings["schedule"] = time.perf_counter() - start
     start = time.perf_counter()
+    log.info("emitting C (%s precision)", precision)
     info = dict(
         banner=f"{prefix}: rigid-body dynamics specialised for one robot",
         version=__version__,
@@ -310,10 +322,13 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                                "outputs": [p.name for p in fn.params if p.output],
                                "counts": fn.counts, "stack_bytes": fn.stack,
                                **({"algorithm": kernel.algorithm} if kernel.algorithm else {}),
-                               **({} if link is None else {"operation": op, "link": link})}
+                               **({} if link is None else {"operation": op, "link": link}),
+                               **_always_fails(kernel)}
                        for (op, link), fn, kernel in zip(plan, functions, kernels)},
         "cdef": _cdef(prefix, kernels, real, size),
         "model": model.as_dict(),
+        # the loader's inertia policy and the links it applied to (None: a model built directly)
+        "inertia": None if model.inertia_report is None else model.inertia_report.as_dict(),
     }
     files[f"{prefix}.json"] = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
     files.update(packaging.files(manifest, files))

@@ -12,7 +12,8 @@ URDF's joint element as data); `assemble` turns them into a validated model:
   takes no coordinate (its position is ``multiplier * q_master + offset``);
   chains of mimics are resolved to the first independent joint, whatever their
   order in the description. A mimic on a fixed joint is ignored (with a
-  warning): the joint stays fixed.
+  warning): the joint stays fixed; so is a mimic of a joint the robot does not
+  have: the joint takes its own coordinate.
 * Joint order: ``"breadth_first"`` (the default, dynibo's: over *all* joints
   from the root, children in the order given, fixed joints traversed without a
   coordinate), ``"depth_first"`` (Pinocchio's and MuJoCo's), or the independent
@@ -30,14 +31,17 @@ import collections
 import dataclasses
 import logging
 import math
+import os
 import re
+import stat
 from collections.abc import Mapping
 
 from .errors import ModelError
-from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
+from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform, unit_axis
+from .inertias import inertia_policy, police, report
 from .names import default_prefix
 
-__all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble", "symbol_name"]
+__all__ = ["JOINT_TYPES", "JointSpec", "RobotBuilder", "assemble", "read_robot_file", "robot_file", "symbol_name"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +66,40 @@ class JointSpec:
     mimic: tuple | None = None
 
 
+_FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"),
+               (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(path: str, mode: int) -> ModelError:
+    kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+    return ModelError(f"{path} is {kind}, not a regular file: a robot description must be a file (rbdgen never "
+                      f"opens anything else, as reading a FIFO or a device can wait forever)")
+
+
+def robot_file(path, what: str) -> str:
+    """``path`` as a str if it names a regular file (symbolic links followed): FileNotFoundError when
+    nothing is there, a `ModelError` for a folder, FIFO, device or socket, which is never opened."""
+    path = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(2, f"{what} file not found", path) from None
+    if not stat.S_ISREG(mode):
+        raise _not_regular(path, mode)
+    return path
+
+
+def read_robot_file(path, what: str) -> bytes:
+    """The bytes of the regular file at ``path`` (see `robot_file`); opened without blocking and
+    checked again once open, so a file swapped for a FIFO meanwhile is refused, not waited on."""
+    path = robot_file(path, what)
+    with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        return handle.read()
+
+
 def symbol_name(raw) -> str:
     """A robot name as a symbol prefix valid in C and CasADi (the rule of `rbdgen.names.default_prefix`)."""
     if not re.search(r"[0-9A-Za-z]", raw or ""):
@@ -70,9 +108,16 @@ def symbol_name(raw) -> str:
 
 
 def assemble(name: str, links: Mapping, joints, floating=False, joint_order=None, armature=None,
-             gravity=STANDARD_GRAVITY) -> RobotModel:
+             gravity=STANDARD_GRAVITY, inertia="warn") -> RobotModel:
     """The validated model of links ``{name: Inertia in the link frame}`` (in order) and
-    `JointSpec` s (in order); options as for `rbdgen.load_urdf`."""
+    `JointSpec` s (in order); options as for `rbdgen.load_urdf`; ``inertia``: the policy for
+    link inertias no rigid body has (`rbdgen.inertias`)."""
+    policy = inertia_policy(inertia)
+    policed, notes = {}, []
+    for link_name, value in links.items():
+        policed[link_name], note = police(link_name, value, policy)
+        notes += [note] if note else []
+    links = policed
     by_name: dict[str, JointSpec] = {}
     parent_of: dict[str, str] = {}  # child link -> joint name
     for joint in joints:
@@ -87,8 +132,8 @@ def assemble(name: str, links: Mapping, joints, floating=False, joint_order=None
         if joint.child in parent_of:
             raise ModelError(f"link {joint.child!r} is the child of two joints: {parent_of[joint.child]!r} "
                              f"and {joint.name!r}")
-        if joint.type != "fixed" and math.sqrt(sum(x * x for x in joint.axis)) < 1e-12:
-            raise ModelError(f"{where}: zero axis")
+        if joint.type != "fixed":
+            unit_axis(joint.axis, where)
         parent_of[joint.child] = joint.name
         by_name[joint.name] = joint
     if not links:
@@ -153,7 +198,7 @@ def assemble(name: str, links: Mapping, joints, floating=False, joint_order=None
     model = RobotModel(name, tuple(model_joints), tuple(model_links), bool(floating), base_inertia, gravity)
     logger.debug("robot %r: %d joints (%d mimic), %d links, root %r", name, model.joint_count, len(mimics),
                  len(model_links), root_link)
-    return model
+    return report(model, policy, notes, links)
 
 
 def _traverse(root_link, children, depth_first: bool) -> list:
@@ -181,8 +226,10 @@ def _resolve_mimics(joints: dict) -> dict:
         if joint.type == "fixed":  # e.g. a gripper welded shut in a reduced model: it stays fixed
             logger.warning("%s of %r on a fixed joint ignored: the joint stays fixed", where, master)
             continue
-        if master not in joints:
-            raise ModelError(f"{where} of {master!r}, which is not a joint of the robot")
+        if master not in joints:  # a typo in the file: Pinocchio (mimic=False) and urdfdom load it too
+            logger.warning("%s of %r, which is not a joint of the robot, ignored: the joint moves on its own "
+                           "coordinate", where, master)
+            continue
         if joints[master].type == "fixed":
             raise ModelError(f"{where} of the fixed joint {master!r}, which has no coordinate")
         direct[name] = (master, Mimic(master, multiplier, offset))
@@ -328,7 +375,9 @@ class RobotBuilder:
         self._joints.append(spec)
         return self
 
-    def build(self, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY) -> RobotModel:
-        """The validated model; options as for `rbdgen.load_urdf`."""
+    def build(self, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
+              inertia="warn") -> RobotModel:
+        """The validated model; options as for `rbdgen.load_urdf` (``inertia``: the policy for
+        link inertias no rigid body has, applied here)."""
         return assemble(self.name, self._links, self._joints, floating=floating, joint_order=joint_order,
-                        armature=armature, gravity=gravity)
+                        armature=armature, gravity=gravity, inertia=inertia)

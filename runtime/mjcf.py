@@ -28,6 +28,7 @@ mass and inertia as compiled (``body_mass``, ``body_ipos``/``body_iquat``,
 
 from __future__ import annotations
 
+import io
 import logging
 import math
 import os
@@ -35,8 +36,9 @@ import os
 import defusedxml
 import defusedxml.ElementTree
 
-from .builder import JointSpec, assemble, symbol_name
+from .builder import JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .errors import ModelError
+from .inertias import inertia_policy, noted, report
 from .model import Inertia, Limits, RobotModel, Transform, quaternion_matrix
 
 __all__ = ["is_mjcf", "load_mjcf"]
@@ -44,37 +46,105 @@ __all__ = ["is_mjcf", "load_mjcf"]
 logger = logging.getLogger(__name__)
 
 
-def load_mjcf(path, floating=None, gravity=None) -> RobotModel:
+def load_mjcf(path, floating=None, gravity=None, inertia="warn") -> RobotModel:
     """Load the MJCF file at ``path`` through MuJoCo's compiler (see the module docstring).
 
-    ``gravity``: None for the file's (``<option gravity>``), else a 3-vector.
+    ``gravity``: None for the file's (``<option gravity>``), else a 3-vector. ``inertia``:
+    MuJoCo's compiler refuses a body inertia that breaks the triangle inequality, so
+    ``"warn"`` and ``"strict"`` give its error; ``"balance"`` compiles such a file with
+    MuJoCo's ``balanceinertia`` (logged). See `rbdgen.inertias`.
     """
     try:
         import mujoco
     except ImportError:
         raise ImportError("loading MJCF needs MuJoCo: install it with pip install 'rbdgen[mjcf]'") from None
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(2, "MJCF file not found", path)
+    policy = inertia_policy(inertia)
+    path = robot_file(path, "MJCF")
+    _confine_files(path)
     try:
         m = mujoco.MjModel.from_xml_path(path)
     except ValueError as exc:  # MuJoCo's compiler errors
-        raise ModelError(f"{path}: MuJoCo cannot compile it: {exc}") from None
+        message = " ".join(str(exc).split())
+        if "balanceinertia" not in message:
+            raise ModelError(f"{path}: MuJoCo cannot compile it: {message}") from None
+        if policy != "balance":
+            raise ModelError(f"{path}: MuJoCo cannot compile it: {message}; MuJoCo cannot load such an inertia "
+                             f"as given: load with inertia=\"balance\" (--inertia balance) for its correction") from None
+        logger.info("%s: %s: compiled with MuJoCo's balanceinertia (inertia=\"balance\"), which replaces every "
+                       "such body inertia by its mean principal moment", path, message)
+        spec = mujoco.MjSpec.from_file(path)
+        spec.compiler.balanceinertia = True
+        m = spec.compile()
+        balanced = _balanced_bodies(spec, m)
+    else:
+        balanced = []
     name = bytes(m.names).split(b"\0", 1)[0].decode(errors="replace")  # <mujoco model=...>, first of the names
     if name == "MuJoCo Model":  # MuJoCo's default: the file's name says more
         name = os.path.basename(path).split(".")[0]
-    return _from_mjmodel(m, mujoco, symbol_name(name), floating, gravity)
+    return _from_mjmodel(m, mujoco, symbol_name(name), floating, gravity, policy, balanced)
 
 
 def is_mjcf(path) -> bool:
     """Whether the file at ``path`` is MJCF: its root element is ``<mujoco>`` (read without DTDs;
-    an unreadable or malformed file is not, and its own loader says what is wrong with it)."""
+    an unreadable or malformed file, or no regular file, is not, and its own loader says what is
+    wrong with it)."""
     try:
-        for _, element in defusedxml.ElementTree.iterparse(os.fspath(path), events=("start",), forbid_dtd=True):
+        data = io.BytesIO(read_robot_file(path, "robot"))
+        for _, element in defusedxml.ElementTree.iterparse(data, events=("start",), forbid_dtd=True):
             return element.tag == "mujoco"
-    except (OSError, defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException):
+    except (OSError, ModelError, defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException):
         return False
     return False
+
+
+#: Attributes that name files MuJoCo reads (``<include>``, meshes, textures, height fields, skins, models)
+#: and the ``<compiler>`` folders those are looked up in.
+_FILE_ATTRIBUTE = "file"
+_FOLDER_ATTRIBUTES = ("assetdir", "meshdir", "texturedir")
+
+
+def _confine_files(path: str):
+    """Refuse an MJCF file that has MuJoCo read a file outside its own folder: every ``<include>``
+    (followed, relative to the main file's folder as MuJoCo resolves them) and every file and
+    folder an element names must be a relative path without ``..`` that stays in that folder
+    (symbolic links resolved). A robot file is untrusted input: it must not read ``/etc/...``."""
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    pending, seen, folders, files = [path], set(), [""], []
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            root = defusedxml.ElementTree.fromstring(read_robot_file(current, "MJCF"), forbid_dtd=True)
+        except (defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException):
+            return  # MuJoCo's own parser names what is wrong
+        for element in root.iter():
+            for attribute in (_FILE_ATTRIBUTE, *_FOLDER_ATTRIBUTES):
+                value = element.get(attribute)
+                if value is None:
+                    continue
+                where = f"{current}: <{element.tag} {attribute}={value!r}>"
+                target = _inside(folder, value, where)
+                if element.tag == "include":
+                    pending.append(target)
+                elif attribute == _FILE_ATTRIBUTE:
+                    files.append((where, value))
+                else:
+                    folders.append(value)
+    for where, value in files:  # an asset is looked up in a <compiler> folder: inside each one too
+        for base in folders:
+            _inside(folder, os.path.join(base, value), where)
+
+
+def _inside(folder: str, value: str, where: str) -> str:
+    """``value`` resolved in ``folder``; a `ModelError` if it leaves the folder."""
+    parts = value.replace("\\", "/").split("/")
+    target = os.path.realpath(os.path.join(folder, value))
+    if os.path.isabs(value) or ".." in parts or os.path.commonpath([folder, target]) != folder:
+        raise ModelError(f"{where}: names a file outside the model's folder {folder}; an MJCF file may only "
+                         f"read files in its own folder and below (copy the file there and name it relatively)")
+    return target
 
 
 def _name(mujoco, m, kind, index: int, default: str) -> str:
@@ -85,6 +155,14 @@ def _wxyz_rotation(quat):
     """Rotation matrix of a MuJoCo quaternion (w, x, y, z)."""
     w, x, y, z = quat
     return quaternion_matrix((x, y, z, w))
+
+
+def _in_body_axes(quat, principal):
+    """``R diag(principal) R^T``: a rotational inertia given by its principal moments and the
+    quaternion (w, x, y, z) of its principal axes, as MuJoCo gives it."""
+    rotation = _wxyz_rotation(quat)
+    return tuple(tuple(sum(rotation[i][k] * float(principal[k]) * rotation[j][k] for k in range(3)) for j in range(3))
+                 for i in range(3))
 
 
 def _axis_rotation(axis, angle):
@@ -102,7 +180,25 @@ def _translation(v) -> Transform:
     return Transform(translation=tuple(float(x) for x in v))
 
 
-def _from_mjmodel(m, mujoco, robot_name, floating, gravity) -> RobotModel:
+def _balanced_bodies(spec, m) -> list:
+    """(body id, its rotational inertia as the file gives it, about its centre of mass in body axes)
+    of every body whose inertia MuJoCo's ``balanceinertia`` replaced (an explicit ``<inertial>``
+    that breaks the triangle inequality: MuJoCo's check, without allowance)."""
+    out = []
+    for b, body in enumerate(spec.bodies):  # the compiled bodies are the spec's, in order
+        if not body.explicitinertial:
+            continue
+        full = [float(x) for x in body.fullinertia]
+        if not math.isnan(full[0]):  # fullinertia="xx yy zz xy xz yz" in body axes
+            given = ((full[0], full[3], full[4]), (full[3], full[1], full[5]), (full[4], full[5], full[2]))
+        else:  # diaginertia in the frame of the compiled iquat (MuJoCo resolves quat, euler, axisangle ...)
+            given = _in_body_axes(m.body_iquat[b], body.inertia)
+        if noted("", given, "balance", allowance=False) is not None:
+            out.append((b, given))
+    return out
+
+
+def _from_mjmodel(m, mujoco, robot_name, floating, gravity, policy, balanced) -> RobotModel:
     BODY, JOINT = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT
     FREE, BALL, SLIDE = int(mujoco.mjtJoint.mjJNT_FREE), int(mujoco.mjtJoint.mjJNT_BALL), int(mujoco.mjtJoint.mjJNT_SLIDE)
     body_names = [_name(mujoco, m, BODY, b, f"body{b}") for b in range(m.nbody)]
@@ -137,10 +233,7 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity) -> RobotModel:
     for b in range(m.nbody):
         if floating and b == 0:
             continue  # the world of a floating base
-        rotation = _wxyz_rotation(m.body_iquat[b])
-        principal = [[float(m.body_inertia[b][k]) if i == k else 0.0 for k in range(3)] for i in range(3)]
-        rotational = tuple(tuple(sum(rotation[i][k] * principal[k][k] * rotation[j][k] for k in range(3))
-                                 for j in range(3)) for i in range(3))
+        rotational = _in_body_axes(m.body_iquat[b], m.body_inertia[b])
         try:
             add_link(body_names[b], Inertia(float(m.body_mass[b]), tuple(m.body_ipos[b]), rotational))
         except ModelError as exc:
@@ -173,6 +266,9 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity) -> RobotModel:
                                 origin=pose))
     if m.neq:
         logger.warning("%d equality constraints ignored (rbdgen models the kinematic tree only)", m.neq)
-    return assemble(robot_name, links, joints, floating=floating,
-                    joint_order="depth_first", armature=armature,
-                    gravity=tuple(float(g) for g in (m.opt.gravity if gravity is None else gravity)))
+    model = assemble(robot_name, links, joints, floating=floating, joint_order="depth_first", armature=armature,
+                     gravity=tuple(float(g) for g in (m.opt.gravity if gravity is None else gravity)), inertia=policy)
+    if not balanced:
+        return model
+    notes = [noted(body_names[b], given, policy, allowance=False) for b, given in balanced]
+    return report(model, policy, notes, links)

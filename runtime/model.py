@@ -29,9 +29,12 @@ import dataclasses
 import hashlib
 import json
 import math
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .errors import ModelError
+
+if TYPE_CHECKING:  # the policy's module imports this one
+    from .inertias import InertiaReport
 
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]
@@ -57,6 +60,21 @@ def _numbers_of(value, n: int, what: str) -> tuple:
 
 def _vec3(value, what: str) -> Vec3:
     return _numbers_of(value, 3, what)
+
+
+def unit_axis(axis, where: str) -> Vec3:
+    """``axis`` divided by its length (a unit axis stays as it is, so normalising is idempotent);
+    a `ModelError` for a zero axis (length below 1e-12). The length is taken after dividing by the
+    largest component: the squares of ``1e200`` overflow, which made such an axis zero."""
+    axis = _vec3(axis, f"{where} axis")
+    scale = max(abs(x) for x in axis)
+    scaled = tuple(x / scale for x in axis) if scale > 0.0 else axis
+    length = math.sqrt(sum(x * x for x in scaled))
+    if scale * length < 1e-12:
+        raise ModelError(f"{where}: zero axis")
+    if abs(scale * length - 1.0) > 4e-16:
+        axis = tuple(x / length for x in scaled)
+    return axis
 
 
 def _mat3(value, what: str) -> Mat3:
@@ -204,7 +222,11 @@ class Transform:
 
 @dataclasses.dataclass(frozen=True)
 class Inertia:
-    """Mass, centre of mass and rotational inertia about the centre of mass, in the body frame."""
+    """Mass, centre of mass and rotational inertia about the centre of mass, in the body frame.
+
+    The mass must be finite and non-negative and the tensor finite and symmetric. Whether a rigid
+    body has the tensor (positive semi-definite, triangle inequality) is the loaders' inertia
+    policy (`rbdgen.inertias`): files that break it load in Pinocchio and dynibo."""
 
     mass: float = 0.0
     com: Vec3 = ZERO3
@@ -221,14 +243,6 @@ class Inertia:
         if any(abs(rotational[i][j] - rotational[j][i]) > 1e-9 * scale for i in range(3) for j in range(i)):
             raise ModelError(f"inertia tensor is not symmetric: {rotational}")
         rotational = tuple(tuple(0.5 * (rotational[i][j] + rotational[j][i]) for j in range(3)) for i in range(3))
-        if _eigenvalues_sym3(rotational)[0] < -1e-9 * scale:
-            raise ModelError(f"inertia tensor is not positive semi-definite: {rotational}")
-        excess, high = _triangle_excess(rotational)
-        if excess > 0.0:
-            raise ModelError(
-                f"inertia tensor violates the triangle inequality: its largest principal moment {high:.6g} "
-                f"exceeds the sum of the other two by {excess:.3g}; no rigid body has it (MuJoCo refuses it "
-                f"too): correct the inertia values, or load with balance_inertia=True")
         object.__setattr__(self, "rotational", rotational)
 
     def transformed(self, pose: Transform) -> "Inertia":
@@ -258,30 +272,7 @@ def _add3(a: Mat3, b: Mat3) -> Mat3:
     return tuple(tuple(x + y for x, y in zip(ra, rb)) for ra, rb in zip(a, b))
 
 
-def _triangle_excess(rotational: Mat3) -> tuple[float, float]:
-    """(excess, largest principal moment): by how much the largest moment exceeds the sum of
-    the other two beyond rounding (<= 0: a physical tensor).
-
-    The allowance is 1e-9 of the largest entry (absolute below 1) for round-off and 1e-6 of
-    the trace for moments written to a few significant digits: real URDFs hold point masses
-    with eigenvalues like -2e-22 and thin discs (I3 = I1 + I2) rounded in the last digit.
-    """
-    scale = max(1.0, max(abs(x) for row in rotational for x in row))
-    _, _, high = _eigenvalues_sym3(rotational)
-    trace = sum(rotational[i][i] for i in range(3))
-    return high - (trace - high) - (1e-9 * scale + 1e-6 * trace), high
-
-
-def balance_inertia(rotational: Mat3) -> Mat3:
-    """``rotational`` if it satisfies the triangle inequality (to rounding), else its mean
-    principal moment times the identity: what MuJoCo's ``balanceinertia`` does."""
-    if _triangle_excess(rotational)[0] <= 0.0:
-        return rotational
-    mean = sum(rotational[i][i] for i in range(3)) / 3.0
-    return ((mean, 0.0, 0.0), (0.0, mean, 0.0), (0.0, 0.0, mean))
-
-
-def _eigenvalues_sym3(a: Mat3) -> tuple[float, float, float]:
+def symmetric_eigenvalues(a: Mat3) -> tuple[float, float, float]:
     """Eigenvalues of a symmetric 3x3 matrix in ascending order (closed form, Smith 1961)."""
     p1 = a[0][1] ** 2 + a[0][2] ** 2 + a[1][2] ** 2
     q = (a[0][0] + a[1][1] + a[2][2]) / 3.0
@@ -370,13 +361,7 @@ class Joint:
     def __post_init__(self):
         if self.kind not in JOINT_KINDS:
             raise ModelError(f"joint {self.name!r}: unsupported kind {self.kind!r}")
-        axis = _vec3(self.axis, f"joint {self.name!r} axis")
-        norm = math.sqrt(sum(x * x for x in axis))
-        if norm < 1e-12:
-            raise ModelError(f"joint {self.name!r}: zero axis")
-        if abs(norm - 1.0) > 4e-16:  # a unit axis stays as it is: normalising is then idempotent
-            axis = tuple(x / norm for x in axis)
-        object.__setattr__(self, "axis", axis)
+        object.__setattr__(self, "axis", unit_axis(self.axis, f"joint {self.name!r}"))
         if self.mimic is not None and not isinstance(self.mimic, Mimic):
             raise ModelError(f"joint {self.name!r}: mimic must be a Mimic or None, got {self.mimic!r}")
         armature = float(self.armature)
@@ -404,6 +389,9 @@ class RobotModel:
     floating: bool = False
     base_inertia: Inertia = Inertia()
     gravity: Vec3 = STANDARD_GRAVITY
+    #: How the loader treated link inertias no rigid body has (an `rbdgen.inertias.InertiaReport`;
+    #: None for a model built directly). Not part of the model's identity: its values are.
+    inertia_report: Optional[InertiaReport] = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "joints", tuple(self.joints))
@@ -482,8 +470,10 @@ class RobotModel:
 
     # -- identity --------------------------------------------------------
     def as_dict(self) -> dict:
-        """Plain data (JSON-ready); ``mimic`` appears on mimic joints only."""
+        """Plain data (JSON-ready); ``mimic`` appears on mimic joints only; ``inertia_report`` (the
+        loader's report, in the manifest on its own) does not."""
         data = dataclasses.asdict(self)
+        del data["inertia_report"]
         for joint in data["joints"]:
             if joint["mimic"] is None:
                 del joint["mimic"]

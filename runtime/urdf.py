@@ -10,7 +10,8 @@ order, fixed and floating bases. Here:
   to model them. ``<mimic joint= multiplier= offset=>`` (defaults 1 and 0)
   makes a joint follow another one.
 * Visuals, collisions, meshes, transmissions, ``<dynamics>`` and gazebo tags
-  are ignored. ``defusedxml`` parses with DTDs forbidden: a robot file is
+  are ignored; an unknown element or attribute where rbdgen reads the file
+  (``<orign>``, ``xzy=``) is logged (`rbdgen.urdf_schema`). ``defusedxml`` parses with DTDs forbidden: a robot file is
   untrusted input, and a DTD is where entity expansion (billion laughs) and
   external entities (reading local files) come from; no real URDF has one.
 """
@@ -20,15 +21,19 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
+
+import xml.etree.ElementTree
 
 import defusedxml
 import defusedxml.ElementTree
 
 from .errors import ModelError
-from .builder import JOINT_TYPES, JointSpec, assemble, symbol_name
+from .builder import JOINT_TYPES, JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .model import STANDARD_GRAVITY, Inertia, Limits, RobotModel, Transform
-from .model import balance_inertia as _balanced
-from .xacros import expand_xacro, is_xacro
+from .inertias import inertia_policy
+from .urdf_schema import check_spelling
+from .xacros import expand_xacro, require_trust
 
 __all__ = ["load_urdf", "load_urdf_string"]
 
@@ -38,7 +43,8 @@ _INERTIA_ATTRIBUTES = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
-              balance_inertia=False, xacro_args=None, package_paths=None) -> RobotModel:
+              balance_inertia=None, xacro_args=None, package_paths=None, trust_xacro=False,
+              inertia="warn") -> RobotModel:
     """Load the URDF file at ``path`` (str or os.PathLike).
 
     ``floating``: a free-floating base (G = J + 6) instead of a fixed one.
@@ -46,33 +52,36 @@ def load_urdf(path, floating=False, joint_order=None, armature=None, gravity=STA
     (Pinocchio's and MuJoCo's) or the independent joints' names in any order with
     parents first. ``armature``: None, a mapping {joint name: value} (mimic joints
     too) or J values in the final joint order. ``gravity``: the gravity vector
-    stored on the model. ``balance_inertia``: replace a link inertia that violates
-    the triangle inequality by its mean principal moment (MuJoCo's option of that
-    name) instead of rejecting it. A file named ``*.xacro`` (or any file when
-    ``xacro_args`` or ``package_paths`` is given) is expanded by xacro first (see
-    `rbdgen.xacros`): ``xacro_args`` {name: value} for ``$(arg name)``,
+    stored on the model. ``inertia``: what to do with a link inertia no rigid body
+    has (not positive semi-definite, or breaking the triangle inequality):
+    ``"warn"`` (default: load it as given, as Pinocchio and dynibo do, with a logging
+    warning), ``"balance"`` (MuJoCo's correction: its mean principal moment) or
+    ``"strict"`` (a `ModelError`); see `rbdgen.inertias`. ``balance_inertia=True`` is
+    the deprecated spelling of ``inertia="balance"``. ``trust_xacro=True`` lets xacro
+    expand a file named ``*.xacro`` (or any file given ``xacro_args`` or
+    ``package_paths``) first (see `rbdgen.xacros`): xacro runs the code such a file
+    holds, so without it the file is a `ModelError` and nothing runs. ``xacro_args``
+    {name: value} for ``$(arg name)``,
     ``package_paths`` {package: folder} for ``$(find package)``. A missing file is
-    a FileNotFoundError; anything wrong in the description is a `ModelError`
-    naming the element.
+    a FileNotFoundError, a folder, FIFO or device a `ModelError` (never opened);
+    anything wrong in the description is a `ModelError` naming the element.
     """
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(2, "URDF file not found", path)
-    if is_xacro(path) or xacro_args is not None or package_paths is not None:
+    path = robot_file(path, "URDF")
+    if require_trust(path, trust_xacro, xacro_args is not None or package_paths is not None):
         data = expand_xacro(path, xacro_args, package_paths)
     else:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_robot_file(path, "URDF")
     logger.debug("loading URDF %s", path)
     return load_urdf_string(data, floating=floating, joint_order=joint_order, armature=armature, gravity=gravity,
-                            balance_inertia=balance_inertia)
+                            inertia=inertia_policy(inertia, balance_inertia))
 
 
 def load_urdf_string(text, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
-                     balance_inertia=False) -> RobotModel:
+                     balance_inertia=None, inertia="warn") -> RobotModel:
     """Load a URDF given as text (str or bytes); options as for `load_urdf`."""
+    policy = inertia_policy(inertia, balance_inertia)
     try:
-        root = defusedxml.ElementTree.fromstring(text, forbid_dtd=True)
+        root, lines = _parse(text)
     except defusedxml.ElementTree.ParseError as exc:
         raise ModelError(f"malformed URDF XML: {exc}") from exc
     except defusedxml.DefusedXmlException as exc:
@@ -83,6 +92,7 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
         raise ModelError("the root element is <mujoco>: an MJCF file, load it with rbdgen.load_mjcf")
     if root.tag != "robot":
         raise ModelError(f"the root element is <{root.tag}>, expected <robot>")
+    check_spelling(root, lines)
     name = symbol_name(root.get("name"))
 
     inertias: dict[str, Inertia] = {}
@@ -90,13 +100,34 @@ def load_urdf_string(text, floating=False, joint_order=None, armature=None, grav
         link_name = _required_name(element, "link")
         if link_name in inertias:
             raise ModelError(f"duplicate link name {link_name!r}")
-        inertias[link_name] = _parse_inertial(element, link_name, balance_inertia)
+        inertias[link_name] = _parse_inertial(element, link_name)
     if not inertias:
         raise ModelError(f"robot {name!r} has no <link>")
 
     joints = [_parse_joint(element) for element in root.findall("joint")]
     return assemble(name, inertias, joints, floating=floating, joint_order=joint_order, armature=armature,
-                    gravity=gravity)
+                    gravity=gravity, inertia=policy)
+
+
+class _Lines(xml.etree.ElementTree.TreeBuilder):
+    """A tree builder that records the line of each element: {id(element): line}."""
+
+    def __init__(self):
+        super().__init__()
+        self.lines, self.parser = {}, None
+
+    def start(self, tag, attributes):
+        element = super().start(tag, attributes)
+        self.lines[id(element)] = self.parser.parser.CurrentLineNumber
+        return element
+
+
+def _parse(text):
+    """(root element, {id(element): line}) of URDF text, DTDs forbidden."""
+    builder = _Lines()
+    builder.parser = defusedxml.ElementTree.DefusedXMLParser(target=builder, forbid_dtd=True)
+    builder.parser.feed(text)
+    return builder.parser.close(), builder.lines
 
 
 # -- elements ------------------------------------------------------------------
@@ -107,20 +138,30 @@ def _required_name(element, what: str) -> str:
     return name
 
 
+#: A number as urdfdom reads it (C++ streams, classic locale): ASCII digits, an optional sign, point
+#: and exponent. Python's float() also takes '1_000', 'inf', 'nan' and non-ASCII digits ('١', '１'),
+#: which urdfdom refuses; so does rbdgen (inf and nan too: no field rbdgen reads may be infinite).
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_SEPARATOR = re.compile(r"[ \t\n\r]+")
+
+
 def _numbers(element, attribute: str, count: int, default, where: str) -> tuple[float, ...]:
-    """``count`` finite numbers from ``element``'s attribute (``default`` if absent)."""
+    """``count`` finite numbers from ``element``'s attribute (``default`` if absent), separated by
+    ASCII white space; each one a decimal number of `_NUMBER`'s grammar."""
     raw = None if element is None else element.get(attribute)
     if raw is None:
         return tuple(default)
     what = f"{where}: <{element.tag} {attribute}={raw!r}>"
-    try:
-        values = tuple(float(x) for x in raw.split())
-    except ValueError:
-        raise ModelError(f"{what}: not a number") from None
-    if len(values) != count:
-        raise ModelError(f"{what}: expected {count} number{'s' if count > 1 else ''}, got {len(values)}")
+    words = [w for w in _SEPARATOR.split(raw) if w]
+    wrong = [w for w in words if not _NUMBER.fullmatch(w)]
+    if wrong:
+        raise ModelError(f"{what}: {wrong[0]!r} is not a number (a URDF number is written in ASCII digits with "
+                         f"an optional sign, decimal point and exponent, as in -1.5e-3)")
+    if len(words) != count:
+        raise ModelError(f"{what}: expected {count} number{'s' if count > 1 else ''}, got {len(words)}")
+    values = tuple(float(w) for w in words)
     if not all(math.isfinite(x) for x in values):
-        raise ModelError(f"{what}: non-finite value")
+        raise ModelError(f"{what}: a number beyond the range of double precision")
     return values
 
 
@@ -131,7 +172,7 @@ def _origin(element, where: str) -> Transform:
     return Transform.from_rpy(xyz, rpy)
 
 
-def _parse_inertial(link, name: str, balance: bool) -> Inertia:
+def _parse_inertial(link, name: str) -> Inertia:
     """The link's inertia in the link frame (massless without ``<inertial>``)."""
     inertial = link.find("inertial")
     where = f"link {name!r}"
@@ -152,9 +193,6 @@ def _parse_inertial(link, name: str, balance: bool) -> Inertia:
         raise ModelError(f"{where}: <inertia> lacks {', '.join(missing)}")
     ixx, ixy, ixz, iyy, iyz, izz = (_numbers(tensor, a, 1, (), where)[0] for a in _INERTIA_ATTRIBUTES)
     rotational = ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz))
-    if balance and _balanced(rotational) != rotational:
-        logger.warning("%s: inertia violates the triangle inequality; balanced to its mean principal moment", where)
-        rotational = _balanced(rotational)
     try:
         local = Inertia(mass, (0.0, 0.0, 0.0), rotational)
     except ModelError as exc:

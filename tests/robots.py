@@ -130,10 +130,10 @@ def strip_urdf(src, dst, fixed_joints=(), note=None) -> None:
 
 
 def _balance(element) -> bool:
-    """An ``<inertia>`` that violates the triangle inequality (rbdgen rejects it) is written as
+    """An ``<inertia>`` that violates the triangle inequality (MuJoCo refuses it) is written as
     its mean principal moment times the identity, as MuJoCo's ``balanceinertia`` and
-    rbdgen's ``balance_inertia=True`` do; a valid one is left as it is."""
-    from rbdgen.model import balance_inertia
+    rbdgen's ``inertia="balance"`` do; a valid one is left as it is."""
+    from rbdgen.inertias import balance_inertia
 
     names = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
     xx, xy, xz, yy, yz, zz = (float(element.get(n)) for n in names)

@@ -68,7 +68,7 @@ def test_builder_validates_like_a_urdf():
     with pytest.raises(ModelError, match="duplicate link name 'base'"):
         RobotBuilder().add_link("base").add_link("base")
     with pytest.raises(ModelError, match="link 'a': inertia tensor violates the triangle inequality"):
-        RobotBuilder().add_link("a", 1.0, rotational=((1, 0, 0), (0, 1, 0), (0, 0, 3)))
+        RobotBuilder().add_link("a", 1.0, rotational=((1, 0, 0), (0, 1, 0), (0, 0, 3))).build(inertia="strict")
     with pytest.raises(ModelError, match="link 'a': mass must be finite"):
         RobotBuilder().add_link("a", -1.0)
     with pytest.raises(ModelError, match="joint 'j': effort -1.0 is negative"):

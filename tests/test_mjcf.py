@@ -198,3 +198,42 @@ def test_compiled_mjcf_model(tmp_path, build_model):
     path = _write(tmp_path, ARM.format(open=FLOATING[0], close=FLOATING[1]))
     model = rbdgen.load_mjcf(path)
     _compare(model, MuJoCo(path, True), 4, states=2, solver=build_model(model))
+
+
+BODY = '<mujoco><worldbody><body name="a"><joint name="h"/><geom size="0.1"/></body></worldbody></mujoco>'
+
+
+@pytest.mark.parametrize("reference", ["{outside}", "../secret/part.xml", "sub/../../secret/part.xml",
+                                       "link_out/part.xml"])
+def test_mjcf_include_confined_to_the_model_folder(tmp_path, reference):
+    """An <include> of an absolute path, of ``..`` or through a link leaving the model's folder is
+    refused before MuJoCo reads anything; one inside the folder loads."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "part.xml").write_text('<mujoco><worldbody><body name="b"><joint name="g"/><geom size="0.1"/>'
+                                     '</body></worldbody></mujoco>')
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "link_out").symlink_to(secret)
+    reference = reference.format(outside=secret / "part.xml")
+    path = _write(folder, BODY.replace("</worldbody>", f'</worldbody><include file="{reference}"/>'), "robot.xml")
+    with pytest.raises(ModelError, match=f"robot.xml: <include file='{reference}'>: names a file outside the "
+                                         f"model's folder"):
+        rbdgen.load_mjcf(path)
+    (folder / "part.xml").write_text((secret / "part.xml").read_text())
+    inside = _write(folder, BODY.replace("</worldbody>", '</worldbody><include file="part.xml"/>'), "inside.xml")
+    assert rbdgen.load_mjcf(inside).joint_names == ("h", "g")
+
+
+def test_mjcf_nested_include_and_assets_confined(tmp_path):
+    nested = _write(tmp_path, '<mujoco><include file="/etc/hostname"/></mujoco>', "nested.xml")
+    path = _write(tmp_path, BODY.replace("</worldbody>", '</worldbody><include file="nested.xml"/>'), "robot.xml")
+    with pytest.raises(ModelError, match="nested.xml: <include file='/etc/hostname'>: names a file outside"):
+        rbdgen.load_mjcf(path)
+    for asset in ('<compiler meshdir="/usr"/><asset><mesh file="x.stl"/></asset>',
+                  '<compiler meshdir="meshes"/><asset><mesh file="../../x.stl"/></asset>',
+                  '<asset><texture type="2d" file="/etc/x.png"/></asset>'):
+        path = _write(tmp_path, BODY.replace("<worldbody>", asset + "<worldbody>"), "asset.xml")
+        with pytest.raises(ModelError, match="asset.xml: <(compiler|mesh|texture) .*names a file outside"):
+            rbdgen.load_mjcf(path)
+    assert nested.exists()

@@ -519,13 +519,17 @@ class DyniboReference(_Common):
 
 
 def mimic_tags(urdf_text: str) -> dict:
-    """The ``<mimic>`` tags of a URDF: ``{joint: (master, multiplier, offset)}`` as written."""
+    """The ``<mimic>`` tags of a URDF: ``{joint: (master, multiplier, offset)}`` as written, but for
+    those of a joint the file does not have (ignored, as urdfdom and Pinocchio do)."""
     tags = {}
-    for joint in ET.fromstring(urdf_text).iter("joint"):
+    root = ET.fromstring(urdf_text)
+    names = {joint.get("name") for joint in root.iter("joint")}
+    for joint in root.iter("joint"):
         mimic = joint.find("mimic")
         if mimic is not None:
-            tags[joint.get("name")] = (mimic.get("joint"), float(mimic.get("multiplier", 1)),
-                                       float(mimic.get("offset", 0)))
+            if mimic.get("joint") in names:
+                tags[joint.get("name")] = (mimic.get("joint"), float(mimic.get("multiplier", 1)),
+                                           float(mimic.get("offset", 0)))
     return tags
 
 
