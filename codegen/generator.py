@@ -75,7 +75,8 @@ def check_names(model: RobotModel, plan: list):
         for symbol in (name, f"{name}_batch"):
             other = seen.setdefault(symbol.lower(), (symbol, op, link))
             if other[1:] != (op, link):
-                which = [f"{o} on link {model.links[k].name!r}" if k is not None else o for o, k in (other[1:], (op, link))]
+                which = [f"{o} on link {model.links[k].name!r}" if k is not None else o
+                         for o, k in (other[1:], (op, link))]
                 raise ModelError(f"{which[0]} and {which[1]} would give the generated names {other[0]} and {symbol}, "
                                  f"equal but for case (one C macro, and one file on macOS and Windows): rename one "
                                  f"of the links, or choose frames= (--frames) without one of them")
