@@ -22,9 +22,10 @@ import os
 import re
 import secrets
 import shutil
-import stat
 from pathlib import Path
 
+from ..errors import ManifestError
+from ..manifest import read_text
 from ..names import check_file_name, check_prefix
 
 log = logging.getLogger(__name__)
@@ -103,14 +104,10 @@ def _text(path: Path):
     """The text of ``path`` if it is a regular file, "" for anything else that exists (never read: a FIFO would
     block), None if nothing is there."""
     try:
-        info = os.lstat(path)
+        return read_text(path)
     except FileNotFoundError:
         return None
-    if not stat.S_ISREG(info.st_mode):
-        return ""
-    try:
-        return path.read_text()
-    except (UnicodeDecodeError, OSError):
+    except (ManifestError, OSError):
         return ""
 
 

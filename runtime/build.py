@@ -339,7 +339,9 @@ def _build(root: Path, entry: Path, make):
     """``make`` the file in a private folder of the cache and install it, with its record, as ``entry``: the
     folder and the file writable by their owner only, whatever the umask."""
     with _cache_access(root):
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for folder in reversed([root, *root.parents]):  # the folders it creates private too, not only the last
+            if not folder.is_dir():
+                folder.mkdir(mode=0o700, exist_ok=True)
         _check_private(root, root)
         _sweep(root)
         work = Path(tempfile.mkdtemp(prefix=f".build-{entry.name}-", dir=root))  # mode 0700

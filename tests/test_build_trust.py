@@ -58,7 +58,7 @@ def test_a_new_cache_is_private_whatever_the_umask(tmp_path, request):
         os.umask(old)
     assert module.lib.tiny_a(41) == 42
     entry = _entry(cache)
-    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    assert stat.S_IMODE(cache.stat().st_mode) == stat.S_IMODE(cache.parent.stat().st_mode) == 0o700  # both made here
     for path in (entry, entry / build.RECORD, _library(entry)):
         assert stat.S_IMODE(path.stat().st_mode) & 0o022 == 0, (path, oct(path.stat().st_mode))
         assert path.stat().st_uid == os.geteuid()
