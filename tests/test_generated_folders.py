@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -81,6 +82,18 @@ def test_a_source_from_another_run_does_not_compile(tmp_path, two_robots, build_
     with pytest.raises(rbdgen.BuildError, match="compiling arm failed"):
         rbdgen.load(folder, TEST_FLAGS, tmp_path / "cache")
     assert "arm_gravity.c and arm.h come from different runs of rbdgen: regenerate the folder" in capfd.readouterr().err
+
+
+def test_a_folder_without_an_interface_key_is_refused(tmp_path, two_robots, build_cache):
+    """A folder written before the key existed (the header defines none, the sources check none): refused
+    with the way out, not loaded on the manifest's word."""
+    ur5, _ = two_robots
+    folder = ur5.write(tmp_path / "arm")
+    for path in folder.glob("arm*.[ch]"):
+        text = re.sub(r"#define RBDGEN_arm_INTERFACE .*\n", "", path.read_text())
+        path.write_text(re.sub(r"#if !defined\(RBDGEN_arm_INTERFACE\).*?#endif\n", "", text, flags=re.S))
+    with pytest.raises(rbdgen.ManifestError, match=r"none \(written by an older rbdgen\) in arm\.h.*--force"):
+        rbdgen.load(folder, TEST_FLAGS, build_cache)
 
 
 @pytest.mark.parametrize("kind", ["symbolic link", "FIFO"])
