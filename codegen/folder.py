@@ -45,6 +45,8 @@ def write(folder: Path, files: dict, manifest: str, overwrite: bool) -> Path:
     files are left as they are.
     """
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"{folder}: not a folder; choose another output folder")
     order = [name for name in files if name != manifest] + [manifest]
     if not folder.exists() or (folder.is_dir() and not any(folder.iterdir())):
         return _write_new(folder, files, order)

@@ -184,8 +184,10 @@ def cached(root, key: str, name: str, make, use=None):
 
     ``key`` must hash everything the file is made from (`digest`). ``make(folder)`` builds the file in an
     empty private ``folder`` of the cache and returns its path, whose name is ``name`` or starts with
-    ``name + "."``; the entry is installed with one rename (see the module's docstring). Raises `CacheError`,
-    what ``make`` raises, or `BuildError` when `ATTEMPTS` builds give no usable entry.
+    ``name + "."``; the entry is installed with one rename (see the module's docstring). Raises `CacheError`
+    (also for a cache folder or entry that another user owns or others can write: `_check_private`), what
+    ``make`` raises, or `BuildError` when `ATTEMPTS` builds give no usable entry or the library just built
+    does not import.
     """
     root = Path(root)
     entry = root / key

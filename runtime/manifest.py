@@ -77,7 +77,7 @@ def check_model(manifest: dict, where: str):
 
     try:
         model = RobotModel.from_dict(manifest["model"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise ManifestError(f"{where}: the manifest's model cannot be read ({exc}); {REGENERATE}") from None
     if model.digest != manifest["digest"]:
         raise ManifestError(f"{where}: the manifest's model is not the one its digest names; {REGENERATE}")
