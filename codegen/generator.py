@@ -48,14 +48,15 @@ def kernel_name(model: RobotModel, op: str, link: int = None) -> str:
     """The generated function's name after the prefix: ``op``, or ``<op>_<link name>`` for a link.
 
     ``<op>_link<id>`` instead where the name is not ASCII letters and digits in words joined by single
-    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` (so no name can equal another
-    link's ``link<id>``): names from a robot file become identifiers and file names only this way.
+    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` in any case (so no name can equal
+    another link's ``link<id>``, even but for case): names from a robot file become identifiers and file
+    names only this way.
     """
     if link is None:
         return op
     name = model.links[link].name
     plain = (len(name) <= MAX_LINK_NAME and re.fullmatch(r"[A-Za-z0-9]+(_[A-Za-z0-9]+)*", name)
-             and not re.fullmatch(r"link[0-9]+", name))
+             and not re.fullmatch(r"link[0-9]+", name, re.IGNORECASE))
     return f"{op}_{name if plain else f'link{link}'}"
 
 

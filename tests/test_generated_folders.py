@@ -28,6 +28,7 @@ from conftest import TEST_FLAGS
 from helpers import solver
 from rbdgen.codegen import emit_c
 from rbdgen.codegen import folder as folder_files
+from rbdgen.codegen.generator import kernel_name
 from robots import ROBOTS
 
 needs_gcc = pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("ar")), reason="needs gcc and ar")
@@ -272,3 +273,8 @@ def test_link_names_equal_but_for_case_are_refused():
             "jacobian_Hand, equal but for case") in message
     assert "rename one of the links, or choose frames= (--frames) without one of them" in message
     assert rbdgen.generate(model, ops=["jacobian"], frames=["hand"]).c_sources  # the way out
+    # a link named like another's id form, but for case, takes the id form itself
+    b.add_link("LINK1", 1.0, rotational=((1, 0, 0), (0, 1, 0), (0, 0, 1)))
+    b.add_joint("to_LINK1", "revolute", "base", "LINK1", axis=(0, 0, 1))
+    model = b.build()
+    assert kernel_name(model, "jacobian", model.link_id("LINK1")) == f"jacobian_link{model.link_id('LINK1')}"
