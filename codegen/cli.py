@@ -53,15 +53,37 @@ class Progress:
 
     def __init__(self, quiet: bool):
         self.quiet = quiet
+        self.open = False  # a step's line waits for its duration
 
     def step(self, text: str):
         if not self.quiet:
             print(f"  {text} ...", end="", file=sys.stderr, flush=True)
-        self.start = time.perf_counter()
+            self.open = True
+        self.text, self.start = text, time.perf_counter()
 
     def done(self, detail: str = ""):
         if not self.quiet:
-            print(f" {time.perf_counter() - self.start:.1f} s{'  ' + detail if detail else ''}", file=sys.stderr)
+            head = "" if self.open else f"  {self.text}:"  # a message came between: name the step again
+            print(f"{head} {time.perf_counter() - self.start:.1f} s{'  ' + detail if detail else ''}", file=sys.stderr)
+            self.open = False
+
+    def interrupt(self):
+        """End the open step's line, for a message of its own."""
+        if self.open:
+            print(file=sys.stderr)
+            self.open = False
+
+
+class ProgressLogHandler(logging.StreamHandler):
+    """Log records on stderr, each on a line of its own (after an open progress line)."""
+
+    def __init__(self, progress: Progress):
+        super().__init__(sys.stderr)
+        self.progress = progress
+
+    def emit(self, record):
+        self.progress.interrupt()
+        super().emit(record)
 
 
 def _pairs(items, option: str, separator: str = "="):
@@ -159,8 +181,10 @@ def _validate(solver, progress: Progress, samples: int) -> int:
         return EXIT_CHECK_FAILED
     progress.done()
     print("  validation (worst normwise relative error vs the NumPy engine):")
-    for op, err in worst.items():
-        print(f"    {op:24s} {err:.1e}")
+    for op in solver.operations:
+        fails = solver.manifest["operations"].get(op, {}).get("always_fails")
+        print(f"    {op:24s} " + (f"{worst[op]:.1e}" if op in worst else
+                                  f"always status {fails['status']}: {fails['message']} (as the NumPy engine)"))
     return 0
 
 
@@ -239,8 +263,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     g.add_argument("--ops", nargs="+", choices=ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS,
                    default=list(ALL_OPERATIONS), metavar="OP",
-                   help=f"operations (default: all of {', '.join(ALL_OPERATIONS)}; "
-                        f"also {', '.join(DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS)})")
+                   help=f"operations to generate (default: the {len(ALL_OPERATIONS)} dynamics operations "
+                        f"{' '.join(ALL_OPERATIONS)}; on request: the derivatives {' '.join(DERIVATIVE_OPERATIONS)} "
+                        f"and the kinematics {' '.join(KINEMATICS_OPERATIONS)})")
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--float", action="store_true", help="single precision")
@@ -248,12 +273,12 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")
     g.add_argument("--no-compile", action="store_true", help="only write the sources")
     g.add_argument("--casadi", action="store_true", help="also save CasADi functions (<prefix>_<op>.casadi)")
-    g.add_argument("--samples", type=int, default=32, help="random states for validation")
+    g.add_argument("--samples", type=int, default=32, help="random states for validation (default: 32)")
     g.set_defaults(run=cmd_generate)
 
     c = sub.add_parser("check", parents=[common], help="build a generated folder if needed and validate it")
-    c.add_argument("folder", type=Path)
-    c.add_argument("--samples", type=int, default=64)
+    c.add_argument("folder", type=Path, help="a folder written by `rbdgen generate` (its sources and manifest)")
+    c.add_argument("--samples", type=int, default=64, help="random states for validation (default: 64)")
     c.set_defaults(run=cmd_check)
 
     i = sub.add_parser("info", parents=[common], help="describe a robot: tree, joint order, sizes, mass, gravity")
@@ -265,10 +290,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     level = logging.ERROR if args.quiet else logging.INFO if args.verbose else logging.WARNING
-    logging.basicConfig(level=level, format="%(name)s: %(message)s")
+    progress = Progress(args.quiet)
+    logging.basicConfig(level=level, format="%(name)s: %(message)s", handlers=[ProgressLogHandler(progress)])
     try:
         with _stdout(args.quiet):
-            code = args.run(args, Progress(args.quiet))
+            code = args.run(args, progress)
             sys.stdout.flush()  # here, so that a closed pipe is seen while it can be handled
         return code
     except BrokenPipeError:
@@ -277,15 +303,19 @@ def main(argv=None) -> int:
         print("\nrbdgen: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BAD_INPUT as exc:
-        print(f"\nrbdgen: error: {exc}", file=sys.stderr)
+        progress.interrupt()
+        print(f"rbdgen: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SolverError as exc:
-        print(f"\nrbdgen: check failed: {exc}", file=sys.stderr)
+        progress.interrupt()
+        print(f"rbdgen: check failed: {exc}", file=sys.stderr)
         return EXIT_CHECK_FAILED
     except ENVIRONMENT as exc:
-        print(f"\nrbdgen: {'cannot build: ' if isinstance(exc, BuildError) else ''}{exc}", file=sys.stderr)
+        progress.interrupt()
+        print(f"rbdgen: {'cannot build: ' if isinstance(exc, BuildError) else ''}{exc}", file=sys.stderr)
         return EXIT_ENVIRONMENT
     except Exception:  # a bug: show where
+        progress.interrupt()
         traceback.print_exc()
         print("rbdgen: internal error (the traceback above); please report it", file=sys.stderr)
         return EXIT_INTERNAL

@@ -108,6 +108,13 @@ def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None) -> Ke
     return Kernel(kernel_name(model, op, link), graph, size, outputs, doc, op)
 
 
+def _always_fails(kernel: Kernel) -> dict:
+    """The manifest entry of a kernel that returns a status for every state (`trace`):
+    ``{"always_fails": {"status": 2, "message": ...}}``, else nothing."""
+    failed = [g for g in kernel.graph.guards if isinstance(g.value, (int, float))]
+    return {"always_fails": {"status": failed[0].status, "message": failed[0].message}} if failed else {}
+
+
 def _cdef(prefix: str, kernels: list, real: str, size: dict) -> str:
     lines = []
     for k in kernels:
@@ -242,12 +249,17 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     dims = dimensions(tree, len(model.links))
     timings = {}
     start = time.perf_counter()
-    kernels = [trace(model, op, tree, k) for op, k in plan]
+    kernels = []
+    for n, (op, k) in enumerate(plan, 1):
+        log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
+        kernels.append(trace(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
+    log.info("scheduling %d functions", len(kernels))
     plans = [schedule(k, optional=emit_c.optional_inputs(k)) for k in kernels]
     timings["schedule"] = time.perf_counter() - start
     start = time.perf_counter()
+    log.info("emitting C (%s precision)", precision)
     info = dict(
         banner=f"{prefix}: rigid-body dynamics specialised for one robot",
         version=__version__,
@@ -288,8 +300,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "sizes": size,
         "shapes": interface["shapes"],
         "sources": [name for name in files],
-        "operations": {fn.op: {**interface["operations"][fn.op], "counts": fn.counts, "stack_bytes": fn.stack}
-                       for fn in functions},
+        "operations": {fn.op: {**interface["operations"][fn.op], "counts": fn.counts, "stack_bytes": fn.stack,
+                               **_always_fails(kernel)}
+                       for fn, kernel in zip(functions, kernels)},
         "cdef": interface["cdef"],
         "model": model.as_dict(),
     }

@@ -4,8 +4,14 @@
 unchanged on SX scalars (structural zeros and ones still fold), so the SX graph
 is specialised to the robot exactly like the C. A CasADi graph cannot return a
 status, so ``require_positive`` records nothing: where the C returns SINGULAR,
-a CasADi function evaluates to inf or NaN. ``solve_spd`` is CasADi's sparse
-symbolic LDL^T (exact derivatives through the solve).
+a CasADi function evaluates to inf or NaN; a check that fails for every state (a
+massless moving tip) makes every output NaN, with the C generator's warning.
+``solve_spd`` is CasADi's sparse symbolic LDL^T (exact derivatives through the solve).
+
+Where the C refuses a non-finite input (status 1), every entry of every output is NaN (but
+the structural zeros of a sparse one):
+an output that does not depend on an input (Panda's first joint turns about gravity,
+so its dynamics do not depend on ``q[0]``) would otherwise ignore a NaN there.
 
 `trace` gives an operation's input symbols (the C functions' inputs, in order,
 ``base`` first for a floating base, each a column vector) and its outputs as SX
@@ -17,11 +23,16 @@ base rotation derivative is taken along a world-frame rotation vector ``dtheta``
 
 from __future__ import annotations
 
+import logging
+
 import casadi as ca
 
 from ..algorithms.cholesky import EPS
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import BASE, BASE_SIZE, dimensions, evaluate, operation
+from .trace import StructuralFailure, decided
+
+log = logging.getLogger(__name__)
 
 #: Where the base vector holds the base velocity and acceleration.
 BASE_PARTS = {"base_velocity": BASE["velocity"], "base_acceleration": BASE["acceleration"]}
@@ -37,9 +48,12 @@ class CasadiOps:
 
     @staticmethod
     def require_positive(x, error, message):
-        """Nothing to record: a CasADi graph has no status (see the module docstring)."""
+        """Nothing to record (a CasADi graph has no status), but a constant that fails ends the trace."""
+        decided(_constant(x), error.status, message)
 
-    require_not_negative = require_positive
+    @staticmethod
+    def require_not_negative(x, error, message):
+        decided(_constant(x), error.status, message, strict=False)
 
     @staticmethod
     def solve_spd(A, b, what):
@@ -52,6 +66,23 @@ class CasadiOps:
         D, LT, p = ca.ldl(Am)
         x = ca.ldl_solve(ca.vertcat(*b), D, LT, p)
         return [x[i] for i in range(n)]
+
+
+def _constant(x):
+    """``x`` as a float where it is a constant (a Python number or a constant SX), else as it is."""
+    return float(x) if isinstance(x, ca.SX) and x.is_constant() else x
+
+
+def _propagate_nan(inputs: dict, outputs: dict) -> dict:
+    """``outputs`` with NaN in every entry where an input is NaN or infinite (the C's status 1).
+
+    The check ``|x| < inf`` is false for NaN and inf only; ``if_else`` adds 0 otherwise, so finite
+    inputs give the same values."""
+    every = ca.vertcat(*inputs.values())
+    bad = ca.logic_not(ca.logic_all(ca.fabs(every) < ca.inf))
+    nan = ca.if_else(bad, float("nan"), 0)
+    return {name: ca.SX(value.sparsity(), ca.vertcat(*value.nonzeros()) + nan) if value.nnz() else value
+            for name, value in outputs.items()}
 
 
 def _world_rotation(base, dtheta):
@@ -86,9 +117,15 @@ def trace(model, op: str, tree: Tree = None, link: int = None) -> tuple:
     if record.of and model.floating:
         traced["base"] = _world_rotation(symbols["base"], dtheta)
     scalars = {name: [sym[i] for i in range(sym.numel())] for name, sym in traced.items()}
-    values = evaluate(tree, CasadiOps, source.name, scalars, link)
+    try:
+        values = evaluate(tree, CasadiOps, source.name, scalars, link)
+    except StructuralFailure as failure:
+        log.warning("%s: %s for every state; the CasADi function returns NaN", op, failure.guard.message)
+        return symbols, {p.name: ca.SX.nan(*(p.dims(dims) + (1,) * (2 - len(p.shape))))
+                         for p in record.output_ports(model.floating)}
     if not record.of:
-        return symbols, {p.name: _shaped(values[p.name], p, dims) for p in record.output_ports(model.floating)}
+        return symbols, _propagate_nan(symbols, {p.name: _shaped(values[p.name], p, dims)
+                                                 for p in record.output_ports(model.floating)})
     (out,) = source.outputs
     value = ca.vertcat(*values[out.name])
     jacobians = {}
@@ -100,4 +137,4 @@ def trace(model, op: str, tree: Tree = None, link: int = None) -> tuple:
         else:
             jac = ca.jacobian(value, symbols[port.wrt])
         jacobians[port.name] = ca.substitute(jac, dtheta, ca.DM.zeros(3))
-    return symbols, jacobians
+    return symbols, _propagate_nan(symbols, jacobians)

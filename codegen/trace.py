@@ -90,6 +90,16 @@ class StructuralFailure(Exception):
         self.guard = guard
 
 
+def decided(value, status: int, message: str, strict: bool = True) -> bool:
+    """Whether the check of ``value`` (``> 0``, or ``strict=False``: ``>= 0``) is decided now: true for a
+    number that passes; a number that fails raises `StructuralFailure`; false for an expression."""
+    if not _is_number(value):
+        return False
+    if (not value > 0) if strict else value < 0:
+        raise StructuralFailure(Guard(value, status, message, strict))
+    return True
+
+
 @dataclass
 class Call:
     """``status = cholesky_solve(n, m, A, B, X)``: A (n x n, lower triangle read), m columns B -> X."""
@@ -214,11 +224,8 @@ class Graph:
     # -- statements ---------------------------------------------------------------
     def guard(self, value, status: int, message: str, strict: bool = True):
         """Record a check; a number that passes needs none, one that fails ends the trace (`StructuralFailure`)."""
-        if _is_number(value):
-            if (not value > 0) if strict else value < 0:
-                raise StructuralFailure(Guard(value, status, message, strict))
-            return
-        self.guards.append(Guard(value, status, message, strict))
+        if not decided(value, status, message, strict):
+            self.guards.append(Guard(value, status, message, strict))
 
     def call(self, A, B, what: str) -> list:
         """Solve A X = B (the checked Cholesky) for the columns of B; returns the columns of X."""

@@ -102,6 +102,19 @@ def entry_files(manifest: dict) -> dict:
     return {f"{prefix}_python.c": "\n".join(lines), HEADER.name: HEADER.read_text()}
 
 
+#: `_self_type` by solver class.
+_SELF_TYPES: dict = {}
+
+
+def _self_type(solver_class: type) -> type:
+    """The class of an entry point's ``__self__`` (its entry, fallback and context): a tuple named after
+    ``solver_class``, so that ``help(solver.mass_matrix)`` says "method of rbdgen.<solver class> instance"."""
+    if solver_class not in _SELF_TYPES:
+        _SELF_TYPES[solver_class] = type(solver_class.__name__, (tuple,), {
+            "__slots__": (), "__module__": "rbdgen", "__qualname__": solver_class.__qualname__})
+    return _SELF_TYPES[solver_class]
+
+
 def install(solver, ffi, lib) -> None:
     """Shadow the solver's single-output methods with the entry points, falling back to the methods."""
     address = int(ffi.cast("uintptr_t", ffi.addressof(lib, function_name(solver.prefix))))
@@ -111,5 +124,5 @@ def install(solver, ffi, lib) -> None:
         names = tuple(p.name for p in _parameters(op, solver.floating))
         assert names[-3:] == ("out", "mask", "threads"), names  # the order pyentry.h reads them in
         fallback = getattr(type(solver), op).__get__(solver)
-        context = (BaseState, Load, names, link_ids, BASE_FIELDS)
+        context = (BaseState, Load, names, link_ids, BASE_FIELDS, _self_type(type(solver)))
         setattr(solver, op, bind(index, fallback, context))

@@ -332,7 +332,7 @@ class SolverBase(abc.ABC):
             raise TypeError(f"{op}({', '.join(names)}) takes {len(names)} positional arguments, got {len(args)}")
         arrays: Dict[str, Any] = {"link": self._link(args[-1], "link", "the link")} if record.link else {}
         if self.floating:
-            arrays.update(self._base_arrays(args[0], op))
+            arrays.update(self._base_arrays(args[0]))
             names, args = names[1:], args[1:]
         for name, value in zip(names, args):
             if name != "link":
@@ -354,9 +354,8 @@ class SolverBase(abc.ABC):
             out[key] = np.ascontiguousarray(a)
         return out, bool(batched)
 
-    def _base_arrays(self, base, op):
-        if not isinstance(base, BaseState):
-            raise TypeError(f"{op}: a floating-base robot takes a BaseState first, got {type(base).__name__}")
+    def _base_arrays(self, base: BaseState):
+        """The fields of ``base`` (a `BaseState`: `rbdgen.signatures` checks it is one) as arrays."""
         return {
             "translation": _array(base.translation, "base translation", 3),
             "quat": _scaled_quaternion(base.rotation_xyzw, "base rotation_xyzw"),

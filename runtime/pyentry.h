@@ -62,7 +62,8 @@ typedef struct {
 #define RBDGEN_NOGIL_STATES 16
 
 /* Indices into the bound context tuple (built by rbdgen.fastpath.install). */
-enum { RBDGEN_CTX_BASE_TYPE, RBDGEN_CTX_LOAD_TYPE, RBDGEN_CTX_NAMES, RBDGEN_CTX_LINK_IDS, RBDGEN_CTX_FIELDS };
+enum { RBDGEN_CTX_BASE_TYPE, RBDGEN_CTX_LOAD_TYPE, RBDGEN_CTX_NAMES, RBDGEN_CTX_LINK_IDS, RBDGEN_CTX_FIELDS,
+       RBDGEN_CTX_SELF_TYPE };
 
 /* Unbatched vectors up to this length are converted into the argument's own `local` storage. */
 #define RBDGEN_LOCAL 64
@@ -544,16 +545,22 @@ error:
 #define RBDGEN_METHOD(name, doc) {name, (PyCFunction)(void (*)(void))rbdgen_call, METH_FASTCALL | METH_KEYWORDS, doc}
 
 /* A new builtin for `e` falling back to `fallback`, with `context` = (BaseState,
- * Load, parameter names, {link name: id}, base field names) (borrowed
- * references); NULL with an exception set on failure. */
+ * Load, parameter names, {link name: id}, base field names, self type) (borrowed
+ * references); NULL with an exception set on failure. Its `__self__` is the tuple
+ * (capsule, fallback, context) as an instance of the self type (a tuple subclass
+ * named after the solver's class, which `help` shows). */
 static PyObject *rbdgen_bind(rbdgen_entry *e, PyObject *fallback, PyObject *context)
 {
-    PyObject *capsule, *self, *fn;
+    PyObject *capsule, *packed, *self, *fn;
     if (PyArray_API == NULL && _import_array() < 0)
         return NULL;
     capsule = PyCapsule_New(e, NULL, NULL);
-    self = capsule == NULL ? NULL : PyTuple_Pack(3, capsule, fallback, context);
+    packed = capsule == NULL ? NULL : PyTuple_Pack(3, capsule, fallback, context);
     Py_XDECREF(capsule);
+    if (packed == NULL)
+        return NULL;
+    self = PyObject_CallOneArg(PyTuple_GET_ITEM(context, RBDGEN_CTX_SELF_TYPE), packed);
+    Py_DECREF(packed);
     if (self == NULL)
         return NULL;
     fn = PyCFunction_New(&e->def, self);

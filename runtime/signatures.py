@@ -13,7 +13,9 @@ described once. The kinematics operations take a link last (a name or an id from
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Union
+import functools
+import inspect
+from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -423,7 +425,41 @@ class FloatingBaseSolver(SolverBase):
         return ik.inverse_kinematics(self, q0, link, target_pose, options, out)
 
 
+def _base_first(method: Callable) -> Callable:
+    """``method`` of `FloatingBaseSolver`, first checking that a `BaseState` was given (by position or as
+    ``base=``): without one, Python's own message ("missing 1 required positional argument: 'q'") would
+    blame the last argument. The signature and doc string stay the method's (``__wrapped__``)."""
+    positional = [p.name for p in inspect.signature(method).parameters.values()
+                  if p.kind is p.POSITIONAL_OR_KEYWORD][1:]
+    usage = f"solver.{method.__name__}({', '.join(positional)})"
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        given = args[0] if args else kwargs.get("base")
+        if not isinstance(given, BaseState):
+            got = "no arguments" if not args and "base" not in kwargs else f"{type(given).__name__} for base"
+            raise TypeError(f"{method.__name__}: floating-base solver: pass a rbdgen.BaseState first: {usage} "
+                            f"(got {got})")
+        return method(self, *args, **kwargs)
+
+    return checked
+
+
+def _unsupported(method: Callable) -> Callable:
+    """A floating base's ``inverse_kinematics``, whatever its arguments: its NotImplementedError (what to do
+    instead) rather than Python's complaint about a missing argument. The signature and doc stay the method's."""
+
+    @functools.wraps(method)
+    def unsupported(self, *args, **kwargs):
+        return ik.inverse_kinematics(self, None, None, None)
+
+    return unsupported
+
+
 def _document(cls: Any, floating: bool) -> None:
+    for op in list(SUMMARIES) + list(KINEMATICS_RETURNS) + list(DERIVATIVES) + ["passive_terms"]:
+        if floating:
+            setattr(cls, op, _base_first(getattr(cls, op)))
     for op in list(SUMMARIES) + list(KINEMATICS_RETURNS):
         getattr(cls, op).__doc__ = _docstring(op, floating)
     head = PARAMETERS["base"] + "\n" if floating else ""
@@ -435,4 +471,5 @@ def _document(cls: Any, floating: bool) -> None:
 _document(FixedBaseSolver, False)
 FixedBaseSolver.inverse_kinematics.__doc__ = IK_DOC.format(link=PARAMETERS["link"])
 _document(FloatingBaseSolver, True)
+FloatingBaseSolver.inverse_kinematics = _unsupported(FloatingBaseSolver.inverse_kinematics)  # type: ignore[method-assign]
 

@@ -85,13 +85,16 @@ class CompiledSolver(SolverBase):
     def _function(self, op, link) -> str:
         """The generated function of ``op`` (on ``link``), after the prefix."""
         if op not in self.operations:
-            raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}")
+            raise ValueError(f"operation {op!r} was not generated; this build has {list(self.operations)}. Generate "
+                             f"it: rbdgen.generate(..., ops=[..., {op!r}]) in Python, or rbdgen generate ... --ops "
+                             f"... {op} on the command line")
         if link is None:
             return op
         if link not in self.frames[op]:
             built = [self.link_names[k] for k in self.frames[op]]
             raise ValueError(f"{op}: link {self.link_names[link]!r} was not generated; this build has {built} "
-                             "(generate with frames=[...] to add links)")
+                             f"(generate with frames=[..., {self.link_names[link]!r}] in Python or --frames ... "
+                             f"{self.link_names[link]} on the command line to add it)")
         return self.frames[op][link]
 
     def _evaluate(self, op, inputs, mask, outputs, target=None, link=None, threads=None):
@@ -152,19 +155,25 @@ class CompiledSolver(SolverBase):
         a load on every link).
 
         Jacobians are compared with central differences of the NumPy engine.
-        Returns the worst normwise relative error per operation; raises
+        Returns the worst normwise relative error per operation (but those that fail for every state,
+        see `_check_always_fails`); raises
         `ValidationError` naming the operation and the worst absolute and relative
         errors when one exceeds the tolerance.
         """
         from .fallback import NumpySolver
         from .testing.states import random_states
 
+        log.info("validating %s: %d operations against the NumPy engine at %d random states", self.prefix,
+                 len(self.operations), samples)
         reference = NumpySolver(self.model)
         st = random_states(self.model, samples, seed, load_links=self.link_names)
         state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads}
         worst = {}
         for op in self.operations:
             record = operation(op)
+            if "always_fails" in self.manifest["operations"].get(op, {}):
+                self._check_always_fails(op, reference, state)
+                continue
             tol = record.tolerance[0 if self.precision == "double" else 1]
             if record.of is None:
                 names = record.input_names(self.floating)
@@ -192,6 +201,27 @@ class CompiledSolver(SolverBase):
                     )
         log.info("validated %s: %s", self.prefix, worst)
         return worst
+
+    def _check_always_fails(self, op, reference, state) -> None:
+        """An operation the generator found to fail for every state (a massless moving tip, its manifest's
+        ``always_fails``): the generated C and the NumPy engine both raise that status's error (a
+        `ValidationError` otherwise); it is left out of `validate`'s result, with a warning."""
+        fails = self.manifest["operations"][op]["always_fails"]
+        error = STATUS[fails["status"]]
+        assert error is not None, fails  # a failure's status is not 0
+        names = operation(op).input_names(self.floating)
+        args = tuple(state[n] for n in names if n != "loads")
+        kwargs = {"loads": state["loads"]} if "loads" in names else {}
+        for engine in (self, reference):
+            try:
+                getattr(engine, op)(*args, **kwargs)
+            except error:
+                continue
+            raise ValidationError(f"{op}: the generator found that it fails for every state ({fails['message']}), "
+                                  f"but {type(engine).__name__} did not raise {error.__name__}")
+        log.warning("%s: not compared: %s for every state (the generated C returns status %d, both engines raise "
+                    "%s); give the link mass or an armature to use it", op, fails["message"], fails["status"],
+                    error.__name__)
 
     def _jacobian_pairs(self, op, reference, state, h=1e-5):
         """(compiled Jacobian, central difference of the NumPy engine) for each output of ``op``."""

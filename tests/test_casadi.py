@@ -327,3 +327,60 @@ def test_documented_names_and_shapes(name, op):
         else:
             shape = (G, 1)
         assert (f.size1_out(k), f.size2_out(k)) == shape, n
+
+
+# -- non-finite inputs and models that always fail -------------------------------------------------
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+@pytest.mark.parametrize("op", ALL_OPERATIONS + DERIVATIVE_OPERATIONS)
+@pytest.mark.parametrize("name", NAMES)
+def test_non_finite_input_gives_nan_everywhere(name, op, bad):
+    """The C refuses a non-finite input (status 1); the CasADi function, which has no status, returns NaN in
+    every stored entry of every output, including where an output does not depend on that input (Panda's
+    first joint turns about gravity: its dynamics do not depend on q[0], which a NaN there used to leave
+    unnoticed, the result equal to the clean input's)."""
+    f = casadi_function(name, op)
+    clean = {n: np.asarray(v[0], float) for n, v in states(name).flat().items() if n in f.name_in()}
+    for arg in f.name_in():
+        for k in sorted({0, clean[arg].size - 1}):
+            args = {n: v.copy() for n, v in clean.items()}
+            args[arg][k] = bad
+            out = f(**args)
+            for key in f.name_out():
+                values = np.array(out[key].nonzeros())
+                assert values.size and np.isnan(values).all(), (arg, k, key)
+
+
+def test_panda_first_joint_nan_reaches_forward_dynamics():
+    """The case reported: forward dynamics of Panda with q[0] = NaN (the dynamics do not depend on q[0])."""
+    f = casadi_function("panda", "forward_dynamics")
+    q = np.full(7, 0.1)
+    acc = np.array(f(q, np.zeros(7), np.ones(7), np.zeros(f.size1_in(3)))).ravel()
+    q[0] = 0.7  # a finite change of q[0] changes nothing: no structural dependence to carry a NaN
+    np.testing.assert_array_equal(np.array(f(q, np.zeros(7), np.ones(7), np.zeros(f.size1_in(3)))).ravel(), acc)
+    assert np.isfinite(acc).all()
+    q[0] = np.nan
+    assert np.isnan(np.array(f(q, np.zeros(7), np.ones(7), np.zeros(f.size1_in(3))))).all()
+
+
+def test_massless_tip_gives_nan_forward_dynamics(caplog):
+    """A massless moving tip: the C's forward dynamics return status 2 for every state; the CasADi ones
+    (and their derivatives) are NaN, with the generator's warning, instead of a ZeroDivisionError while
+    tracing; the other operations match the NumPy engine."""
+    import rbdgen
+    from models import chain
+
+    model = rbdgen.load_urdf_string(chain())
+    generated = rbdgen.generate(model, ops=["mass_matrix"])
+    q, qd, qdd, loads = np.array([0.3, -0.4]), np.array([0.5, 0.1]), np.array([1.0, 2.0]), np.zeros(18)
+    for op in ("forward_dynamics", "forward_dynamics_crba", "forward_dynamics_derivatives"):
+        with caplog.at_level("WARNING", logger="rbdgen.codegen.sx"):
+            f = generated.casadi(op)
+        assert "for every state; the CasADi function returns NaN" in caplog.text
+        out = f(**dict(zip(f.name_in(), (q, qd, qdd, loads))))
+        for key in f.name_out():
+            assert np.isnan(np.array(out[key])).all(), (op, key)
+    s = rbdgen.NumpySolver(model)
+    assert rel_error(np.array(generated.casadi("inverse_dynamics")(q, qd, qdd, loads)).ravel(),
+                     s.inverse_dynamics(q, qd, qdd)) <= TIGHT
+    M = np.array(generated.casadi("mass_matrix")(q))
+    assert M[1, 1] == 0 and rel_error(M, s.mass_matrix(q)) <= TIGHT

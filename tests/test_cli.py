@@ -417,3 +417,82 @@ def test_mjcf_without_mujoco_exits_3(capsys, tmp_path, monkeypatch):
         assert code == 3
         assert _one_line(err) == "rbdgen: loading MJCF needs MuJoCo: install it with pip install 'rbdgen[mjcf]'"
     assert not (tmp_path / "out").exists()
+
+
+# -- what a newcomer reads: help, quiet errors, a robot whose forward dynamics always fail -------------
+def test_check_help_documents_its_arguments(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["check", "--help"])
+    out = capsys.readouterr().out
+    assert re.search(r"folder\s+a folder written by `rbdgen generate`", out)
+    assert re.search(r"--samples SAMPLES\s+random states for validation \(default: 64\)", out)
+
+
+def test_ops_help_names_the_default(capsys):
+    """The default of --ops, from the operation registry (its dynamics group), and what else may be asked for."""
+    with pytest.raises(SystemExit):
+        cli.main(["generate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    dynamics = [name for name, op in rbdgen.algorithms.operations.OPERATIONS.items() if op.group == "dynamics"]
+    assert f"(default: the {len(dynamics)} dynamics operations {' '.join(dynamics)};" in text
+    assert "default: all" not in text
+    for group in ("derivatives", "kinematics"):
+        names = [name for name, op in rbdgen.algorithms.operations.OPERATIONS.items() if op.group == group]
+        assert f"the {group} {' '.join(names)}" in text
+
+
+@pytest.mark.parametrize("quiet", [["-q"], []])
+def test_an_error_starts_the_line(capsys, tmp_path, quiet):
+    """With -q nothing precedes an error (no blank line); without, the error follows the progress line."""
+    path = tmp_path / "bad.urdf"
+    path.write_text(MALFORMED["negative mass"][0])
+    for robot in (tmp_path / "robot.urdf", path):
+        code, out, err = run(capsys, *quiet, "generate", robot, "-o", tmp_path / "out")
+        assert code == 2 and out == ""
+        lines = err.splitlines()
+        assert lines[-1].startswith("rbdgen: error: ") and "" not in lines, repr(err)
+        if quiet:
+            assert len(lines) == 1, repr(err)
+        else:  # the step's line, ended, then the error
+            assert len(lines) == 2 and lines[0] == "  tracing and emitting 7 operations ...", repr(err)
+
+
+def test_massless_tip_generates_with_warnings(tmp_path):
+    """A massless moving tip: both forward dynamics fail for every state. `generate --casadi` writes every
+    file (the CasADi forward dynamics evaluate to NaN: no ZeroDivisionError, exit 4), validation compares the
+    other operations and says for these two that they always return status 2 as the NumPy engine raises;
+    exit 0. The warnings have lines of their own on stderr."""
+    from models import chain
+
+    path = tmp_path / "tip.urdf"
+    path.write_text(chain())
+    result = subprocess.run([sys.executable, "-m", "rbdgen.codegen.cli", "generate", str(path), "-o",
+                             str(tmp_path / "out"), "--casadi", "--samples", "4"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    for op in ("forward_dynamics", "forward_dynamics_crba"):
+        assert re.search(rf"^    {op}\s+always status 2: .* \(as the NumPy engine\)$", result.stdout, re.M)
+        assert (tmp_path / "out" / f"chain_{op}.casadi").is_file()
+        assert f"rbdgen.solver: {op}: not compared: " in result.stderr
+    for op in ("mass_matrix", "gravity", "inverse_dynamics"):
+        assert re.search(rf"^    {op}\s+\d\.\de[-+]\d+$", result.stdout, re.M), op
+    for line in result.stderr.splitlines():
+        assert line.startswith(("rbdgen.", "  ")) and not ("..." in line and "rbdgen." in line), line
+    code = subprocess.run([sys.executable, "-m", "rbdgen.codegen.cli", "check", str(tmp_path / "out"),
+                           "--samples", "4"], capture_output=True, text=True, timeout=300)
+    assert code.returncode == 0 and "always status 2" in code.stdout, code.stderr
+
+
+def test_a_python_build_logs_its_progress(caplog, tmp_path):
+    """`generate(...).compile()` in Python: INFO records on the ``rbdgen`` loggers for each step (shown by
+    ``logging.basicConfig(level=logging.INFO)``; the command shows them with -v)."""
+    with caplog.at_level("INFO", logger="rbdgen"):
+        generated = rbdgen.generate(PENDULUM)
+        generated.compile(flags=("-O1", "-g0", "-std=c99"), cache=tmp_path, samples=2)
+    messages = [r.getMessage() for r in caplog.records if r.name.startswith("rbdgen")]
+    steps = [f"tracing {op} ({k} of {len(ALL_OPERATIONS)})" for k, op in enumerate(ALL_OPERATIONS, 1)]
+    steps += [f"scheduling {len(ALL_OPERATIONS)} functions", "emitting C (double precision)"]
+    assert [m for m in messages if m.startswith(("tracing", "scheduling", "emitting"))] == steps
+    assert any(m.startswith(f"compiling {generated.prefix}: ") for m in messages), messages
+    assert f"validating {generated.prefix}: {len(ALL_OPERATIONS)} operations against the NumPy engine at 2 " \
+           "random states" in messages

@@ -333,6 +333,12 @@ def test_massless_tip_is_singular(build_model):
     assert np.all(M[:, 1, 1] == 0.0) and np.all(M[:, 0, 0] > 0)
     assert_close(c.inverse_dynamics(q, qd, q), s.inverse_dynamics(q, qd, q), TIGHT, "inverse dynamics")
     _check_singular(c, s, q, qd, tau, {0, 1})
+    # the manifest says so; validation compares the other operations and checks these two fail alike
+    fails = {op: info["always_fails"]["status"] for op, info in c.manifest["operations"].items()
+             if "always_fails" in info}
+    assert fails == {"forward_dynamics": 2, "forward_dynamics_crba": 2}
+    worst = c.validate(samples=2)
+    assert set(worst) == set(c.operations) - set(fails) and max(worst.values()) <= TIGHT
 
 
 def test_ill_conditioned_floating_base(build_model):

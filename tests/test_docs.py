@@ -87,3 +87,42 @@ def test_site_builds_strictly(tmp_path):
         assert "rbdgen.codegen.generator.generate" in api and "Load the URDF file at" in api  # docstrings rendered
         bench = (site / lang / "benchmarks" / "index.html").read_text()
         assert "Microseconds per call" in bench  # benchmarks/results/results.md included
+
+
+def test_every_header_macro_is_documented():
+    """Every macro a generated header defines (a floating base, a function on a link) is in the C embedding
+    page, English and Chinese: with the page's prefix ``panda``, and a stack bound as
+    ``RBDGEN_panda_STACK_<FUNCTION>``."""
+    import rbdgen
+    from robots import ROBOTS
+
+    generated = rbdgen.generate(ROBOTS["solo12"].path, floating=True, ops=["mass_matrix", "jacobian"],
+                                frames=["FL_FOOT"], prefix="p")
+    macros = re.findall(r"^#define (\w+)", generated.files["p.h"], flags=re.M)
+    stacks = {f"RBDGEN_p_STACK_{function.upper()}" for function in generated.manifest["operations"]}
+    assert {"RBDGEN_p_BASE_SIZE", "RBDGEN_p_STACK_JACOBIAN_FL_FOOT"} <= set(macros)
+    for page in (DOCS / "c-embedding.md", DOCS / "c-embedding.zh.md"):
+        text = page.read_text()
+        for macro in macros:
+            documented = "RBDGEN_panda_STACK_<FUNCTION>" if macro in stacks else macro.replace("RBDGEN_p_", "RBDGEN_panda_")
+            assert f"`{documented}`" in text, f"{page.name} does not document {macro}"
+
+
+def test_pinocchio_page_example_prints_what_the_page_says():
+    """"Coming from Pinocchio": its example converts a Solo12 state of example-robot-data between
+    Pinocchio's conventions and rbdgen's and checks inverse dynamics, the mass matrix and forward
+    dynamics against Pinocchio; run as written, it prints the page's output (True three times)."""
+    import importlib.metadata
+
+    pytest.importorskip("pinocchio")
+    try:
+        importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("example-robot-data is not installed")
+    section = (DOCS / "pinocchio.md").read_text().split("## A converted example", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    expected = re.search(r"```text\n(.*?)```", section, flags=re.S).group(1)
+    assert expected.count("agree: True") == 3
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected

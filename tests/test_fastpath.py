@@ -154,7 +154,7 @@ def test_errors_are_the_general_paths(compiled, name):
     with pytest.raises(ValueError, match="loads: contains a non-finite value"):
         c.gravity(*head, q, loads=nan_loads)
     if c.floating:
-        with pytest.raises(TypeError, match="takes a BaseState first"):
+        with pytest.raises(TypeError, match="pass a rbdgen.BaseState first"):
             c.mass_matrix(tuple(dataclasses.astuple(base)), q)
         with pytest.raises(ValueError, match="zero quaternion"):
             c.mass_matrix(dataclasses.replace(base, rotation_xyzw=np.zeros(4)), q)

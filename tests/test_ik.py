@@ -231,3 +231,6 @@ def test_floating_base_is_not_supported():
     with pytest.raises(NotImplementedError, match=r"^inverse_kinematics: a floating base is not supported .* "
                                                   r"load the robot with floating=False"):
         s.inverse_kinematics(base, np.zeros(12), "FL_FOOT", rbdgen.Pose([0.2, 0.1, 0.0]))
+    # called as a fixed base's (no base): the same answer, not Python's "missing ... 'target_pose'"
+    with pytest.raises(NotImplementedError, match=r"^inverse_kinematics: a floating base is not supported"):
+        s.inverse_kinematics(np.zeros(12), "FL_FOOT", rbdgen.Pose([0.2, 0.1, 0.0]))

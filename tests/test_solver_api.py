@@ -8,6 +8,8 @@ with dynibo 0.5.2's behaviour where dynibo offers the same case.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import pydoc
 import re
 import warnings
 
@@ -144,11 +146,16 @@ TYPE_ERRORS = {
     "fixed base given a BaseState, ID": (lambda: panda().inverse_dynamics(unit_base(), Z7, Z7, Z7),
                                          r"inverse_dynamics\(\) takes 4 positional arguments but 5 were given$"),
     "floating base without BaseState": (lambda: solo().mass_matrix(Z12),
-                                        r"mass_matrix\(\) missing 1 required positional argument: 'q'$"),
+                                        r"^mass_matrix: floating-base solver: pass a rbdgen.BaseState first: "
+                                        r"solver.mass_matrix\(base, q\) \(got ndarray for base\)$"),
     "floating base without BaseState, FD": (lambda: solo().forward_dynamics(Z12, Z12, Z18),
-                                            r"forward_dynamics\(\) missing 1 required positional argument: 'tau'$"),
+                                            r"^forward_dynamics: floating-base solver: pass a rbdgen.BaseState "
+                                            r"first: solver.forward_dynamics\(base, q, qd, tau\) \(got ndarray"),
+    "floating base without arguments": (lambda: solo().gravity(),
+                                        r"^gravity: .* solver.gravity\(base, q\) \(got no arguments\)$"),
     "floating base given a tuple": (lambda: solo().gravity(((0, 0, 0), (0, 0, 0, 1)), Z12),
-                                    r"^gravity: a floating-base robot takes a BaseState first, got tuple$"),
+                                    r"^gravity: floating-base solver: pass a rbdgen.BaseState first: "
+                                    r"solver.gravity\(base, q\) \(got tuple for base\)$"),
     "loads of the wrong type": (lambda: panda().gravity(Z7, loads=[("panda_hand", (0, 0, 0), (0, 0, 1))]),
                                 r"^loads: expected Load objects or an array, got tuple$"),
 }
@@ -159,6 +166,54 @@ def test_type_errors(case):
     function, message = TYPE_ERRORS[case]
     with pytest.raises(TypeError, match=message):
         function()
+
+
+#: Every public operation of a floating-base solver, and its positional arguments after the base.
+FLOATING_CALLS = {op: tuple(p.name for p in inspect.signature(getattr(rbdgen.FloatingBaseSolver, op)).parameters.values()
+                            if p.kind is p.POSITIONAL_OR_KEYWORD)[2:]
+                  for op in rbdgen.algorithms.operations.OPERATIONS}
+
+
+@pytest.mark.parametrize("engine", ["numpy", "compiled"])
+@pytest.mark.parametrize("op", list(FLOATING_CALLS))
+def test_floating_base_call_without_base_names_the_base(compiled, engine, op):
+    """Every operation, on both engines (the compiled one generated without most of them: the base is
+    checked first), called with the joint arguments only: a TypeError naming the missing BaseState,
+    not Python's "missing 1 required positional argument" about the last argument."""
+    s = solo() if engine == "numpy" else compiled(FLOATING)
+    values = {"q": Z12, "qd": Z12, "qdd": Z12, "tau": Z18, "link": "FL_FOOT"}
+    args = [values[name] for name in FLOATING_CALLS[op]]
+    usage = re.escape(f"solver.{op}(base, {', '.join(FLOATING_CALLS[op])})")
+    with pytest.raises(TypeError, match=f"^{op}: floating-base solver: pass a rbdgen.BaseState first: {usage} "
+                                        r"\(got ndarray for base\)$"):
+        getattr(s, op)(*args)
+    base = rbdgen.BaseState(np.zeros(3), [0, 0, 0, 1])
+    if op in s.operations:  # by keyword: the check does not get in the way
+        getattr(s, op)(base=base, **dict(zip(FLOATING_CALLS[op], args)))
+
+
+def test_help_shows_the_operation_of_a_compiled_solver(compiled):
+    """``help(solver.mass_matrix)``: the signature, the solver's class and the doc of the operation's record
+    (the entry points of a compiled solver are builtins: their first line was "method of builtins.tuple
+    instance")."""
+    for s, cls in ((compiled(FLOATING), "FloatingCompiledSolver"), (compiled(FIXED), "FixedCompiledSolver")):
+        head = "base, q" if s.floating else "q"
+        text = pydoc.render_doc(s.mass_matrix, renderer=pydoc.plaintext)
+        assert f"mass_matrix({head}, *, out=None, mask=None, threads=None) method of rbdgen.{cls} instance" in text
+        assert "builtins.tuple" not in text
+        assert rbdgen.signatures.SUMMARIES["mass_matrix"][0] in text
+        assert "Parameters\n    ----------" in text
+        assert list(inspect.signature(s.inverse_dynamics).parameters)[:4] == (["base", "q", "qd", "qdd"] if s.floating
+                                                                               else ["q", "qd", "qdd", "loads"])
+
+
+def test_an_operation_not_generated_says_how_to_generate_it(compiled):
+    with pytest.raises(ValueError, match=re.escape(
+            "operation 'forward_kinematics' was not generated; this build has ['mass_matrix', "
+            "'velocity_product_forces', 'gravity', 'inverse_dynamics', 'forward_dynamics', 'forward_dynamics_crba', "
+            "'passive_terms']. Generate it: rbdgen.generate(..., ops=[..., 'forward_kinematics']) in Python, or "
+            "rbdgen generate ... --ops ... forward_kinematics on the command line")):
+        compiled(FIXED).forward_kinematics(Z7, "panda_hand")
 
 
 def test_dynibo_rejects_the_same_inputs():
