@@ -16,11 +16,13 @@ from ..algorithms.kinematics import Tree
 from ..algorithms.operations import OPERATIONS, dimensions, evaluate, operation, sizes
 from ..build import DEFAULT_FLAGS
 from ..mjcf import is_mjcf, load_mjcf
+from ..errors import ModelError
 from ..model import RobotModel
 from ..names import c_text, check_prefix, default_prefix
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c, packaging
+from . import folder as folder_files
 from .optimize import estimated_cycles, schedule
 from .trace import Graph, Kernel, StructuralFailure, SymbolicOps
 
@@ -46,14 +48,15 @@ def kernel_name(model: RobotModel, op: str, link: int = None) -> str:
     """The generated function's name after the prefix: ``op``, or ``<op>_<link name>`` for a link.
 
     ``<op>_link<id>`` instead where the name is not ASCII letters and digits in words joined by single
-    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` (so no name can equal another
-    link's ``link<id>``): names from a robot file become identifiers and file names only this way.
+    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` in any case (so no name can equal
+    another link's ``link<id>``, even but for case): names from a robot file become identifiers and file
+    names only this way.
     """
     if link is None:
         return op
     name = model.links[link].name
     plain = (len(name) <= MAX_LINK_NAME and re.fullmatch(r"[A-Za-z0-9]+(_[A-Za-z0-9]+)*", name)
-             and not re.fullmatch(r"link[0-9]+", name))
+             and not re.fullmatch(r"link[0-9]+", name, re.IGNORECASE))
     return f"{op}_{name if plain else f'link{link}'}"
 
 
@@ -61,6 +64,23 @@ def kernel_name(model: RobotModel, op: str, link: int = None) -> str:
 MAX_LINK_NAME = 64
 
 PRECISIONS = tuple(emit_c.PRECISIONS)
+
+
+def check_names(model: RobotModel, plan: list):
+    """A `ModelError` if two functions of ``plan`` (``(op, link id or None)``) would have names equal but for
+    case, counting each one's ``_batch`` form: their stack macros (``..._STACK_<NAME>``) and, on a
+    case-insensitive file system, their files would be one. The message names both links and the ways out."""
+    seen = {}
+    for op, link in plan:
+        name = kernel_name(model, op, link)
+        for symbol in (name, f"{name}_batch"):
+            other = seen.setdefault(symbol.lower(), (symbol, op, link))
+            if other[1:] != (op, link):
+                which = [f"{o} on link {model.links[k].name!r}" if k is not None else o
+                         for o, k in (other[1:], (op, link))]
+                raise ModelError(f"{which[0]} and {which[1]} would give the generated names {other[0]} and {symbol}, "
+                                 f"equal but for case (one C macro, and one file on macOS and Windows): rename one "
+                                 f"of the links, or choose frames= (--frames) without one of them")
 
 
 def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None) -> Kernel:
@@ -153,24 +173,14 @@ class Generated:
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
     def write(self, folder, overwrite: bool = False) -> Path:
-        """Write the sources and the manifest into ``folder``.
+        """Write the sources and the manifest into ``folder``: all or nothing, the manifest last
+        (`rbdgen.codegen.folder`).
 
-        An existing file with different content is never replaced unless
-        ``overwrite`` is true (FileExistsError names it); identical files are left as they are.
+        An existing file with different content is never replaced, nor a previous run's file that this run
+        does not write removed, unless ``overwrite`` is true (FileExistsError names them); identical files
+        are left as they are. No other file of the folder is touched.
         """
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        changed = [n for n, text in self.files.items() if (folder / n).exists() and (folder / n).read_text() != text]
-        if changed and not overwrite:
-            raise FileExistsError(f"{folder}: would overwrite {', '.join(changed)} (use overwrite=True / --force)")
-        for name, text in self.files.items():
-            path = folder / name
-            if path.exists() and path.read_text() == text:
-                continue
-            tmp = path.with_name(f".{name}.tmp{os.getpid()}")
-            tmp.write_text(text)
-            os.replace(tmp, path)
-        return folder
+        return folder_files.write(Path(folder), self.files, f"{self.prefix}.json", overwrite)
 
     def casadi(self, op: str, link=None):
         """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).
@@ -263,10 +273,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     if linked and not links:
         raise ValueError(f"frames: name at least one link for {linked}")
     plan = [(op, k) for op in ops for k in (links if operation(op).link else [None])]
-    names = [kernel_name(model, op, k) for op, k in plan]
-    clashes = sorted({n for n in names if names.count(n) > 1})
-    if clashes:
-        raise ValueError(f"generated functions would share the names {clashes}: choose other frames")
+    check_names(model, plan)
     tree = Tree.from_model(model)
     size = sizes(tree, len(model.links))
     dims = dimensions(tree, len(model.links))
@@ -274,7 +281,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     start = time.perf_counter()
     kernels = []
     for n, (op, k) in enumerate(plan, 1):
-        log.info("tracing %s (%d of %d)", names[n - 1], n, len(plan))
+        log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
         kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == "forward_dynamics"
                        else trace(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
@@ -302,9 +309,16 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                for link in model.links],
         frames=[c_text(f"{k} ({model.links[k].name})") for k in links] if linked else [],
     )
-    files, functions = emit_c.render(kernels, plans, prefix, precision, size, info)
-    timings["emit"] = time.perf_counter() - start
     real = emit_c.PRECISIONS[precision][0]
+    interface = {"prefix": prefix, "precision": precision, "digest": model.digest, "sizes": size,
+                 "shapes": {p.name: list(p.dims(dims)) for op in OPERATIONS.values() for p in op.outputs
+                            if len(p.shape) == 2},
+                 "operations": {k.name: {"inputs": list(k.inputs), "outputs": list(k.outputs),
+                                         **({} if link is None else {"operation": op, "link": link})}
+                                for (op, link), k in zip(plan, kernels)},
+                 "cdef": _cdef(prefix, kernels, real, size)}
+    files, functions = emit_c.render(kernels, plans, prefix, precision, size, info, interface)
+    timings["emit"] = time.perf_counter() - start
     manifest = {
         "rbdgen": __version__,
         "prefix": prefix,
@@ -316,16 +330,13 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                     **({"fd_algorithm": fd_algorithm} if fd_algorithm != "auto" else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
-        "shapes": {p.name: list(p.dims(dims)) for op in OPERATIONS.values() for p in op.outputs if len(p.shape) == 2},
+        "shapes": interface["shapes"],
         "sources": [name for name in files],
-        "operations": {fn.op: {"inputs": [p.name for p in fn.params if not p.output],
-                               "outputs": [p.name for p in fn.params if p.output],
-                               "counts": fn.counts, "stack_bytes": fn.stack,
+        "operations": {fn.op: {**interface["operations"][fn.op], "counts": fn.counts, "stack_bytes": fn.stack,
                                **({"algorithm": kernel.algorithm} if kernel.algorithm else {}),
-                               **({} if link is None else {"operation": op, "link": link}),
                                **_always_fails(kernel)}
-                       for (op, link), fn, kernel in zip(plan, functions, kernels)},
-        "cdef": _cdef(prefix, kernels, real, size),
+                       for fn, kernel in zip(functions, kernels)},
+        "cdef": interface["cdef"],
         "model": model.as_dict(),
         # the loader's inertia policy and the links it applied to (None: a model built directly)
         "inertia": None if model.inertia_report is None else model.inertia_report.as_dict(),

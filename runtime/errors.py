@@ -97,6 +97,11 @@ class CacheError(BuildError):
     """The build cache folder cannot be used (a file, unwritable, not creatable)."""
 
 
+class SettingError(ValueError):
+    """An environment variable rbdgen reads (``RBDGEN_CACHE``, ``RBDGEN_JOBS``, ``RBDGEN_THREADS``, ``CC``...)
+    is malformed; the one-line message names it and says what it expects."""
+
+
 class ValidationError(RuntimeError):
     """A compiled solver disagrees with the NumPy reference engine."""
 
