@@ -28,7 +28,8 @@ from ..inertias import INERTIA_POLICIES
 from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
-from .generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS, KINEMATICS_OPERATIONS, generate, load_robot
+from .generator import (ALL_OPERATIONS, DERIVATIVE_OPERATIONS, FD_ALGORITHMS, KINEMATICS_OPERATIONS, generate,
+                        load_robot)
 
 
 class UsageError(Exception):
@@ -149,7 +150,8 @@ def cmd_generate(args, progress: Progress) -> int:
     progress.step(f"tracing and emitting {len(args.ops)} operations")
     try:
         generated = generate(args.robot, ops=args.ops, precision="float" if args.float else "double",
-                             prefix=_prefix(args.prefix), frames=args.frames, **options)
+                             prefix=_prefix(args.prefix), frames=args.frames, fd_algorithm=args.fd_algorithm,
+                             **options)
     except ValueError as exc:
         if args.frames is None or "link" not in str(exc):
             raise
@@ -286,6 +288,9 @@ def parser() -> argparse.ArgumentParser:
                         f"and the kinematics {' '.join(KINEMATICS_OPERATIONS)})")
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
+    g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",
+                   help="forward_dynamics' algorithm in the C: auto (the cheaper for the robot, the default), aba "
+                        "or crba (mass matrix and a tree-sparse solve)")
     g.add_argument("--float", action="store_true", help="single precision")
     g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")

@@ -23,7 +23,7 @@ from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c, packaging
 from . import folder as folder_files
-from .optimize import schedule
+from .optimize import estimated_cycles, schedule
 from .trace import Graph, Kernel, StructuralFailure, SymbolicOps
 
 log = logging.getLogger(__name__)
@@ -83,29 +83,57 @@ def check_names(model: RobotModel, plan: list):
                                  f"of the links, or choose frames= (--frames) without one of them")
 
 
-def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None) -> Kernel:
+def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None) -> Kernel:
     """Run ``op``'s algorithm (on ``link`` where it takes one) on symbols for ``model``: a `Kernel`
     with every constant folded.
 
-    An operation with a check that fails for every state (forward dynamics of a robot
-    with a massless moving tip) becomes a kernel that returns that status at once.
+    ``algorithm``: another operation of the same inputs and outputs whose algorithm is traced under
+    ``op``'s name (`trace_forward_dynamics`). An operation with a check that fails for every state
+    (forward dynamics of a robot with a massless moving tip) becomes a kernel that returns that
+    status at once.
     """
     tree = tree or Tree.from_model(model)
-    record = operation(op)
+    record, source = operation(op), operation(algorithm or op)
     dims = dimensions(tree, len(model.links))
     size = {p.name: p.size(dims) for p in record.input_ports(model.floating)}
     try:
         graph = Graph()
         inputs = {name: graph.input(name, n) for name, n in size.items()}
-        outputs = evaluate(tree, SymbolicOps(graph), op, inputs, link)
+        outputs = evaluate(tree, SymbolicOps(graph), source.name, inputs, link)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the generated function always returns status %d",
                     op, failure.guard.message, failure.guard.status)
         graph = Graph()
         graph.guards.append(failure.guard)
         outputs = {p.name: [0] * p.size(dims) for p in record.output_ports(model.floating)}
-    doc = record.describe(tree) if link is None else c_text(f"{record.doc} Link {link}: {model.links[link].name}.")
+    doc = source.describe(tree) if link is None else c_text(f"{record.doc} Link {link}: {model.links[link].name}.")
     return Kernel(kernel_name(model, op, link), graph, size, outputs, doc, op)
+
+
+#: The algorithms ``forward_dynamics`` can be generated with: ``"aba"``, the articulated-body
+#: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
+#: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
+#: the one of fewer `optimize.estimated_cycles` for the robot; mimic joints always take CRBA.
+FD_ALGORITHMS = {"aba": "forward_dynamics", "crba": "forward_dynamics_crba"}
+
+
+def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") -> Kernel:
+    """``forward_dynamics`` traced with the algorithm ``choice`` names (`FD_ALGORITHMS`, or ``"auto"``)."""
+    if choice != "auto" and choice not in FD_ALGORITHMS:
+        raise ValueError(f"fd_algorithm must be 'auto' or one of {list(FD_ALGORITHMS)}, got {choice!r}")
+    if tree.nj != tree.nb:  # mimic joints: the record's algorithm is CRBA's already
+        kernel = trace(model, "forward_dynamics", tree)
+        kernel.algorithm = "crba"
+        return kernel
+    names = list(FD_ALGORITHMS) if choice == "auto" else [choice]
+    kernels = {name: trace(model, "forward_dynamics", tree, algorithm=FD_ALGORITHMS[name]) for name in names}
+    cost = {name: estimated_cycles(k, schedule(k, optional=emit_c.optional_inputs(k))) for name, k in kernels.items()}
+    best = min(cost, key=cost.get)
+    if choice == "auto":
+        log.info("forward_dynamics by %s (estimated cycles: %s)", best.upper(),
+                 ", ".join(f"{name.upper()} {c:.0f}" for name, c in cost.items()))
+    kernels[best].algorithm = best
+    return kernels[best]
 
 
 def _always_fails(kernel: Kernel) -> dict:
@@ -211,7 +239,7 @@ def load_robot(path, **load_options) -> RobotModel:
 
 
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
-             prefix: str = None, frames=None, **load_options) -> Generated:
+             prefix: str = None, frames=None, fd_algorithm: str = "auto", **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
     ``model_or_urdf`` is a `RobotModel` or the path of a URDF, xacro or MJCF file (then
@@ -219,6 +247,8 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     or to `load_mjcf`: ``floating``, ``gravity``; see `load_robot`).
     An operation on a link (``forward_kinematics``, ``jacobian``...) gets one C function
     per link of ``frames`` (names or ids; default: `leaf_links`), ``<prefix>_<op>_<link>``.
+    ``fd_algorithm``: ``forward_dynamics``' algorithm in the C, ``"auto"`` (the cheaper one for the
+    robot), ``"aba"`` or ``"crba"`` (`FD_ALGORITHMS`); the manifest and the header say which.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
@@ -252,7 +282,8 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     kernels = []
     for n, (op, k) in enumerate(plan, 1):
         log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
-        kernels.append(trace(model, op, tree, k))
+        kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == "forward_dynamics"
+                       else trace(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
     log.info("scheduling %d functions", len(kernels))
@@ -296,11 +327,13 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "source": source,
         "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
                     **({"frames": [model.links[k].name for k in links]} if linked else {}),
+                    **({"fd_algorithm": fd_algorithm} if fd_algorithm != "auto" else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "shapes": interface["shapes"],
         "sources": [name for name in files],
         "operations": {fn.op: {**interface["operations"][fn.op], "counts": fn.counts, "stack_bytes": fn.stack,
+                               **({"algorithm": kernel.algorithm} if kernel.algorithm else {}),
                                **_always_fails(kernel)}
                        for fn, kernel in zip(functions, kernels)},
         "cdef": interface["cdef"],
