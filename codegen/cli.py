@@ -2,9 +2,10 @@
 
 Exit codes: 0 success, 1 a failed check (validation), 2 bad input (a robot file,
 path or option: one line naming it), 3 the environment cannot build (no C
-compiler, unusable build cache, a missing optional package: one line saying what
-to install or set), 4 an
-internal error (a bug: the traceback, then one line asking to report it).
+compiler, unusable build cache, a missing optional package, a malformed environment
+variable such as ``CC`` or ``RBDGEN_THREADS``: one line saying what to install or set),
+4 an internal error (a bug: the traceback, then one line asking to report it), 130 an
+interrupt (Ctrl-C: the compilers are stopped, nothing half-written is left).
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from pathlib import Path
 from .. import __version__
 from ..build import cache_dir
 from ..builder import TRAVERSALS
-from ..errors import BuildError, ManifestError, ModelError, SolverError, ValidationError
+from ..errors import BuildError, ManifestError, ModelError, SettingError, SolverError, ValidationError
 from ..inertias import INERTIA_POLICIES
 from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
-from .generator import (ALL_OPERATIONS, CONTROL_OPERATIONS, DERIVATIVE_OPERATIONS, KINEMATICS_OPERATIONS, generate,
-                        load_robot)
+from .generator import (ALL_OPERATIONS, CONTROL_OPERATIONS, DERIVATIVE_OPERATIONS, FD_ALGORITHMS,
+                        KINEMATICS_OPERATIONS, generate, load_robot)
 
 
 class UsageError(Exception):
@@ -40,10 +41,10 @@ BAD_INPUT = (ModelError, ManifestError, UsageError, FileNotFoundError, FileExist
              NotADirectoryError, PermissionError)
 
 #: Errors of the machine: no C compiler, unusable build cache, a missing optional package
-#: (xacro, MuJoCo). Anything that is neither, nor a failed check, is a bug.
-ENVIRONMENT = (BuildError, ImportError)
+#: (xacro, MuJoCo), a malformed environment variable. Anything that is neither, nor a failed check, is a bug.
+ENVIRONMENT = (BuildError, SettingError, ImportError)
 
-EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL = 1, 2, 3, 4
+EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 #: Tree levels `rbdgen info` indents; deeper joints are printed at this indentation with their depth.
 MAX_INDENT = 24
@@ -149,7 +150,8 @@ def cmd_generate(args, progress: Progress) -> int:
     progress.step(f"tracing and emitting {len(args.ops)} operations")
     try:
         generated = generate(args.robot, ops=args.ops, precision="float" if args.float else "double",
-                             prefix=_prefix(args.prefix), frames=args.frames, **options)
+                             prefix=_prefix(args.prefix), frames=args.frames, fd_algorithm=args.fd_algorithm,
+                             **options)
     except ValueError as exc:
         if args.frames is None or "link" not in str(exc):
             raise
@@ -288,6 +290,9 @@ def parser() -> argparse.ArgumentParser:
                         f"{' '.join(CONTROL_OPERATIONS)})")
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
+    g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",
+                   help="forward_dynamics' algorithm in the C: auto (the cheaper for the robot, the default), aba "
+                        "or crba (mass matrix and a tree-sparse solve)")
     g.add_argument("--float", action="store_true", help="single precision")
     g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")
@@ -319,6 +324,9 @@ def main(argv=None) -> int:
         return code
     except BrokenPipeError:
         return _reader_gone()
+    except KeyboardInterrupt:
+        print("\nrbdgen: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BAD_INPUT as exc:
         progress.interrupt()
         print(f"rbdgen: error: {exc}", file=sys.stderr)

@@ -13,6 +13,7 @@ import numpy as np
 from ..algorithms.ltdl import ancestors
 from ..algorithms.operations import INPUTS, operation
 from ..errors import STATUS
+from ..manifest import interface_key
 from ..names import c_text, check_prefix, checked
 from .optimize import COUNT_KEYS, Schedule, operands
 from .trace import Call, Expr, Guard, Kernel, TreeSolve
@@ -267,9 +268,12 @@ PART_VALUES = 40
 
 
 def part_name(op: str, k: int) -> str:
-    """Part ``k`` of operation ``op``, after the prefix: ``<k>_<op>``. No operation or link function name starts
-    with a digit, so no part can share a name with one."""
-    return f"{k}_{op}"
+    """Part ``k`` of operation ``op``, after the prefix: ``_<k>_<op>``, so the symbol is ``<prefix>__<k>_<op>``.
+    A prefix contains no ``__`` and does not end in ``_`` (`names.check_prefix`), so no robot's public name
+    (``<other prefix>_<op>``) can be a part of another's: ``arm__2_gravity`` is no function of a robot ``arm_2``
+    (whose parts are ``arm_2__<k>_<op>``). The parts are external symbols (each is its own translation unit),
+    declared only in ``<prefix>_internal.h``."""
+    return f"_{k}_{op}"
 
 
 def optional_inputs(kernel: Kernel) -> list:
@@ -818,15 +822,18 @@ def source_names(prefix: str, functions: list) -> list:
                                                       for name in [fn.op, *(p.name for p in fn.parts if fn.split)])]
 
 
-def render(kernels: list, plans: list, prefix: str, precision: str, sizes: dict, header_info: dict):
+def render(kernels: list, plans: list, prefix: str, precision: str, sizes: dict, header_info: dict,
+           interface: dict):
     """The C files of a robot (`source_names`) from its kernels and their `Schedule`: ({filename: text},
-    [CFunction])."""
+    [CFunction]). ``interface`` is the manifest's interface (`rbdgen.manifest.INTERFACE`) but the sources:
+    with them, its key goes into the header and every source checks it."""
     check_prefix(prefix)
     functions = [c_function(k, plan, prefix, precision, sizes) for k, plan in zip(kernels, plans)]
     env = environment()
     names = source_names(prefix, functions)
     context = dict(header_info, **spellings(prefix, precision), functions=functions, sources=names,
-                   base_size=sizes["base"], frame=FRAME, levels=LEVELS)
+                   base_size=sizes["base"], frame=FRAME, levels=LEVELS,
+                   interface=interface_key({**interface, "sources": names}))
     files = {names[0]: env.get_template("robot.h.j2").render(context),
              names[1]: env.get_template("internal.h.j2").render(context)}
     for fn in functions:

@@ -16,12 +16,14 @@ from ..algorithms.kinematics import Tree
 from ..algorithms.operations import OPERATIONS, dimensions, evaluate, operation, sizes
 from ..build import DEFAULT_FLAGS
 from ..mjcf import is_mjcf, load_mjcf
+from ..errors import ModelError
 from ..model import RobotModel
 from ..names import c_text, check_prefix, default_prefix
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c, packaging
-from .optimize import schedule
+from . import folder as folder_files
+from .optimize import estimated_cycles, schedule
 from .trace import Graph, Kernel, StructuralFailure, SymbolicOps
 
 log = logging.getLogger(__name__)
@@ -49,14 +51,15 @@ def kernel_name(model: RobotModel, op: str, link: int = None) -> str:
     """The generated function's name after the prefix: ``op``, or ``<op>_<link name>`` for a link.
 
     ``<op>_link<id>`` instead where the name is not ASCII letters and digits in words joined by single
-    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` (so no name can equal another
-    link's ``link<id>``): names from a robot file become identifiers and file names only this way.
+    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` in any case (so no name can equal
+    another link's ``link<id>``, even but for case): names from a robot file become identifiers and file
+    names only this way.
     """
     if link is None:
         return op
     name = model.links[link].name
     plain = (len(name) <= MAX_LINK_NAME and re.fullmatch(r"[A-Za-z0-9]+(_[A-Za-z0-9]+)*", name)
-             and not re.fullmatch(r"link[0-9]+", name))
+             and not re.fullmatch(r"link[0-9]+", name, re.IGNORECASE))
     return f"{op}_{name if plain else f'link{link}'}"
 
 
@@ -66,29 +69,74 @@ MAX_LINK_NAME = 64
 PRECISIONS = tuple(emit_c.PRECISIONS)
 
 
-def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None) -> Kernel:
+def check_names(model: RobotModel, plan: list):
+    """A `ModelError` if two functions of ``plan`` (``(op, link id or None)``) would have names equal but for
+    case, counting each one's ``_batch`` form: their stack macros (``..._STACK_<NAME>``) and, on a
+    case-insensitive file system, their files would be one. The message names both links and the ways out."""
+    seen = {}
+    for op, link in plan:
+        name = kernel_name(model, op, link)
+        for symbol in (name, f"{name}_batch"):
+            other = seen.setdefault(symbol.lower(), (symbol, op, link))
+            if other[1:] != (op, link):
+                which = [f"{o} on link {model.links[k].name!r}" if k is not None else o
+                         for o, k in (other[1:], (op, link))]
+                raise ModelError(f"{which[0]} and {which[1]} would give the generated names {other[0]} and {symbol}, "
+                                 f"equal but for case (one C macro, and one file on macOS and Windows): rename one "
+                                 f"of the links, or choose frames= (--frames) without one of them")
+
+
+def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None) -> Kernel:
     """Run ``op``'s algorithm (on ``link`` where it takes one) on symbols for ``model``: a `Kernel`
     with every constant folded.
 
-    An operation with a check that fails for every state (forward dynamics of a robot
-    with a massless moving tip) becomes a kernel that returns that status at once.
+    ``algorithm``: another operation of the same inputs and outputs whose algorithm is traced under
+    ``op``'s name (`trace_forward_dynamics`). An operation with a check that fails for every state
+    (forward dynamics of a robot with a massless moving tip) becomes a kernel that returns that
+    status at once.
     """
     tree = tree or Tree.from_model(model)
-    record = operation(op)
+    record, source = operation(op), operation(algorithm or op)
     dims = dimensions(tree, len(model.links))
     size = {p.name: p.size(dims) for p in record.input_ports(model.floating)}
     try:
         graph = Graph()
         inputs = {name: graph.input(name, n) for name, n in size.items()}
-        outputs = evaluate(tree, SymbolicOps(graph), op, inputs, link)
+        outputs = evaluate(tree, SymbolicOps(graph), source.name, inputs, link)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the generated function always returns status %d",
                     op, failure.guard.message, failure.guard.status)
         graph = Graph()
         graph.guards.append(failure.guard)
         outputs = {p.name: [0] * p.size(dims) for p in record.output_ports(model.floating)}
-    doc = record.describe(tree) if link is None else c_text(f"{record.doc} Link {link}: {model.links[link].name}.")
+    doc = source.describe(tree) if link is None else c_text(f"{record.doc} Link {link}: {model.links[link].name}.")
     return Kernel(kernel_name(model, op, link), graph, size, outputs, doc, op)
+
+
+#: The algorithms ``forward_dynamics`` can be generated with: ``"aba"``, the articulated-body
+#: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
+#: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
+#: the one of fewer `optimize.estimated_cycles` for the robot; mimic joints always take CRBA.
+FD_ALGORITHMS = {"aba": "forward_dynamics", "crba": "forward_dynamics_crba"}
+
+
+def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") -> Kernel:
+    """``forward_dynamics`` traced with the algorithm ``choice`` names (`FD_ALGORITHMS`, or ``"auto"``)."""
+    if choice != "auto" and choice not in FD_ALGORITHMS:
+        raise ValueError(f"fd_algorithm must be 'auto' or one of {list(FD_ALGORITHMS)}, got {choice!r}")
+    if tree.nj != tree.nb:  # mimic joints: the record's algorithm is CRBA's already
+        kernel = trace(model, "forward_dynamics", tree)
+        kernel.algorithm = "crba"
+        return kernel
+    names = list(FD_ALGORITHMS) if choice == "auto" else [choice]
+    kernels = {name: trace(model, "forward_dynamics", tree, algorithm=FD_ALGORITHMS[name]) for name in names}
+    cost = {name: estimated_cycles(k, schedule(k, optional=emit_c.optional_inputs(k))) for name, k in kernels.items()}
+    best = min(cost, key=cost.get)
+    if choice == "auto":
+        log.info("forward_dynamics by %s (estimated cycles: %s)", best.upper(),
+                 ", ".join(f"{name.upper()} {c:.0f}" for name, c in cost.items()))
+    kernels[best].algorithm = best
+    return kernels[best]
 
 
 def _always_fails(kernel: Kernel) -> dict:
@@ -128,24 +176,14 @@ class Generated:
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
     def write(self, folder, overwrite: bool = False) -> Path:
-        """Write the sources and the manifest into ``folder``.
+        """Write the sources and the manifest into ``folder``: all or nothing, the manifest last
+        (`rbdgen.codegen.folder`).
 
-        An existing file with different content is never replaced unless
-        ``overwrite`` is true (FileExistsError names it); identical files are left as they are.
+        An existing file with different content is never replaced, nor a previous run's file that this run
+        does not write removed, unless ``overwrite`` is true (FileExistsError names them); identical files
+        are left as they are. No other file of the folder is touched.
         """
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        changed = [n for n, text in self.files.items() if (folder / n).exists() and (folder / n).read_text() != text]
-        if changed and not overwrite:
-            raise FileExistsError(f"{folder}: would overwrite {', '.join(changed)} (use overwrite=True / --force)")
-        for name, text in self.files.items():
-            path = folder / name
-            if path.exists() and path.read_text() == text:
-                continue
-            tmp = path.with_name(f".{name}.tmp{os.getpid()}")
-            tmp.write_text(text)
-            os.replace(tmp, path)
-        return folder
+        return folder_files.write(Path(folder), self.files, f"{self.prefix}.json", overwrite)
 
     def casadi(self, op: str, link=None):
         """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).
@@ -204,7 +242,7 @@ def load_robot(path, **load_options) -> RobotModel:
 
 
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
-             prefix: str = None, frames=None, **load_options) -> Generated:
+             prefix: str = None, frames=None, fd_algorithm: str = "auto", **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
     ``model_or_urdf`` is a `RobotModel` or the path of a URDF, xacro or MJCF file (then
@@ -212,6 +250,8 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     or to `load_mjcf`: ``floating``, ``gravity``; see `load_robot`).
     An operation on a link (``forward_kinematics``, ``jacobian``...) gets one C function
     per link of ``frames`` (names or ids; default: `leaf_links`), ``<prefix>_<op>_<link>``.
+    ``fd_algorithm``: ``forward_dynamics``' algorithm in the C, ``"auto"`` (the cheaper one for the
+    robot), ``"aba"`` or ``"crba"`` (`FD_ALGORITHMS`); the manifest and the header say which.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
@@ -236,10 +276,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     if linked and not links:
         raise ValueError(f"frames: name at least one link for {linked}")
     plan = [(op, k) for op in ops for k in (links if operation(op).link else [None])]
-    names = [kernel_name(model, op, k) for op, k in plan]
-    clashes = sorted({n for n in names if names.count(n) > 1})
-    if clashes:
-        raise ValueError(f"generated functions would share the names {clashes}: choose other frames")
+    check_names(model, plan)
     tree = Tree.from_model(model)
     size = sizes(tree, len(model.links))
     dims = dimensions(tree, len(model.links))
@@ -247,8 +284,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     start = time.perf_counter()
     kernels = []
     for n, (op, k) in enumerate(plan, 1):
-        log.info("tracing %s (%d of %d)", names[n - 1], n, len(plan))
-        kernels.append(trace(model, op, tree, k))
+        log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
+        kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == "forward_dynamics"
+                       else trace(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
     log.info("scheduling %d functions", len(kernels))
@@ -274,9 +312,16 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                for link in model.links],
         frames=[c_text(f"{k} ({model.links[k].name})") for k in links] if linked else [],
     )
-    files, functions = emit_c.render(kernels, plans, prefix, precision, size, info)
-    timings["emit"] = time.perf_counter() - start
     real = emit_c.PRECISIONS[precision][0]
+    interface = {"prefix": prefix, "precision": precision, "digest": model.digest, "sizes": size,
+                 "shapes": {p.name: list(p.dims(dims)) for op in OPERATIONS.values() for p in op.outputs
+                            if len(p.shape) == 2},
+                 "operations": {k.name: {"inputs": list(k.inputs), "outputs": list(k.outputs),
+                                         **({} if link is None else {"operation": op, "link": link})}
+                                for (op, link), k in zip(plan, kernels)},
+                 "cdef": _cdef(prefix, kernels, real, size)}
+    files, functions = emit_c.render(kernels, plans, prefix, precision, size, info, interface)
+    timings["emit"] = time.perf_counter() - start
     manifest = {
         "rbdgen": __version__,
         "prefix": prefix,
@@ -285,17 +330,16 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "source": source,
         "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
                     **({"frames": [model.links[k].name for k in links]} if linked else {}),
+                    **({"fd_algorithm": fd_algorithm} if fd_algorithm != "auto" else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
-        "shapes": {p.name: list(p.dims(dims)) for op in OPERATIONS.values() for p in op.outputs if len(p.shape) == 2},
+        "shapes": interface["shapes"],
         "sources": [name for name in files],
-        "operations": {fn.op: {"inputs": [p.name for p in fn.params if not p.output],
-                               "outputs": [p.name for p in fn.params if p.output],
-                               "counts": fn.counts, "stack_bytes": fn.stack,
-                               **({} if link is None else {"operation": op, "link": link}),
+        "operations": {fn.op: {**interface["operations"][fn.op], "counts": fn.counts, "stack_bytes": fn.stack,
+                               **({"algorithm": kernel.algorithm} if kernel.algorithm else {}),
                                **_always_fails(kernel)}
-                       for (op, link), fn, kernel in zip(plan, functions, kernels)},
-        "cdef": _cdef(prefix, kernels, real, size),
+                       for fn, kernel in zip(functions, kernels)},
+        "cdef": interface["cdef"],
         "model": model.as_dict(),
         # the loader's inertia policy and the links it applied to (None: a model built directly)
         "inertia": None if model.inertia_report is None else model.inertia_report.as_dict(),

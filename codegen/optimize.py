@@ -18,6 +18,13 @@ COUNT_AS = {"add": "add", "sub": "add", "neg": "add", "mul": "mul", "div": "div"
             "sin": "sin", "cos": "cos", "sqrt": "sqrt"}
 COUNT_KEYS = ("mul", "add", "div", "sin", "cos", "sqrt", "calls")
 
+#: Rough latencies in cycles of a current x86-64 core (double precision) for `estimated_cycles`;
+#: a call (the checked dense solve) as a whole.
+LATENCY = {"add": 3, "sub": 3, "neg": 1, "mul": 4, "div": 14, "sqrt": 18, "sin": 40, "cos": 40, "call": 150}
+
+#: Arithmetic operations a core retires per cycle in straight-line code, for `estimated_cycles`.
+THROUGHPUT = 2
+
 
 @dataclass
 class OptionalInput:
@@ -106,6 +113,35 @@ def _live_steps(kernel: Kernel) -> Schedule:
             counts[COUNT_AS[node.op]] += 1
         steps.extend(guards_at.get(node.id, ()))
     return Schedule(steps, counts)
+
+
+def critical_path(kernel: Kernel) -> int:
+    """The longest chain of dependent operations from the inputs to an output or a guard, in cycles
+    (`LATENCY`): how long the kernel takes however many operations a core overlaps."""
+    depth, done = {}, {}
+
+    def at(x):
+        return depth.get(x.id, 0) if isinstance(x, Expr) else 0
+
+    graph = kernel.graph
+    for node in graph.nodes:
+        if node.op == "ret":
+            c = node.args[0]
+            if c not in done:
+                done[c] = max((at(x) for x in graph.calls[c].values()), default=0) + LATENCY["call"]
+            depth[node.id] = done[c]
+        elif node.op != "in":
+            depth[node.id] = max((at(a) for a in node.args), default=0) + LATENCY.get(node.op, 0)
+    ends = _outputs(kernel) + [g.value for g in graph.guards if isinstance(g.value, Expr)]
+    return max((at(x) for x in ends), default=0)
+
+
+def estimated_cycles(kernel: Kernel, plan: Schedule) -> float:
+    """A cost to choose between two kernels of one operation: the arithmetic at `THROUGHPUT` operations a
+    cycle plus the `critical_path` (docs/benchmarks.md: how it ranks ABA against CRBA forward dynamics)."""
+    c = plan.counts
+    work = c["mul"] + c["add"] + c["div"] + c["sqrt"] + c["sin"] + c["cos"]
+    return work / THROUGHPUT + critical_path(kernel)
 
 
 def _linear_in(name: str, steps: list) -> list:

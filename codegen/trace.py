@@ -289,3 +289,4 @@ class Kernel:
     outputs: dict  # name -> list of scalars (Expr or number), in signature order
     doc: str = ""
     operation: str = ""  # its operation (`operations.OPERATIONS`): the name, or the name and a link
+    algorithm: str = ""  # where an operation has several: the one traced (`generator.FD_ALGORITHMS`)

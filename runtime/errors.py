@@ -42,8 +42,8 @@ class SingularError(SolverError):
     articulated inertia, the mass matrix, or a link's task-space inertia."""
 
     status = 2
-    reason = ("a matrix it factorises is not positive definite (an articulated inertia, the mass matrix or a "
-              "task-space inertia)")
+    reason = ("a matrix it factorises (an articulated inertia, the mass matrix or a task-space inertia) is not "
+              "positive definite")
 
 
 class IllConditionedError(SolverError):
@@ -97,6 +97,11 @@ class CompilerNotFoundError(BuildError):
 
 class CacheError(BuildError):
     """The build cache folder cannot be used (a file, unwritable, not creatable)."""
+
+
+class SettingError(ValueError):
+    """An environment variable rbdgen reads (``RBDGEN_CACHE``, ``RBDGEN_JOBS``, ``RBDGEN_THREADS``, ``CC``...)
+    is malformed; the one-line message names it and says what it expects."""
 
 
 class ValidationError(RuntimeError):

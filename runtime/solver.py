@@ -12,14 +12,13 @@ with the GIL released. A failed state's status maps to the same exception
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from pathlib import Path
 from typing import Any, Dict
 
 import numpy as np
 
-from . import fastpath
+from . import fastpath, manifest as manifests
 from . import threads as batch_threads
 from .algorithms.operations import operation
 from .build import DEFAULT_FLAGS, load_extension
@@ -59,11 +58,16 @@ class CompiledSolver(SolverBase):
         for name, info in manifest["operations"].items():
             if "link" in info:
                 self.frames.setdefault(info["operation"], {})[info["link"]] = name
-        cdef, entry_points = manifest["cdef"], bool(fastpath.operations(manifest))
+        key_files, key_cdef = manifests.key_source(self.prefix)
+        files, cdef = {**files, **key_files}, manifest["cdef"] + key_cdef
+        entry_points = bool(fastpath.operations(manifest))
         if entry_points:
             files, cdef = {**files, **fastpath.entry_files(manifest)}, cdef + fastpath.cdef(self.prefix)
         self._module = load_extension(files, self.prefix, cdef, flags, cache)
         self._ffi, self._lib = self._module.ffi, self._module.lib
+        # the compiled header's own key, before any generated function is called with the manifest's sizes
+        reported = getattr(self._lib, manifests.key_function(self.prefix))()
+        manifests.check_key(manifest, reported, f"{self.prefix}.json")
         self._real = "double" if self.precision == "double" else "float"
         if entry_points:
             fastpath.install(self, self._ffi, self._lib)
@@ -268,28 +272,28 @@ class FloatingCompiledSolver(FloatingBaseSolver, CompiledSolver):
     """`CompiledSolver` of a floating-base robot."""
 
 
-#: What `load` needs from a manifest.
-MANIFEST_KEYS = ("prefix", "precision", "sources", "operations", "cdef", "model", "sizes", "shapes")
-
-
 def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:
     """Load a solver written by ``Generated.write`` (compiling it if the cache lacks it).
 
-    Needs numpy and cffi only, not the code-generation extra.
+    The folder is untrusted (`rbdgen.manifest`): its files are read only if they are regular files, the
+    manifest's model must have its digest and sizes, and the compiled header's interface key must be the
+    manifest's (a `ManifestError` naming the folder otherwise). Needs numpy and cffi only, not the
+    code-generation extra.
     """
     folder = Path(folder)
-    manifests = sorted(folder.glob("*.json"))
-    if len(manifests) != 1:
-        raise FileNotFoundError(f"{folder}: expected one rbdgen manifest (*.json), found {len(manifests)}")
+    path, manifest = manifests.read(folder)
     try:
-        manifest = json.loads(manifests[0].read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ManifestError(f"{manifests[0]}: not an rbdgen manifest ({exc}); regenerate the folder with "
-                         "`rbdgen generate`") from None
-    missing = [key for key in MANIFEST_KEYS if not isinstance(manifest, dict) or key not in manifest]
-    if missing:
-        raise ManifestError(f"{manifests[0]}: not an rbdgen manifest (no {', '.join(missing)}); regenerate the "
-                         "folder with `rbdgen generate`")
-    check_prefix(manifest["prefix"], f"{manifests[0]}: prefix")
-    files = {name: (folder / check_file_name(name, folder)).read_text() for name in manifest["sources"]}
-    return CompiledSolver(manifest, files, flags, cache)
+        check_prefix(manifest["prefix"], f"{path}: prefix")
+        manifests.interface_key(manifest)
+        sources = [check_file_name(name, folder) for name in manifest["sources"]]
+    except (AttributeError, KeyError, TypeError) as exc:
+        raise ManifestError(f"{path}: not an rbdgen manifest ({type(exc).__name__}: {exc}); "
+                            f"{manifests.REGENERATE}") from None
+    except ValueError as exc:
+        raise ManifestError(f"{exc}; {manifests.REGENERATE}") from None
+    manifests.check_model(manifest, str(path))
+    files = {name: manifests.read_text(folder / name) for name in sources}
+    try:
+        return CompiledSolver(manifest, files, flags, cache)
+    except ManifestError as exc:
+        raise ManifestError(f"{folder}: {exc}") from None

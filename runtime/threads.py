@@ -16,6 +16,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List, Optional, Tuple
 
+from .errors import SettingError
+
 #: Fewest states per thread: below this, starting a thread costs more than it saves.
 MIN_STATES = 2048
 
@@ -33,7 +35,7 @@ def cores() -> int:
 
 
 def default_threads() -> int:
-    """``RBDGEN_THREADS`` where set (a positive integer), else every core (`cores`)."""
+    """``RBDGEN_THREADS`` where set (a positive integer; otherwise a `SettingError`), else every core (`cores`)."""
     value = os.environ.get(ENVIRONMENT)
     if value is None:
         return cores()
@@ -42,7 +44,8 @@ def default_threads() -> int:
     except ValueError:
         count = 0
     if count < 1:
-        raise ValueError(f"{ENVIRONMENT}={value!r}: expected a positive integer (the threads a batch may use)")
+        raise SettingError(f"{ENVIRONMENT}={value!r}: expected a positive integer (the threads a batch may use); "
+                           f"fix it or unset it")
     return count
 
 

@@ -35,7 +35,7 @@ def build_cache(tmp_path_factory) -> Path:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # .../pytest-N/popen-gwK -> .../pytest-N: this session only
     folder = base / "rbdgen-build-cache"
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(mode=0o700, exist_ok=True)  # private: a cache others can write is refused
     return folder
 
 

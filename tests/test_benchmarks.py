@@ -191,3 +191,38 @@ def test_peers_on_a_robot_with_mimic_joints(tmp_path, key, module):
         assert set(item["errors"]) == {"numpy", "pinocchio"} - {peer.implementation}
         # without the reduction the results are not even of the right size
         assert np.shape(peer.results(op))[1] == 44 + 6
+
+
+# -- Pinocchio's generated code (benchmarks.codegen_peer): its checks, without the three-minute build
+def test_codegen_peer_check_catches_a_wrong_entry(tmp_path):
+    from benchmarks import codegen_peer
+    from robots import ROBOTS
+
+    model = codegen_peer.pinocchio_model(ROBOTS["solo12"])
+    states = codegen_peer.pinocchio_states(model, floating=True)
+    right = codegen_peer.pinocchio_outputs(model, states)
+    dump = tmp_path / "dump.bin"
+    np.concatenate([r.ravel() for r in right.values()]).tofile(dump)
+    assert codegen_peer.check_peer(dump, model, states) < 1e-14
+    nv = model.nv
+    right["forward_dynamics_derivatives"][5, 2 * nv * nv + 1] += 1e-3  # M^-1[0, 1]: the compared triangle
+    np.concatenate([r.ravel() for r in right.values()]).tofile(dump)
+    with pytest.raises(AssertionError, match="forward_dynamics_derivatives differs from Pinocchio at state 5"):
+        codegen_peer.check_peer(dump, model, states)
+
+
+def test_codegen_peer_says_what_is_missing(monkeypatch, capsys):
+    import importlib.metadata
+
+    from benchmarks import codegen_peer
+
+    real = importlib.metadata.distribution
+
+    def without_cppadcg(name):
+        if name == "cmeel-cppadcodegen":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", without_cppadcg)
+    assert codegen_peer.main(["--robots", "panda"]) == 3
+    assert 'cmeel-cppadcodegen is not installed: pip install -e ".[bench]"' in capsys.readouterr().err

@@ -186,7 +186,7 @@ def test_compilers_run_at_once_up_to_rbdgen_jobs(tmp_path, monkeypatch):
     assert build._in_parallel(alone)(sources) == sources
     for bad in ("0", "two", "-1"):
         monkeypatch.setenv("RBDGEN_JOBS", bad)
-        with pytest.raises(rbdgen.BuildError, match=f"RBDGEN_JOBS must be a positive whole number, got '{bad}'"):
+        with pytest.raises(rbdgen.SettingError, match=f"RBDGEN_JOBS must be a positive whole number, got '{bad}'"):
             build.jobs()
     monkeypatch.delenv("RBDGEN_JOBS")
     assert build.jobs() >= 1
@@ -340,7 +340,7 @@ def _one_good_entry(cache: Path) -> Path:
     [entry] = _entries(cache)
     assert [p.name for p in cache.iterdir()] == [entry.name], _temporaries(cache)  # nothing else left
     name = _library(entry).name.split(".")[0]
-    assert build._verified(entry, name) == _library(entry)
+    assert build._verified(entry, name, entry.parent) == _library(entry)
     return entry
 
 
@@ -350,13 +350,13 @@ def test_a_damaged_entry_is_found(tmp_path, pendulum, damage):
     shutil.copytree(pendulum[1], cache)
     [entry] = _entries(cache)
     name = _library(entry).name.split(".")[0]
-    assert build._verified(entry, name) == _library(entry)
+    assert build._verified(entry, name, entry.parent) == _library(entry)
     DAMAGE[damage](entry)
     if damage == "not a library":  # only importing it tells
-        assert build._verified(entry, name) == _library(entry)
+        assert build._verified(entry, name, entry.parent) == _library(entry)
     else:
         with pytest.raises(build._Broken):
-            build._verified(entry, name)
+            build._verified(entry, name, entry.parent)
 
 
 @pytest.mark.parametrize("damage", ["truncated", "random bytes", "empty", "library missing", "not a library"])

@@ -241,7 +241,7 @@ def robots(tmp_path_factory):
             if name.endswith("_parts"):
                 patch.setattr(emit_c, "PART_STEPS", PART_STEPS)
             g = rbdgen.generate(make(), prefix=name)
-            split = any(re.fullmatch(rf"{name}_\d+_\w+\.c", n) for n in g.files)
+            split = any(re.fullmatch(rf"{name}__\d+_\w+\.c", n) for n in g.files)
             assert split == name.endswith("_parts"), name
         out[name] = (g, g.write(tmp_path_factory.mktemp(name)), extra, expected)
     return out
@@ -333,7 +333,7 @@ def test_stack_within_the_stated_bound(robots, tmp_path, robot, level):
     split = []
     for op, info in manifest["operations"].items():
         source = work / f"{prefix}_{op}.c"
-        parts = [work / n for n in manifest["sources"] if re.fullmatch(rf"{prefix}_\d+_{op}\.c", n)]
+        parts = [work / n for n in manifest["sources"] if re.fullmatch(rf"{prefix}__\d+_{op}\.c", n)]
         usage = _stack_usage(work, [source, *parts], [level])
         exported, batch = f"{prefix}_{op}", f"{prefix}_{op}_batch"
 
@@ -357,7 +357,7 @@ def test_g1_forward_dynamics_crba_stack_within_8_kib(tmp_path):
     g = rbdgen.generate(path("g1"), floating=True, ops=["forward_dynamics_crba"], prefix="g1")
     folder = g.write(tmp_path)
     op = "forward_dynamics_crba"
-    parts = [folder / n for n in g.c_sources if re.fullmatch(rf"g1_\d+_{op}\.c", n)]
+    parts = [folder / n for n in g.c_sources if re.fullmatch(rf"g1__\d+_{op}\.c", n)]
     assert len(parts) > 1
     usage = _stack_usage(folder, [folder / f"g1_{op}.c", *parts], ["-O2"])
 

@@ -81,7 +81,7 @@ def _parts(folder: Path) -> set:
     """The parts of the split operations (docs/generated-c.md): each defined in a source of its own, called
     from its operation's source."""
     manifest = json.loads(next(folder.glob("*.json")).read_text())
-    return {Path(n).stem for n in manifest["sources"] if re.fullmatch(rf"{manifest['prefix']}_\d+_\w+\.c", n)}
+    return {Path(n).stem for n in manifest["sources"] if re.fullmatch(rf"{manifest['prefix']}__\d+_\w+\.c", n)}
 
 
 def _compile_each(tmp_path: Path, folder: Path, command: list) -> set:

@@ -574,7 +574,7 @@ def test_operation_counts(compiled, generated, name):
     # one, of one argument in one call (<prefix>_sincos, or two arguments in <prefix>_sincos2), a lone one as
     # <prefix>_sin or <prefix>_cos
     fn = g.files[f"{name}_mass_matrix.c"].split(f"int {name}_mass_matrix(", 1)[1].split("\n}\n", 1)[0]
-    fn += "".join(g.files[n] for n in g.c_sources if re.fullmatch(rf"{name}_\d+_mass_matrix\.c", n))
+    fn += "".join(g.files[n] for n in g.c_sources if re.fullmatch(rf"{name}__\d+_mass_matrix\.c", n))
     pairs = fn.count(f" {name}_sincos(") + 2 * fn.count(f" {name}_sincos2(")
     assert pairs + fn.count(f" {name}_sin(") == counts["mass_matrix"]["sin"]
     assert pairs + fn.count(f" {name}_cos(") == counts["mass_matrix"]["cos"]
@@ -592,7 +592,7 @@ def test_split_operations_equal_whole_ones(monkeypatch, compiled, build_cache):
     g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix=f"{FLOATING}_parts")
     early = []
     for op in ALL_OPERATIONS:
-        parts = [n for n in g.c_sources if re.fullmatch(rf"{FLOATING}_parts_\d+_{op}\.c", n)]
+        parts = [n for n in g.c_sources if re.fullmatch(rf"{FLOATING}_parts__\d+_{op}\.c", n)]
         assert len(parts) >= sum(g.operation_counts[op].values()) // 300 > 1, op
         early.append(len(parts) > -(-sum(g.operation_counts[op].values()) // 300))
     assert any(early)  # some parts end before 300 steps: they would hold more than 20 values

@@ -31,6 +31,6 @@ def test_generate_a_1000_joint_chain():
     counts = g.operation_counts["gravity"]
     # every axis is horizontal: gravity needs every angle
     assert counts["sin"] == counts["cos"] == N
-    source = "".join(g.files[n] for n in g.c_sources if re.fullmatch(r"chain_(\d+_)?gravity\.c", n))  # and its parts
+    source = "".join(g.files[n] for n in g.c_sources if re.fullmatch(r"chain_(_\d+_)?gravity\.c", n))  # and its parts
     assert source.count("g[") >= N and f"g[{N - 1}] = " in source
     assert f"  {N - 1}: j{N - 1}, revolute, parent j{N - 2}" in g.files["chain.h"]

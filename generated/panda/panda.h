@@ -57,6 +57,9 @@ extern "C" {
 #define RBDGEN_panda_J 7
 #define RBDGEN_panda_G 7
 #define RBDGEN_panda_L 13
+/* The interface of these files (a hash of the model, the sizes, the functions and the file names):
+ * every source of this robot refuses to compile against a header with another one. */
+#define RBDGEN_panda_INTERFACE 0x13912bc07bf3856aULL
 
 /* Status codes */
 #define RBDGEN_panda_OK 0
@@ -138,16 +141,16 @@ int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd,
  */
 int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const double *qdd, const double *loads, double *tau, const unsigned char *mask, int *status);
 
-/* panda_forward_dynamics: qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.
+/* panda_forward_dynamics: qdd from M (CRBA), the bias of one RNEA call and one checked tree-sparse LTDL solve.
  *   q      in  [7] joint positions (J)
  *   qd     in  [7] joint velocities (J)
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1154 mul, 989 add, 6 div, 6 sin, 6 cos.
- * Stack: at most 20128 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
+ * Cost: 1006 mul, 958 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Stack: at most 18728 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 20128
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 18728
 int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_batch: panda_forward_dynamics on n states stored one after

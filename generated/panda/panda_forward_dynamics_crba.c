@@ -3,6 +3,9 @@
  * panda_forward_dynamics_crba and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x13912bc07bf3856aULL
+#error "panda_forward_dynamics_crba.c and panda.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* forward_dynamics_crba: 1006 mul, 958 add, 6 div, 6 sin, 6 cos, 4 sqrt */
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)

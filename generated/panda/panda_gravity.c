@@ -3,6 +3,9 @@
  * panda_gravity and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x13912bc07bf3856aULL
+#error "panda_gravity.c and panda.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* gravity: 162 mul, 180 add, 6 sin, 6 cos */
 int panda_gravity(const double *q, const double *loads, double *restrict g)

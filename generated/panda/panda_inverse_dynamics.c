@@ -3,6 +3,9 @@
  * panda_inverse_dynamics and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x13912bc07bf3856aULL
+#error "panda_inverse_dynamics.c and panda.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* inverse_dynamics: 571 mul, 555 add, 6 sin, 6 cos */
 int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)

@@ -3,6 +3,9 @@
  * panda_mass_matrix and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x13912bc07bf3856aULL
+#error "panda_mass_matrix.c and panda.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* mass_matrix: 238 mul, 226 add, 6 sin, 6 cos */
 int panda_mass_matrix(const double *q, double *restrict M)

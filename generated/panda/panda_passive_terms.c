@@ -3,6 +3,9 @@
  * panda_passive_terms and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x13912bc07bf3856aULL
+#error "panda_passive_terms.c and panda.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* passive_terms: 868 mul, 766 add, 6 sin, 6 cos */
 int panda_passive_terms(const double *q, const double *qd, double *restrict M, double *restrict g, double *restrict c)

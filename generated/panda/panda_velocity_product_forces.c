@@ -3,6 +3,9 @@
  * panda_velocity_product_forces and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x13912bc07bf3856aULL
+#error "panda_velocity_product_forces.c and panda.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* velocity_product_forces: 510 mul, 448 add, 6 sin, 6 cos */
 int panda_velocity_product_forces(const double *q, const double *qd, double *restrict c)

@@ -4,7 +4,7 @@
  * Model digest: 124d76141b0aa8e127c43edd1a7526395ff5414fe4a4e5c123de4a4b99c6f5bb
  * Operations:   mass_matrix, velocity_product_forces, gravity, inverse_dynamics, forward_dynamics, forward_dynamics_crba, passive_terms
  * Precision:    double
- * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_1_forward_dynamics.c, solo_2_forward_dynamics.c, solo_3_forward_dynamics.c, solo_4_forward_dynamics.c, solo_5_forward_dynamics.c, solo_6_forward_dynamics.c, solo_7_forward_dynamics.c, solo_forward_dynamics_crba.c, solo_1_forward_dynamics_crba.c, solo_2_forward_dynamics_crba.c, solo_3_forward_dynamics_crba.c, solo_4_forward_dynamics_crba.c, solo_5_forward_dynamics_crba.c, solo_6_forward_dynamics_crba.c, solo_7_forward_dynamics_crba.c, solo_8_forward_dynamics_crba.c, solo_9_forward_dynamics_crba.c, solo_10_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
+ * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo__1_forward_dynamics.c, solo__2_forward_dynamics.c, solo__3_forward_dynamics.c, solo__4_forward_dynamics.c, solo__5_forward_dynamics.c, solo__6_forward_dynamics.c, solo__7_forward_dynamics.c, solo_forward_dynamics_crba.c, solo__1_forward_dynamics_crba.c, solo__2_forward_dynamics_crba.c, solo__3_forward_dynamics_crba.c, solo__4_forward_dynamics_crba.c, solo__5_forward_dynamics_crba.c, solo__6_forward_dynamics_crba.c, solo__7_forward_dynamics_crba.c, solo__8_forward_dynamics_crba.c, solo__9_forward_dynamics_crba.c, solo__10_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
  *
  * Conventions (dynibo 0.5.2):
  *   J = 12 moving joints, G = 18 generalized coordinates (floating base: G = J + 6),
@@ -69,6 +69,9 @@ extern "C" {
 #define RBDGEN_solo_J 12
 #define RBDGEN_solo_G 18
 #define RBDGEN_solo_L 17
+/* The interface of these files (a hash of the model, the sizes, the functions and the file names):
+ * every source of this robot refuses to compile against a header with another one. */
+#define RBDGEN_solo_INTERFACE 0x82146bdd35c47acaULL
 #define RBDGEN_solo_BASE_SIZE 19
 
 /* Status codes */

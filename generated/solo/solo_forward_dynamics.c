@@ -3,6 +3,9 @@
  * solo_forward_dynamics and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* forward_dynamics: 2426 mul, 2031 add, 9 div, 12 sin, 12 cos, 1 calls */
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
@@ -14,19 +17,19 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
     {
         double w[217];  /* the values a part computes for a later one */
         int s;
-        s = solo_1_forward_dynamics(base, q, qd, tau, loads, acc, w);
+        s = solo__1_forward_dynamics(base, q, qd, tau, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_2_forward_dynamics(qd, tau, loads, acc, w);
+        s = solo__2_forward_dynamics(qd, tau, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_3_forward_dynamics(tau, acc, w);
+        s = solo__3_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_4_forward_dynamics(tau, acc, w);
+        s = solo__4_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_5_forward_dynamics(tau, w);
+        s = solo__5_forward_dynamics(tau, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_6_forward_dynamics(tau, acc, w);
+        s = solo__6_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_7_forward_dynamics(base, acc, w);
+        s = solo__7_forward_dynamics(base, acc, w);
         if (s != RBDGEN_solo_OK) return s;
     }
     if (!solo_finite(acc, 18)) {

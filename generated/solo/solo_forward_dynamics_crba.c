@@ -3,6 +3,9 @@
  * solo_forward_dynamics_crba and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* forward_dynamics_crba: 2517 mul, 2335 add, 15 div, 12 sin, 12 cos, 4 sqrt */
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
@@ -14,25 +17,25 @@ int solo_forward_dynamics_crba(const double *base, const double *q, const double
     {
         double w[242];  /* the values a part computes for a later one */
         int s;
-        s = solo_1_forward_dynamics_crba(q, w);
+        s = solo__1_forward_dynamics_crba(q, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_2_forward_dynamics_crba(w);
+        s = solo__2_forward_dynamics_crba(w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_3_forward_dynamics_crba(base, qd, loads, acc, w);
+        s = solo__3_forward_dynamics_crba(base, qd, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_4_forward_dynamics_crba(qd, loads, w);
+        s = solo__4_forward_dynamics_crba(qd, loads, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_5_forward_dynamics_crba(qd, loads, w);
+        s = solo__5_forward_dynamics_crba(qd, loads, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_6_forward_dynamics_crba(tau, acc, w);
+        s = solo__6_forward_dynamics_crba(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_7_forward_dynamics_crba(acc, w);
+        s = solo__7_forward_dynamics_crba(acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_8_forward_dynamics_crba(acc, w);
+        s = solo__8_forward_dynamics_crba(acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_9_forward_dynamics_crba(acc, w);
+        s = solo__9_forward_dynamics_crba(acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo_10_forward_dynamics_crba(acc, w);
+        s = solo__10_forward_dynamics_crba(acc, w);
         if (s != RBDGEN_solo_OK) return s;
     }
     if (!solo_finite(acc, 18)) {

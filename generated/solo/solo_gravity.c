@@ -3,6 +3,9 @@
  * solo_gravity and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo_gravity.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* gravity: 321 mul, 346 add, 1 div, 12 sin, 12 cos */
 int solo_gravity(const double *base, const double *q, const double *loads, double *restrict g)

@@ -3,6 +3,9 @@
  * solo_inverse_dynamics and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo_inverse_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* inverse_dynamics: 1206 mul, 1114 add, 1 div, 12 sin, 12 cos */
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)

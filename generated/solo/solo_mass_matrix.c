@@ -3,6 +3,9 @@
  * solo_mass_matrix and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo_mass_matrix.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* mass_matrix: 674 mul, 596 add, 1 div, 12 sin, 12 cos */
 int solo_mass_matrix(const double *base, const double *q, double *restrict M)

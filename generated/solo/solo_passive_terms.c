@@ -3,6 +3,9 @@
  * solo_passive_terms and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo_passive_terms.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* passive_terms: 2074 mul, 1720 add, 1 div, 12 sin, 12 cos */
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *restrict M, double *restrict g, double *restrict c)

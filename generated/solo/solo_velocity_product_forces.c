@@ -3,6 +3,9 @@
  * solo_velocity_product_forces and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo_velocity_product_forces.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* velocity_product_forces: 1127 mul, 922 add, 1 div, 12 sin, 12 cos */
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *restrict c)

@@ -3,8 +3,11 @@
  * Part 5 of 7 of solo_forward_dynamics (see solo_forward_dynamics.c).
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo__5_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
-int solo_5_forward_dynamics(const double *tau, double *restrict w)
+int solo__5_forward_dynamics(const double *tau, double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     const double t0 = 1.0 / w[144];

@@ -3,8 +3,11 @@
  * Part 7 of 7 of solo_forward_dynamics (see solo_forward_dynamics.c).
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo__7_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
-int solo_7_forward_dynamics(const double *base, double *restrict acc, double *restrict w)
+int solo__7_forward_dynamics(const double *base, double *restrict acc, double *restrict w)
 {
     const double t0 = w[49] + w[50];
     const double t1 = w[107] * w[47];

@@ -3,8 +3,11 @@
  * Part 9 of 10 of solo_forward_dynamics_crba (see solo_forward_dynamics_crba.c).
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo__9_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
-int solo_9_forward_dynamics_crba(double *restrict acc, double *restrict w)
+int solo__9_forward_dynamics_crba(double *restrict acc, double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     const double t0 = w[1] - w[241];

@@ -3,8 +3,11 @@
  * Part 1 of 10 of solo_forward_dynamics_crba (see solo_forward_dynamics_crba.c).
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo__1_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
-int solo_1_forward_dynamics_crba(const double *q, double *restrict w)
+int solo__1_forward_dynamics_crba(const double *q, double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     double t0, t1, t2, t3; solo_sincos2(q[0], q[1], &t0, &t1, &t2, &t3);

@@ -3,6 +3,9 @@
  * Part 6 of 7 of solo_forward_dynamics (see solo_forward_dynamics.c).
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo__6_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
 /* ------------------------------------------------------------------------
  * solo_cholesky_solve: the checked, equilibrated Cholesky solve
@@ -352,7 +355,7 @@ static int solo_cholesky_solve_6x1(const double *A, const double *b, double *x, 
     return status;
 }
 
-int solo_6_forward_dynamics(const double *tau, double *restrict acc, double *restrict w)
+int solo__6_forward_dynamics(const double *tau, double *restrict acc, double *restrict w)
 {
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */

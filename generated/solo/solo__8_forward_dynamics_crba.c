@@ -3,8 +3,11 @@
  * Part 8 of 10 of solo_forward_dynamics_crba (see solo_forward_dynamics_crba.c).
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo__8_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
-int solo_8_forward_dynamics_crba(double *restrict acc, double *restrict w)
+int solo__8_forward_dynamics_crba(double *restrict acc, double *restrict w)
 {
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */

@@ -3,8 +3,11 @@
  * Part 5 of 10 of solo_forward_dynamics_crba (see solo_forward_dynamics_crba.c).
  */
 #include "solo_internal.h"
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#error "solo__5_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
+#endif
 
-int solo_5_forward_dynamics_crba(const double *qd, const double *loads, double *restrict w)
+int solo__5_forward_dynamics_crba(const double *qd, const double *loads, double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     /* the terms linear in loads: each computed, when loads is given, just before it is needed */

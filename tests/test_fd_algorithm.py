@@ -1,0 +1,88 @@
+"""``forward_dynamics``' algorithm in the generated C: ABA or CRBA with the tree-sparse solve, chosen per robot.
+
+Both choices are checked against Pinocchio's ``aba`` (an independent reference), the choice is recorded in
+the manifest and the header, and the cost that ranks them (`optimize.critical_path`) against a hand count.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import rbdgen
+from rbdgen.codegen.generator import FD_ALGORITHMS
+from rbdgen.codegen.optimize import LATENCY, critical_path, estimated_cycles, schedule
+from rbdgen.codegen.trace import Graph, Kernel
+
+from conftest import TEST_FLAGS
+from helpers import LOOSE, assert_close, pinocchio, random_states
+from robots import ROBOTS
+
+
+def test_critical_path_is_the_longest_chain_of_latencies():
+    g = Graph()
+    x, y, z = g.input("x", 3)
+    slow = g.div(g.mul(x, y), z)                          # mul, then div
+    fast = g.add(x, z)                                    # add alone
+    kernel = Kernel("k", g, {"x": 3}, {"out": [g.add(slow, fast), fast]})
+    assert critical_path(kernel) == LATENCY["mul"] + LATENCY["div"] + LATENCY["add"]
+    plan = schedule(kernel)
+    assert estimated_cycles(kernel, plan) == 4 / 2 + critical_path(kernel)  # 4 operations, 2 a cycle
+
+
+@pytest.mark.parametrize("algorithm", ["aba", "crba"])
+def test_each_algorithm_matches_pinocchio(algorithm, build_cache):
+    robot = ROBOTS["ur5"]
+    generated = rbdgen.generate(robot.path, floating=robot.floating, ops=["forward_dynamics"],
+                                prefix=f"ur5_{algorithm}", fd_algorithm=algorithm)
+    assert generated.manifest["operations"]["forward_dynamics"]["algorithm"] == algorithm
+    assert generated.manifest["options"]["fd_algorithm"] == algorithm
+    header = generated.files[f"ur5_{algorithm}.h"]
+    assert ("articulated-body" in header) == (algorithm == "aba")
+    assert ("tree-sparse LTDL" in header) == (algorithm == "crba")
+    solver = generated.compile(flags=TEST_FLAGS, cache=build_cache, validate=False)
+    st = random_states(generated.model, 16, seed=3)
+    ref = pinocchio("ur5")
+    for i in range(16):
+        assert_close(solver.forward_dynamics(st.q[i], st.qd[i], st.tau[i]),
+                     ref.forward_dynamics(None, st.q[i], st.qd[i], st.tau[i]), LOOSE, f"{algorithm} state {i}")
+
+
+def test_auto_takes_the_cheaper_and_says_which():
+    model = rbdgen.load_urdf(ROBOTS["ur5"].path)
+    auto = rbdgen.generate(model, ops=["forward_dynamics"], prefix="ur5")
+    chosen = auto.manifest["operations"]["forward_dynamics"]["algorithm"]
+    assert chosen in FD_ALGORITHMS and "fd_algorithm" not in auto.manifest["options"]
+    fixed = {a: rbdgen.generate(model, ops=["forward_dynamics"], prefix="ur5", fd_algorithm=a) for a in FD_ALGORITHMS}
+    assert auto.files["ur5_forward_dynamics.c"] == fixed[chosen].files["ur5_forward_dynamics.c"]
+    # UR5's CRBA is the cheaper by far (about 30% fewer operations and a shorter chain)
+    counts = {a: g.manifest["operations"]["forward_dynamics"]["counts"] for a, g in fixed.items()}
+    assert chosen == "crba" and counts["crba"]["mul"] < 0.8 * counts["aba"]["mul"]
+
+
+def test_mimic_joints_take_crba_whatever_is_asked():
+    robot = ROBOTS["talos"]
+    generated = rbdgen.generate(robot.path, floating=robot.floating, ops=["forward_dynamics"], fd_algorithm="aba")
+    model = generated.model
+    assert model.joint_count < len(model.joints)  # Talos' grippers have mimic joints
+    assert generated.manifest["operations"]["forward_dynamics"]["algorithm"] == "crba"
+
+
+def test_a_bad_choice_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="fd_algorithm must be 'auto' or one of"):
+        rbdgen.generate(ROBOTS["ur5"].path, ops=["forward_dynamics"], fd_algorithm="featherstone")
+    proc = subprocess.run([sys.executable, "-m", "rbdgen", "generate", ROBOTS["ur5"].path, "-o", str(tmp_path / "x"),
+                           "--fd-algorithm", "featherstone", "--no-compile"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--fd-algorithm" in proc.stderr
+
+
+def test_cli_records_the_choice(tmp_path):
+    out = tmp_path / "ur5"
+    subprocess.run([sys.executable, "-m", "rbdgen", "-q", "generate", ROBOTS["ur5"].path, "-o", str(out),
+                    "--ops", "forward_dynamics", "--fd-algorithm", "aba", "--no-compile"], check=True)
+    manifest = json.loads(next(out.glob("*.json")).read_text())
+    assert manifest["operations"]["forward_dynamics"]["algorithm"] == "aba"
+    assert manifest["options"]["fd_algorithm"] == "aba"
