@@ -37,6 +37,9 @@ DERIVATIVE_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.grou
 #: Frame kinematics, CoM and centroidal momentum: generated when asked for by name.
 KINEMATICS_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "kinematics")
 
+#: What controllers build from M, C qd and g (Coriolis matrix, M^-1, energies, momentum): when asked for.
+CONTROL_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "control")
+
 
 def leaf_links(model: RobotModel) -> tuple:
     """The links on the bodies without a moving child (a robot without moving joints: every link)."""
@@ -259,7 +262,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     ops = tuple(ops)
     unknown = [op for op in ops if op not in OPERATIONS]
     if unknown or not ops:
-        raise ValueError(f"unknown operations {unknown}; choose from {list(ALL_OPERATIONS + DERIVATIVE_OPERATIONS)}")
+        raise ValueError(f"unknown operations {unknown}; choose from {list(OPERATIONS)}")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     if prefix is None:

@@ -28,6 +28,7 @@ import logging
 import casadi as ca
 
 from ..algorithms.cholesky import EPS
+from ..backends import NumpyOps
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import BASE, BASE_SIZE, dimensions, evaluate, operation
 from .trace import StructuralFailure, decided
@@ -66,6 +67,8 @@ class CasadiOps:
         D, LT, p = ca.ldl(Am)
         x = ca.ldl_solve(ca.vertcat(*b), D, LT, p)
         return [x[i] for i in range(n)]
+
+    solve_ltdl = staticmethod(NumpyOps.solve_ltdl)  # the same arithmetic on SX scalars
 
 
 def _constant(x):

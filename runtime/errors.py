@@ -38,10 +38,12 @@ class InvalidInputError(SolverError, ValueError):
 
 
 class SingularError(SolverError):
-    """A joint's articulated inertia, or the floating base's, is not positive."""
+    """A matrix the operation factorises is not positive definite: a joint's or the floating base's
+    articulated inertia, the mass matrix, or a link's task-space inertia."""
 
     status = 2
-    reason = "a joint's or the floating base's articulated inertia is not positive definite"
+    reason = ("a matrix it factorises (an articulated inertia, the mass matrix or a task-space inertia) is not "
+              "positive definite")
 
 
 class IllConditionedError(SolverError):

@@ -146,7 +146,7 @@ def _scaled_quaternion(value, name: str):
 
 def flat_inputs(inputs: dict) -> dict:
     """Validated inputs as the flat (N, size) arrays of the operations' inputs (`operations.INPUTS`)."""
-    flat = {k: v for k, v in inputs.items() if k in ("q", "qd", "qdd", "tau")}
+    flat = {k: v for k, v in inputs.items() if k in INPUTS and k not in ("base", "loads")}
     if "quat" in inputs:
         flat["base"] = np.concatenate([inputs[field] for field in BASE], axis=1)
     if "loads" in inputs:

@@ -60,6 +60,30 @@ SUMMARIES = {
                          "base's classical acceleration [omegadot_W, pddot_W] first [rad/s^2, m/s^2]."),
     "forward_dynamics_crba": ("Forward dynamics by M (CRBA), the bias of one RNEA and one checked Cholesky solve.",
                               "acc : ndarray, shape (G,) or (N, G)\n    As `forward_dynamics`, to rounding."),
+    "coriolis_matrix": ("Coriolis matrix C(q, qd) (Echeandia and Wensing's recursive factorisation).",
+                        "C : ndarray, shape (G, G) or (N, G, G)\n    C qd equals `velocity_product_forces` and "
+                        "Mdot = C + C^T (Christoffel-consistent:\n    Mdot - 2 C is skew-symmetric); floating base: "
+                        "nu = [base velocity, qd] [kg m^2/s, kg m/s, kg/s]."),
+    "mass_matrix_inverse": ("Inverse mass matrix M(q)^-1 (the checked tree-sparse LTDL factor of M).",
+                            "Minv : ndarray, shape (G, G) or (N, G, G)\n    Symmetric positive definite."),
+    "kinetic_energy": ("Kinetic energy T = 1/2 nu^T M nu (the rotors' armature included).",
+                       "kinetic_energy : float or ndarray, shape (N,)\n    [J]."),
+    "potential_energy": ("Potential energy V = -g . sum m c of the moving bodies (a fixed base's root excluded).",
+                         "potential_energy : float or ndarray, shape (N,)\n    [J], zero with the centre of mass "
+                         "at the world origin."),
+    "passivity_forces": ("Passivity-based control's torques M qdd_ref + C(q, qd) qd_ref + g + J^T loads (one pass).",
+                         "tau : ndarray, shape (G,) or (N, G)\n    Generalized forces [N m, N]; with qd_ref = nu and "
+                         "qdd_ref = nudot, `inverse_dynamics`."),
+    "operational_space_inertia": ("Task-space inertia Lambda = (J M^-1 J^T)^-1 of a link frame (J: `jacobian`).",
+                                  "Lambda : ndarray, shape (6, 6) or (N, 6, 6)\n    Symmetric, angular first "
+                                  "[kg m^2, kg m, kg]; a link that cannot move in every\n    direction there raises "
+                                  "a SolverError (SingularError or IllConditionedError)."),
+    "dynamically_consistent_inverse": ("Dynamically consistent inverse J# = M^-1 J^T Lambda of a link Jacobian.",
+                                       "jacobian_inverse : ndarray, shape (G, 6) or (N, G, 6)\n    J J# = I; "
+                                       "a singular task raises as for `operational_space_inertia`."),
+    "momentum": ("Generalized momentum p = M nu.",
+                 "momentum : ndarray, shape (G,) or (N, G)\n    [kg m^2/s, kg m/s]; floating base: the base's "
+                 "[angular, linear]\n    momentum (world axes, about the base origin) first."),
 }
 
 #: What each kinematics operation returns, after its name and shape (its summary is the record's ``doc``).
@@ -92,6 +116,10 @@ PARAMETERS = {
     "qdd": "qdd : array_like, shape (J,) or (N, J)\n    Joint accelerations [rad/s^2, m/s^2].",
     "tau": "tau : array_like, shape (G,) or (N, G)\n    Generalized forces [N m, N]; floating base: the base wrench\n"
            "    [torque, force] (world axes, about the base origin) first.",
+    "qd_ref": "qd_ref : array_like, shape (G,) or (N, G)\n    Reference velocity; floating base: the base's "
+              "[omega_W, pdot_W] first.",
+    "qdd_ref": "qdd_ref : array_like, shape (G,) or (N, G)\n    Reference acceleration; floating base: the base's "
+               "classical [omegadot_W, pddot_W] first.",
     "loads": "loads : sequence of Load or array_like, shape (L, 6) or (N, L, 6), optional\n"
              "    Wrenches [torque, force] the links apply to their environment, at each link's origin\n"
              "    in its frame, indexed by `link_id` [N m, N]. None or empty: no loads.",
@@ -275,6 +303,39 @@ class FixedBaseSolver(SolverBase):
                       coriolis: bool = True, mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._passive_terms((q, qd), mass_matrix, gravity, coriolis, mask, threads)
 
+    def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                        mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("coriolis_matrix", (q, qd), None, out, mask, threads)
+
+    def mass_matrix_inverse(self, q: ArrayLike, *, out: Out = None,
+                            mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("mass_matrix_inverse", (q,), None, out, mask, threads)
+
+    def kinetic_energy(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("kinetic_energy", (q, qd), None, out, mask, threads)
+
+    def potential_energy(self, q: ArrayLike, *, out: Out = None,
+                         mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("potential_energy", (q,), None, out, mask, threads)
+
+    def momentum(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                 mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("momentum", (q, qd), None, out, mask, threads)
+
+    def passivity_forces(self, q: ArrayLike, qd: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike, *,
+                         loads: Loads = None, out: Out = None, mask: Mask = None,
+                         threads: Threads = None) -> np.ndarray:
+        return self._run("passivity_forces", (q, qd, qd_ref, qdd_ref), loads, out, mask, threads)
+
+    def operational_space_inertia(self, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("operational_space_inertia", (q, link), None, out, mask, threads)
+
+    def dynamically_consistent_inverse(self, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("dynamically_consistent_inverse", (q, link), None, out, mask, threads)
+
     def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
                                      mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._jacobians("inverse_dynamics_derivatives", (q, qd, qdd), loads, mask, threads)
@@ -362,6 +423,39 @@ class FloatingBaseSolver(SolverBase):
                       gravity: bool = True, coriolis: bool = True,
                       mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._passive_terms((base, q, qd), mass_matrix, gravity, coriolis, mask, threads)
+
+    def coriolis_matrix(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                        mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("coriolis_matrix", (base, q, qd), None, out, mask, threads)
+
+    def mass_matrix_inverse(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                            mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("mass_matrix_inverse", (base, q), None, out, mask, threads)
+
+    def kinetic_energy(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("kinetic_energy", (base, q, qd), None, out, mask, threads)
+
+    def potential_energy(self, base: BaseState, q: ArrayLike, *, out: Out = None,
+                         mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("potential_energy", (base, q), None, out, mask, threads)
+
+    def momentum(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                 mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("momentum", (base, q, qd), None, out, mask, threads)
+
+    def passivity_forces(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike,
+                         *, loads: Loads = None, out: Out = None, mask: Mask = None,
+                         threads: Threads = None) -> np.ndarray:
+        return self._run("passivity_forces", (base, q, qd, qd_ref, qdd_ref), loads, out, mask, threads)
+
+    def operational_space_inertia(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("operational_space_inertia", (base, q, link), None, out, mask, threads)
+
+    def dynamically_consistent_inverse(self, base: BaseState, q: ArrayLike, link: LinkRef, *, out: Out = None,
+                                       mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("dynamically_consistent_inverse", (base, q, link), None, out, mask, threads)
 
     def inverse_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
                                      loads: Loads = None, mask: Mask = None,

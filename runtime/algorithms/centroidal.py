@@ -33,7 +33,7 @@ def _joint_frame(tree: Tree, i: int, XJ, I):
     return sp.rigid_xform_back(XJ, I) if k is None else sp.rigid_rotate_back(XJ[0], k, I)
 
 
-def _composite_inertias(tree: Tree, ops, q, XJ: dict, per_mass=False):
+def composite_inertias(tree: Tree, ops, q, XJ: dict, per_mass=False):
     """(ICJ, ICb): each joint's subtree's composite inertia in its joint frame at q = 0, and the root's (the
     whole robot's, root coordinates), summed leaf to root in reverse depth-first order.
 
@@ -125,7 +125,7 @@ def _columns(tree: Tree, frames, ICJ, X0b, ICb) -> list:
 
 
 def center_of_mass(tree: Tree, ops, q, base) -> list:
-    _, (m, h, _) = _composite_inertias(tree, ops, q, {}, per_mass=True)
+    _, (m, h, _) = composite_inertias(tree, ops, q, {}, per_mass=True)
     E, p = base_pose(tree, ops, base)
     return list(sp.vadd(p, sp.mtv3(E, h)))                                            # c = p + R h / m, m = 1
 
@@ -138,7 +138,7 @@ def center_of_mass_jacobian(tree: Tree, ops, q, base) -> list:
     XJ = dict(enumerate(joint_xforms(tree, q, ops)))
     X0b = base_pose(tree, ops, base)
     frames = list(_joint_frames(tree, XJ, X0b))
-    ICJ, ICb = _composite_inertias(tree, ops, q, XJ, per_mass=True)
+    ICJ, ICb = composite_inertias(tree, ops, q, XJ, per_mass=True)
     return [x for col in _columns(tree, frames, ICJ, X0b, ICb) for x in col[3:]]
 
 
@@ -149,7 +149,7 @@ def centroidal_momentum_matrix(tree: Tree, ops, q, base) -> list:
     frames root to leaves with each column as its frame is known.
     """
     XJ = {}
-    ICJ, ICb = _composite_inertias(tree, ops, q, XJ)
+    ICJ, ICb = composite_inertias(tree, ops, q, XJ)
     X0b = base_pose(tree, ops, base)
     return [x for col in _columns(tree, _joint_frames(tree, XJ, X0b), ICJ, X0b, ICb) for x in col]
 

@@ -49,18 +49,20 @@ def forces(tree, tau) -> list:
     return out
 
 
-def matrix(tree, H) -> list:
-    """P^T H P for a symmetric H given as rows (the result's [r][c] and [c][r] are one scalar)."""
+def matrix(tree, H, symmetric: bool = True) -> list:
+    """P^T H P for H given as rows; ``symmetric``: H is (the result's [r][c] and [c][r] are one scalar)."""
     columns = _columns(tree)
     G = len(columns)
     out = [[0] * G for _ in range(G)]
     for r in range(G):
-        for c in range(r, G):
+        for c in range(r if symmetric else 0, G):
             value = 0
             for i, a in columns[r]:
                 for j, b in columns[c]:
                     value = sp.add(value, sp.mul(sp.mul(a, b), H[i][j]))
-            out[r][c] = out[c][r] = value
+            out[r][c] = value
+            if symmetric:
+                out[c][r] = value
     return out
 
 

@@ -143,6 +143,26 @@ def body_xforms(tree: Tree, XJ):
     return [sp.Xform(sp.xform_compose(XJ[i], tree.Xtree[i])) for i in range(tree.nb)]
 
 
+def body_velocities(tree: Tree, Xup, qd, v0=None) -> list:
+    """v[i] = Xup[i] v[parent] + S[i] qd[i]: each body's spatial velocity in its frame (``v0``: the base
+    body's, floating base; the root is still otherwise)."""
+    v = [None] * tree.nb
+    for i in range(tree.nb):
+        p = tree.parent[i]
+        vp = (v0 or sp.Motion((0,) * 6)) if p == -1 else v[p]
+        v[i] = Xup[i] @ vp + tree.S[i] * qd[i]
+    return v
+
+
+def base_velocity(tree: Tree, ops, base):
+    """(E0, v0) of a floating base ``(quat_xyzw, velocity)``: v0 = X0 v_W in the base frame; (None, None) if fixed."""
+    if not tree.floating:
+        return None, None
+    quat, velocity = base
+    E0 = base_rotation(quat, ops)
+    return E0, sp.Motion(rotate(E0, velocity))
+
+
 def base_spatial_acceleration(velocity, acceleration):
     """Spatial acceleration in A0 of a base with classical acceleration [omegadot, pddot].
 

@@ -54,15 +54,23 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
     if tree.floating:
         I0 = sp.RigidInertia(tree.I_base)
         f0 = sp.Force(add_load(I0 @ a0 + v0.cross(I0 @ v0), f_load0))
-    tau = [None] * nb
-    for i in reversed(range(nb)):
-        tau[i] = sp.add(S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
+    tau, f0 = backward_pass(tree, Xup, f, f0, qdd)
+    return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
+
+
+def backward_pass(tree: Tree, Xup, f, f0, qdd) -> tuple:
+    """RNEA's backward pass: ``(tau, f0)`` with tau_i = S_i . f_i + armature_i qdd_i, each body's force
+    added to its parent's (``f`` in place: it ends as each subtree's total) and to the floating base
+    body's ``f0``."""
+    tau = [None] * tree.nb
+    for i in reversed(range(tree.nb)):
+        tau[i] = sp.add(tree.S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
         p = tree.parent[i]
         if p != -1:
             f[p] = f[p] + Xup[i].T @ f[i]
         elif tree.floating:
             f0 = f0 + Xup[i].T @ f[i]
-    return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
+    return tau, f0
 
 
 def rnea(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True):

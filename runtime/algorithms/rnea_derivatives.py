@@ -43,20 +43,16 @@ def _composite_force(IC, BC, hC, dv, e):
     return sp.vadd(sp.vadd(sp.rigid_apply(IC, e), sp.crf(dv, hC)), sp.rigid_apply(BC, dv))
 
 
-def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict:
-    """Jacobians of `rnea` as columns of G scalars: ``{"q": [J columns], "qd": ..., "qdd": ...}``
-    and, floating, ``"base_velocity"``, ``"base_acceleration"`` (6 columns) and
-    ``"base_rotation"`` (3 columns, world-frame rotation vector: ``R -> exp(dtheta x) R``)."""
-    nb, off = tree.nb, 6 if tree.floating else 0
-    G = nb + off
-    r = rnea_passes(tree, ops, q, qd, qdd, base, loads)
-    Xup, S, v = r.Xup, tree.S, r.v
-    # backward pass: composites of each subtree
+def composites(tree: Tree, Xup, v, v0=None) -> tuple:
+    """The backward pass's composites of each subtree, in its body's frame: ``(IC, hC, BC, base)`` with
+    IC = sum I, hC = sum I v (momentum), BC = sum Idot (Idot = v x* I - I v x) per body and, for a
+    floating base, ``base = (IC0, hC0, BC0)`` of the base body (with its own inertia; None otherwise)."""
+    nb = tree.nb
     IC = list(tree.I)
     hC = [sp.rigid_apply(tree.I[i], v[i]) for i in range(nb)]                       # h = I v
     BC = [sp.rigid_variation(tree.I[i], v[i]) for i in range(nb)]                   # Idot = v x* I - I v x
     if tree.floating:
-        IC0, hC0, BC0 = tree.I_base, sp.rigid_apply(tree.I_base, r.v0), sp.rigid_variation(tree.I_base, r.v0)
+        IC0, hC0, BC0 = tree.I_base, sp.rigid_apply(tree.I_base, v0), sp.rigid_variation(tree.I_base, v0)
     for i in reversed(range(nb)):
         p = tree.parent[i]
         if p == -1 and not tree.floating:
@@ -67,6 +63,18 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
             IC0, BC0, hC0 = sp.rigid_add(IC0, ICi), sp.rigid_add(BC0, BCi), sp.vadd(hC0, hCi)
         else:
             IC[p], BC[p], hC[p] = sp.rigid_add(IC[p], ICi), sp.rigid_add(BC[p], BCi), sp.vadd(hC[p], hCi)
+    return IC, hC, BC, ((IC0, hC0, BC0) if tree.floating else None)
+
+
+def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict:
+    """Jacobians of `rnea` as columns of G scalars: ``{"q": [J columns], "qd": ..., "qdd": ...}``
+    and, floating, ``"base_velocity"``, ``"base_acceleration"`` (6 columns) and
+    ``"base_rotation"`` (3 columns, world-frame rotation vector: ``R -> exp(dtheta x) R``)."""
+    nb, off = tree.nb, 6 if tree.floating else 0
+    G = nb + off
+    r = rnea_passes(tree, ops, q, qd, qdd, base, loads)
+    Xup, S, v = r.Xup, tree.S, r.v
+    IC, hC, BC, base_composites = composites(tree, Xup, v, r.v0)
     # the sources: (dv, e = da + v x dv, rigid) per coordinate, in the frame of its body
     sources = {"q": [], "qd": []}
     for j in range(nb):
@@ -106,14 +114,15 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
                 cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . e + gamma . dv
         if tree.floating:                                                           # to the base frame
             base_covectors.append((sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)))
-    H = crba_from_composites(tree, Xup, [sp.RigidInertia(I) for I in IC], IC0 if tree.floating else None, r.E0)
+    H = crba_from_composites(tree, Xup, [sp.RigidInertia(I) for I in IC],
+                             base_composites[0] if tree.floating else None, r.E0)
     out = {"q": cols["q"], "qd": cols["qd"], "qdd": [[H[row][off + j] for row in range(G)] for j in range(nb)]}
     if tree.floating:
-        out.update(_base_columns(tree, r, base, base_covectors, (IC0, BC0, hC0), H))
+        out.update(_base_columns(tree, r, base, base_covectors, base_composites, H))
     return out
 
 
-def _base_columns(tree, r, base, covectors, composites, H):
+def _base_columns(tree, r, base, covectors, base_composites, H):
     """The base motion's columns: the whole tree moves by (dv, e = da + v0 x dv) in the base frame."""
     _, velocity, acceleration = base
     w, pdot = velocity[:3], velocity[3:]
@@ -129,7 +138,7 @@ def _base_columns(tree, r, base, covectors, composites, H):
         dv = rotate(r.E0, sp.vscale(sp.crm(x, velocity), -1))                      # dv = -E0 (x x v_W)
         da = rotate(r.E0, sp.vscale(sp.crm(x, a_rel), -1))                         # da = -E0 (x x (a_W - a_g))
         out["base_rotation"].append((dv, sp.vadd(da, sp.crm(r.v0, dv)), sp.crf(x, f_W)))
-    IC0, BC0, hC0 = composites
+    IC0, hC0, BC0 = base_composites
     columns = {"base_acceleration": [[H[row][k] for row in range(len(H))] for k in range(6)]}
     for key, sources in out.items():
         columns[key] = []

@@ -395,6 +395,45 @@ class PinocchioReference(_Common):
         s = self.pinocchio_state(base, q, qd)
         return float(self._pin.computeKineticEnergy(self.model, self.data, s.q, s.v))
 
+    def potential_energy(self, base, q):
+        s = self.pinocchio_state(base, q)
+        return float(self._pin.computePotentialEnergy(self.model, self.data, s.q))
+
+    def mass_matrix_inverse(self, base, q):
+        s = self.pinocchio_state(base, q)
+        return self.mass(self._pin.computeMinverse(self.model, self.data, s.q), s)  # T orthogonal: T^T M^-1 T
+
+    def momentum(self, base, q, qd):
+        s = self.pinocchio_state(base, q, qd)
+        M = self.mass(self._pin.crba(self.model, self.data, s.q), s)
+        return M @ (s.T.T @ s.v)
+
+    def passivity_forces(self, base, q, qd, qd_ref, qdd_ref, loads=()):
+        """M qdd_ref + C qd_ref + g + J^T loads from Pinocchio's M, C (`coriolis_matrix`) and RNEA."""
+        return (self.mass_matrix(base, q) @ qdd_ref + self.coriolis_matrix(base, q, qd) @ qd_ref
+                + self.gravity(base, q, loads))
+
+    def operational_space_inertia(self, base, q, link):
+        J = self.jacobian(base, q, link)
+        return np.linalg.inv(J @ self.mass_matrix_inverse(base, q) @ J.T)
+
+    def dynamically_consistent_inverse(self, base, q, link):
+        J = self.jacobian(base, q, link)
+        return self.mass_matrix_inverse(base, q) @ J.T @ self.operational_space_inertia(base, q, link)
+
+    def coriolis_matrix(self, base, q, qd):
+        """``T^T C_pin T + T^T M_pin Tdot``: with nu_pin = T nu, rbdgen's Jacobians are J_pin T, whose time
+        derivative adds J_pin Tdot (Tdot: the base block's R^T turning, Rdot^T = -R^T omega_x)."""
+        s = self.pinocchio_state(base, q, qd)
+        C = np.asarray(self._pin.computeCoriolisMatrix(self.model, self.data, s.q, s.v), dtype=float)
+        M = np.asarray(self._pin.crba(self.model, self.data, s.q), dtype=float)
+        M = np.triu(M) + np.triu(M, 1).T
+        Tdot = np.zeros_like(s.T)
+        if self.floating:
+            _, _, R, w, _, _, _ = _unpack_base(base)
+            Tdot[0:3, 3:6] = Tdot[3:6, 0:3] = -R.T @ _skew(w)
+        return s.T.T @ C @ s.T + s.T.T @ M @ Tdot
+
 
 # ---------------------------------------------------------------------------
 # dynibo

@@ -1,0 +1,50 @@
+"""Solves by the mass matrix's factor: M^-1, and X = M^-1 B for several columns at once.
+
+M (CRBA, the floating base's rows in world axes) is factorised once by the checked
+tree-sparse LTDL (`ltdl`: positivity and conditioning of its pivots) and every column solved
+by it in one loop (`ops.solve_ltdl`, the generated C's solve kernel), with one probe column,
+the columns' sum, whose residual is checked for all (as `fd_derivatives` checks its solves);
+where mimic joints leave no tree pattern, each column is a dense checked solve. A dense
+matrix is a tree of one chain (`chain`): the task-space inertia's 6 x 6 solves take the same
+path.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .. import spatial as sp
+from . import coordinates
+from .crba import crba
+from .ltdl import check_residual, coordinate_parents, ltdl
+
+WHAT = "mass matrix (inverse)"
+
+
+def chain(n: int) -> tuple:
+    """lambda of a dense n x n matrix: each coordinate's parent the one before."""
+    return tuple(range(-1, n - 1))
+
+
+def solve_columns(H, lam, columns, ops, what: str) -> list:
+    """The columns of X = H^-1 B for the columns of B (``lam``: H's tree pattern, None for a dense solve each)."""
+    if lam is None:
+        return [list(ops.solve_spd(H, b, what)) for b in columns]
+    L, Dinv = ltdl(H, lam, ops, what)
+    probe = [functools.reduce(sp.add, row) for row in zip(*columns)]                # the columns summed
+    *X, x_probe = ops.solve_ltdl(L, Dinv, lam, list(columns) + [probe])
+    check_residual(H, lam, x_probe, probe, ops, what)
+    return X
+
+
+def symmetric_inverse(H, lam, ops, what: str) -> list:
+    """H^-1 as rows: both triangles are one scalar, entry (r, c), r >= c, of the solution of column c."""
+    G = len(H)
+    X = solve_columns(H, lam, [[int(r == c) for r in range(G)] for c in range(G)], ops, what)
+    return [[X[min(r, c)][max(r, c)] for c in range(G)] for r in range(G)]
+
+
+def mass_matrix_inverse(tree, ops, q, base_quat=None) -> list:
+    """M^-1: G x G as a list of rows (symmetric: [r][c] and [c][r] are one scalar)."""
+    H = coordinates.matrix(tree, crba(tree, ops, q, base_quat))
+    return symmetric_inverse(H, coordinate_parents(tree), ops, WHAT)
