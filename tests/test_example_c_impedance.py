@@ -1,5 +1,8 @@
 """examples/c_impedance: operational-space control of the Panda in C on one generated folder.
 
+The task-space inertia and the dynamically consistent inverse come from the generated
+operational_space_inertia and dynamically_consistent_inverse (no factorisation in main.c).
+
 The folder is generated with the command of the example's README (`rbdgen generate
 --no-compile --frames panda_hand_tcp --ops ...`), the program compiled with plain cc at
 -O1 against it and run: 500 semi-implicit Euler steps of 2 ms with the generated forward
@@ -25,7 +28,8 @@ from helpers import pinocchio
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "c_impedance"
-OPS = ("passive_terms", "forward_dynamics", "jacobian", "forward_acceleration_kinematics", "forward_kinematics")
+OPS = ("passive_terms", "forward_dynamics", "jacobian", "forward_acceleration_kinematics", "forward_kinematics",
+       "operational_space_inertia", "dynamically_consistent_inverse")
 HAND = "panda_hand_tcp"
 Q_START = np.array([0.0, -np.pi / 4, 0.0, -3 * np.pi / 4, 0.0, np.pi / 2, np.pi / 4])
 
