@@ -145,42 +145,46 @@ class Robot:
 
 # -- the tools --------------------------------------------------------------------------------------------
 class GeneratedC:
-    """The generated C in a C loop (`c_loop.build_c_bench`); its dump gives the results to check."""
+    """The generated C of ``rows`` ((row key, operation, label), one function each) in a C loop
+    (`c_loop.build_c_bench`); its dump gives the results to check."""
 
     label = "rbdgen C"
 
-    def __init__(self, robot: Robot, flags, cache: Path, work: Path):
+    def __init__(self, robot: Robot, flags, cache: Path, work: Path, rows=ROWS):
+        ops = tuple(op for _, op, _ in rows)
         start = time.perf_counter()
-        self.generated = rbdgen.generate(robot.model, ops=OPS, prefix=robot.name, frames=[robot.link])
+        self.generated = rbdgen.generate(robot.model, ops=ops, prefix=robot.name, frames=[robot.link])
         self.generate_s = time.perf_counter() - start
-        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=robot.states.flat(), ops=OPS,
+        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=robot.states.flat(), ops=ops,
                                                  one_output=True)  # as Pinocchio's loop reuses its Data
-        self.functions = bench_operations(self.generated, OPS)  # one per row, in row order
+        self.rows = rows
+        self.functions = bench_operations(self.generated, ops)  # one per row, in row order
         self.dump = work / f"{robot.name}-c.bin"
 
     def run_round(self, target_ms) -> dict:
         times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
-        return {row: times[fn][0] for (row, _, _), fn in zip(ROWS, self.functions)}
+        return {row: times[fn][0] for (row, _, _), fn in zip(self.rows, self.functions)}
 
     def results(self) -> dict:
         manifest = self.generated.manifest
         flat, out = np.fromfile(self.dump), {}
-        for (row, _, _), fn in zip(ROWS, self.functions):
+        for (row, _, _), fn in zip(self.rows, self.functions):
             size = manifest["sizes"][manifest["operations"][fn]["outputs"][0]]
             out[row], flat = flat[:STATES * size].reshape(STATES, size), flat[STATES * size:]
         return out
 
     def counts(self) -> dict:
         ops = self.generated.manifest["operations"]
-        return {row: ops[fn]["counts"] for (row, _, _), fn in zip(ROWS, self.functions)}
+        return {row: ops[fn]["counts"] for (row, _, _), fn in zip(self.rows, self.functions)}
 
 
 class PinocchioCpp:
+    """A Pinocchio C++ loop (benchmarks/``source``, taking the link as its argument) on the robot's states."""
+
     label = "Pinocchio C++"
 
-    def __init__(self, robot: Robot, cxx_flags, cache: Path, work: Path):
-        self.exe, self.compile_s = build_pinocchio_bench(cxx_flags, cache, log=lambda *a: None,
-                                                         source="pinocchio_kinematics.cpp")
+    def __init__(self, robot: Robot, cxx_flags, cache: Path, work: Path, source="pinocchio_kinematics.cpp"):
+        self.exe, self.compile_s = build_pinocchio_bench(cxx_flags, cache, log=lambda *a: None, source=source)
         pin = getattr(robot.pinocchio, "full", robot.pinocchio)  # with mimic joints: every joint
         rows = []
         for i in range(STATES):  # Pinocchio's (q, v, a) of rbdgen's state at zero accelerations
@@ -195,7 +199,7 @@ class PinocchioCpp:
         proc = subprocess.run([str(self.exe), str(self.model_file), str(self.states_file), self.link, "1",
                                str(target_ms)], capture_output=True, text=True)
         if proc.returncode != 0:
-            raise Unavailable(f"pinocchio_kinematics failed: {proc.stderr.strip()[-300:]}")
+            raise Unavailable(f"{Path(self.exe).name} failed: {proc.stderr.strip()[-300:]}")
         return {line.split()[0]: float(line.split()[1]) for line in proc.stdout.splitlines() if line.strip()}
 
 
@@ -252,6 +256,17 @@ def adam_status() -> str:
 
 
 # -- one robot -------------------------------------------------------------------------------------------
+def interleaved(tools: dict, rounds: int, target_ms: float) -> dict:
+    """``{tool: {row: [us per call of each round]}}``: each round runs every tool once, the order rotating."""
+    times = {key: {} for key in tools}
+    order = list(tools)
+    for k in range(rounds):
+        for key in order[k % len(order):] + order[:k % len(order)]:
+            for row, t in tools[key].run_round(target_ms).items():
+                times[key].setdefault(row, []).append(t)
+    return times
+
+
 def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     robot = Robot.load(name, urdf, floating, args.link)
     log(f"{name}: link {robot.link}, generating and compiling ...")
@@ -271,12 +286,7 @@ def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     if "dynibo" in tools:
         errors["dynibo"] = {row: robot.error(row, r) for row, r in tools["dynibo"].results().items()}
 
-    times = {key: {} for key in tools}
-    order = list(tools)
-    for k in range(args.rounds):  # interleaved, the order rotating
-        for key in order[k % len(order):] + order[:k % len(order)]:
-            for row, t in tools[key].run_round(args.target_ms).items():
-                times[key].setdefault(row, []).append(t)
+    times = interleaved(tools, args.rounds, args.target_ms)
     return dict(name=name, link=robot.link, J=robot.model.joint_count, L=len(robot.model.links),
                 counts=tools["rbdgen"].counts(), errors=errors, notes=notes,
                 times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
