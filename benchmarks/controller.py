@@ -1,7 +1,7 @@
 """Controller operations of the generated C beside Pinocchio C++, every rbdgen result checked first.
 
 Usage: python -m benchmarks.controller [--robots panda solo12 g1 talos]
-                                       [--flags "-O3 -march=native -std=c99 -ffp-contract=fast"]
+                                       [--flags "-O3 -march=native -std=c99 -ffp-contract=fast"] [--cxx-flags ...]
                                        [--rounds 7] [--target-ms 10] [--no-pinocchio-cpp] [--cache DIR] [--quick]
 
 Per robot, one generated build of the operations below (the task-space inertia of the
@@ -33,10 +33,7 @@ two rounds, 2 ms loops, -O1, no Pinocchio C++ build: checks the harness, never a
 
 from __future__ import annotations
 
-import argparse
-import shlex
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -44,9 +41,9 @@ import numpy as np
 from rbdgen.testing.compare import rel_error
 from tests.robots import ROBOTS
 
-from .builds import BuildError
 from .case import Unavailable
-from .kinematics import GeneratedC, PinocchioCpp, Robot, interleaved
+from .kinematics import (GeneratedC, PinocchioCpp, Robot, bench_robots, conclude, flags_line, interleaved, log,
+                         loop_parser, parse_loop_arguments, pinocchio_cells)
 
 #: (row key, generated operation, label) in table order.
 ROWS = (("coriolis_matrix", "coriolis_matrix", "C(q, q̇)"),
@@ -59,6 +56,8 @@ TOLERANCE = 1e-9
 #: Generated C at most this fraction of Pinocchio C++'s time (the project's target for these operations).
 TARGET = 0.4
 EPS = np.finfo(float).eps
+#: Both peers' flags (C++: the -std= flag replaced by -std=c++17 -DNDEBUG): contraction named for both.
+FLAGS = ("-O3", "-march=native", "-std=c99", "-ffp-contract=fast")
 
 
 def expected(robot: Robot, row: str, i: int) -> np.ndarray:
@@ -92,14 +91,15 @@ def errors(robot: Robot, results: dict) -> dict:
     return worst
 
 
-def bench_robot(name, args, work: Path, log) -> dict:
+def bench_robot(name, args, work: Path) -> dict:
     robot = ROBOTS[name]
     robot = Robot.load(name, robot.path, robot.floating)
     log(f"{name}: link {robot.link}, generating and compiling ...")
     tools, notes = {"rbdgen": GeneratedC(robot, args.flags, args.cache, work, rows=ROWS)}, []
     if args.pinocchio_cpp:
         try:
-            tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work, source="pinocchio_controller.cpp")
+            tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work,
+                                              source="pinocchio_controller.cpp")
         except Unavailable as exc:
             notes.append(f"Pinocchio C++: {exc}")
     tools["rbdgen"].run_round(0.01)  # writes the dump
@@ -117,73 +117,30 @@ def bench_robot(name, args, work: Path, log) -> dict:
 
 
 def markdown(results) -> str:
-    lines = ["| robot | operation | rbdgen C (µs) | Pinocchio C++ (µs) | ratio | fastest-round ratio | mul | add | div | "
-             "error / tolerance |",
+    lines = ["| robot | operation | rbdgen C (µs) | Pinocchio C++ (µs) | ratio | fastest-round ratio | mul | add "
+             "| div | error / tolerance |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         for row, _, label in ROWS:
-            ours, pin = r["times"]["rbdgen"][row], r["times"].get("pinocchio", {}).get(row)
-            if r["errors"][row] > 1:
-                ratio = fastest = "WRONG"
-            elif pin:
-                ratio = f"{ours / pin:.2f}"
-                fastest = f"{r['fastest']['rbdgen'][row] / r['fastest']['pinocchio'][row]:.2f}"
-            else:
-                ratio = fastest = "n/a"
+            pin, ratio, fastest = pinocchio_cells(r, row, r["errors"][row] > 1)
             n = r["counts"][row]
-            lines.append(f"| {r['name']} | {label} | {ours:.3f} | {'n/a' if pin is None else f'{pin:.3f}'} | {ratio} | "
-                         f"{fastest} | {n['mul']} | {n['add']} | {n['div']} | {r['errors'][row]:.1e} |")
+            lines.append(f"| {r['name']} | {label} | {r['times']['rbdgen'][row]:.3f} | {pin} | {ratio} | {fastest} | "
+                         f"{n['mul']} | {n['add']} | {n['div']} | {r['errors'][row]:.1e} |")
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--robots", nargs="+", default=["panda", "solo12", "g1", "talos"], choices=sorted(ROBOTS))
-    p.add_argument("--flags", default="-O3 -march=native -std=c99 -ffp-contract=fast",
-                   help="C flags of both peers (C++: the -std= flag replaced by -std=c++17 -DNDEBUG; --quick: -O1)")
-    p.add_argument("--rounds", type=int, default=7, help="interleaved rounds (medians)")
-    p.add_argument("--target-ms", type=float, default=10.0, help="each timed loop lasts about this long")
-    p.add_argument("--no-pinocchio-cpp", dest="pinocchio_cpp", action="store_false")
-    p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
-    p.add_argument("--quick", action="store_true", help="Panda, 2 rounds, 2 ms, -O1, no Pinocchio C++: a harness check")
-    args = p.parse_args(argv)
-    if args.quick:
-        args.robots, args.rounds, args.target_ms, args.pinocchio_cpp = ["panda"], 2, 2.0, False
-        args.flags = "-O1 -g0 -std=c99"
-    args.flags = shlex.split(args.flags)
-    args.cxx_flags = [f for f in args.flags if not f.startswith("-std=")] + ["-std=c++17", "-DNDEBUG"]
-
-    def log(message):
-        print(message, file=sys.stderr, flush=True)
-
-    results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for name in args.robots:
-            try:
-                results.append(bench_robot(name, args, Path(tmp), log))
-            except (BuildError, Unavailable) as exc:
-                log(f"{name}: {exc}")
-                return 1
-    print(f"flags: C `{' '.join(args.flags)}`, C++ "
-          f"`{' '.join(args.cxx_flags) if args.pinocchio_cpp else 'not built'}`; medians of {args.rounds} "
-          f"interleaved rounds, 64 states; target: rbdgen C at most {TARGET}x Pinocchio C++\n")
+    p = loop_parser(__doc__.splitlines()[0], f"C flags (default: {' '.join(FLAGS)}; --quick: -O1)")
+    args = parse_loop_arguments(p, argv, FLAGS)
+    results = bench_robots(args.robots, lambda name, work: bench_robot(name, args, work))
+    if results is None:
+        return 1
+    print(flags_line(args, TARGET))
     print(markdown(results))
     notes = [f"{r['name']}: Λ of {r['link']}" for r in results] + [f"{r['name']}: {n}" for r in results
                                                                       for n in r["notes"]]
-    print("\nNotes:\n" + "\n".join(f"- {n}" for n in notes))
     wrong = [(r["name"], row) for r in results for row, e in r["errors"].items() if e > 1]
-    if wrong:
-        print(f"\nWRONG results (normwise relative error above the tolerance against Pinocchio): {wrong}")
-        return 1
-    for what in ("times", "fastest"):
-        ratios = [r[what]["rbdgen"][row] / r[what]["pinocchio"][row] for r in results if "pinocchio" in r[what]
-                  for row, _, _ in ROWS]
-        if ratios:
-            print(f"\nrbdgen C / Pinocchio C++ ({'medians' if what == 'times' else 'fastest rounds'}): "
-                  f"{min(ratios):.2f}x to {max(ratios):.2f}x; {sum(x <= TARGET for x in ratios)} of {len(ratios)} "
-                  f"at or under {TARGET}x")
-    print("every rbdgen result agrees with Pinocchio")
-    return 0
+    return conclude(results, notes, wrong, "the tolerance", ROWS, TARGET)
 
 
 if __name__ == "__main__":
