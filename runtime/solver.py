@@ -189,10 +189,10 @@ class CompiledSolver(SolverBase):
             else:
                 pairs = self._jacobian_pairs(op, reference, state)
             worst[op] = 0.0
-            for got, ref in pairs:
+            for got, ref, *floor in pairs:
                 got, ref = got.reshape(samples, -1), ref.reshape(samples, -1)
                 err = np.linalg.norm(got - ref, axis=1)
-                rel = err / np.maximum(np.linalg.norm(ref, axis=1), np.finfo(float).tiny)
+                rel = err / np.maximum(np.linalg.norm(ref, axis=1), floor[0] if floor else np.finfo(float).tiny)
                 worst[op] = max(worst[op], float(rel.max()))
                 if rel.max() > tol:
                     raise ValidationError(
@@ -224,23 +224,28 @@ class CompiledSolver(SolverBase):
                     error.__name__)
 
     def _jacobian_pairs(self, op, reference, state, h=1e-5):
-        """(compiled Jacobian, central difference of the NumPy engine) for each output of ``op``."""
+        """(compiled Jacobian, central difference of the NumPy engine, floor) for each output of ``op``: the
+        floor, the norm of the differentiated value per state, bounds the relative error's denominator (a
+        central difference is good to about eps |f| / h, which an exactly zero Jacobian cannot absorb)."""
         record = operation(op)
         names = [n for n in record.input_names(self.floating) if n != "loads"]
         args = {n: state[n] for n in names}
-        got = getattr(self, op)(*args.values(), loads=state["loads"])
+        kwargs = {"loads": state["loads"]} if record.loads else {}
         value = record.of
-
-        def f(**changed):
-            return getattr(reference, value)(*{**args, **changed}.values(), loads=state["loads"])
-
         pairs = []
-        for port in record.output_ports(self.floating):
-            expected = np.empty_like(got[port.name])  # (N, G, columns); no columns where J = 0
-            for k in range(expected.shape[-1]):
-                plus, minus = _perturbed(args, port.wrt, k, h), _perturbed(args, port.wrt, k, -h)
-                expected[..., k] = (f(**plus) - f(**minus)) / (2 * h)
-            pairs.append((got[port.name], expected))
+        for link in [(k,) for k in self.frames[op]] if record.link else [()]:
+            got = getattr(self, op)(*args.values(), *link, **kwargs)
+
+            def f(**changed):
+                return getattr(reference, value)(*{**args, **changed}.values(), *link, **kwargs)
+
+            floor = np.linalg.norm(np.reshape(f(), (len(args["q"]), -1)), axis=1)
+            for port in record.output_ports(self.floating):
+                expected = np.empty_like(got[port.name])  # (N, rows, columns); no columns where J = 0
+                for k in range(expected.shape[-1]):
+                    plus, minus = _perturbed(args, port.wrt, k, h), _perturbed(args, port.wrt, k, -h)
+                    expected[..., k] = (f(**plus) - f(**minus)) / (2 * h)
+                pairs.append((got[port.name], expected, floor))
         return pairs
 
 def _perturbed(args: dict, wrt: str, k: int, h: float) -> dict:
