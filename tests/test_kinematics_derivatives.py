@@ -27,7 +27,7 @@ import rbdgen
 from conftest import TEST_FLAGS
 from helpers import pinocchio, random_states, rel_error, solver
 from robots import ROBOTS
-from test_derivatives import finite_difference, quaternion_product, rotation_quaternion
+from test_derivatives import finite_difference, perturbation
 
 ca = pytest.importorskip("casadi")
 from test_casadi import casadi_map  # noqa: E402
@@ -115,23 +115,7 @@ def test_against_pinocchio(built, name, op):
 def _numeric(s, st, op, i, wrt, link, h=1e-3):
     """(d of(state i) / d wrt by Richardson central differences, |of(state i)|) of the NumPy engine."""
     of, names = OF[op]
-    x = {n: getattr(st, n)[i] for n in names}
-    if st.floating:
-        x.update(translation=st.translation[i], quat=st.quat[i], base_velocity=st.velocity[i],
-                 base_acceleration=st.acceleration[i])
-
-    def evaluate(dx):
-        xs = {k: np.repeat(v[None], dx.shape[0], axis=0) for k, v in x.items()}
-        if wrt == "base_rotation":
-            xs["quat"] = quaternion_product(rotation_quaternion(dx), xs["quat"])
-        else:
-            xs[wrt] = xs[wrt] + dx
-        head = ()
-        if st.floating:
-            head = (rbdgen.BaseState(xs["translation"], xs["quat"], xs["base_velocity"], xs["base_acceleration"]),)
-        return getattr(s, of)(*head, *(xs[n] for n in names), *link)
-
-    n = 3 if wrt == "base_rotation" else x[wrt].shape[0]
+    evaluate, n = perturbation(st, i, names, wrt, lambda head, *x: getattr(s, of)(*head, *x, *link))
     return finite_difference(evaluate, n, h), np.linalg.norm(evaluate(np.zeros((1, n))))
 
 
