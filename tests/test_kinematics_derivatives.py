@@ -188,3 +188,28 @@ def test_center_of_mass_identities(name):
         assert rel_error(d["dvcom_dqd"][i], numeric) <= FD_TOLERANCE
         if st.floating:
             assert rel_error(d["dvcom_dbase_velocity"][i], Jc[i][:, :6]) <= 1e-12
+
+
+def test_mask_and_non_finite_input(built):
+    """A mask zeroes the unselected states of the C; a NaN input is refused by the C (ValueError before the
+    call) and gives NaN in every stored entry of the CasADi function (it has no status)."""
+    g, c = built("solo12")
+    st = states("solo12")
+    link = ("FL_FOOT",)
+    full = _call(c, OPS[1], st, None, link)
+    mask = np.arange(N) % 2 == 0
+    masked = c.forward_acceleration_kinematics_derivatives(*st.head(), st.q, st.qd, st.qdd, *link, mask=mask)
+    for key, value in full.items():
+        assert np.array_equal(masked[key][mask], value[mask]) and np.all(masked[key][~mask] == 0)
+    q = st.q.copy()
+    q[0, 3] = np.nan
+    with pytest.raises(ValueError, match="q"):
+        c.forward_acceleration_kinematics_derivatives(*st.head(), q, st.qd, st.qdd, *link)
+    for op in OPS:
+        f = g.casadi(op, *_links(op, "solo12")[0])
+        args = {n: np.asarray(v[0], float) for n, v in st.flat().items() if n in f.name_in()}
+        args["q"][3] = np.nan
+        out = f(**args)
+        for key in f.name_out():
+            values = np.array(out[key].nonzeros())
+            assert values.size and np.isnan(values).all(), (op, key)
