@@ -21,26 +21,8 @@ import pytest
 import rbdgen
 from robots import ROBOTS
 
-#: ``RBDGEN_REQUIRE_REFERENCES=1`` (set by ``.ci/run``): a test or module skipped because a module
-#: (a reference: Pinocchio, dynibo, MuJoCo, adam, CasADi ...) cannot be imported fails instead.
-REQUIRE_REFERENCES = os.environ.get("RBDGEN_REQUIRE_REFERENCES") == "1"
-
-
-def _required(report) -> None:
-    """Under `REQUIRE_REFERENCES`, a report skipped by `pytest.importorskip` ("could not import ...") failed."""
-    if REQUIRE_REFERENCES and report.skipped and "could not import" in str(report.longrepr):
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
-        report.outcome, report.longrepr = "failed", f"RBDGEN_REQUIRE_REFERENCES=1: {reason}"
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    _required((yield).get_result())
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector):
-    _required((yield).get_result())
+# RBDGEN_REQUIRE_REFERENCES=1 (set by .ci/run): a reference that cannot be imported fails the run
+from require_references import pytest_make_collect_report, pytest_runtest_makereport  # noqa: E402,F401
 
 
 #: Compiler flags of the tests' builds: fast to compile, still ISO C99 (no FP contraction).
