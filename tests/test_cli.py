@@ -551,13 +551,23 @@ def test_joint_order_traversal_and_casadi_files(capsys, tmp_path):
 
 
 def test_a_solver_error_in_validation_exits_1(capsys, tmp_path):
-    """A robot whose mass matrix is singular everywhere (the elbow moves no mass): `generate` compiles it,
-    validation's forward dynamics raises SingularError, the command exits 1 naming it."""
-    from models import chain
-
-    robot = tmp_path / "massless.urdf"
-    robot.write_text(chain("massless"))
-    code, out, err = run(capsys, "generate", robot, "-o", tmp_path / "out", "--samples", "2",
+    """A robot whose forearm's inertia is indefinite (loaded as given under the default inertia policy, with
+    a warning): its mass matrix is indefinite, `generate` compiles it, validation's forward dynamics raises
+    SingularError, the command exits 1 naming it. (A mass matrix singular at every state, a massless tip,
+    is found at generation instead: the operation then always returns its status, and validation says so.)"""
+    robot = tmp_path / "indefinite.urdf"
+    robot.write_text(
+        '<robot name="indefinite"><link name="base"/>'
+        '<link name="upper"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" '
+        'iyz="0"/></inertial></link>'
+        '<link name="fore"><inertial><mass value="1"/><inertia ixx="1" iyy="-5" izz="1" ixy="0" ixz="0" '
+        'iyz="0"/></inertial></link>'
+        '<joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/><axis xyz="0 0 1"/>'
+        '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>'
+        '<joint name="elbow" type="revolute"><parent link="upper"/><child link="fore"/><origin xyz="0.5 0 0"/>'
+        '<axis xyz="1 0 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint></robot>')
+    # the elbow turns the forearm's negative moment into the shoulder's axis: D_shoulder < 0 for most elbow angles
+    code, out, err = run(capsys, "generate", robot, "-o", tmp_path / "out", "--samples", "8",
                          "--ops", "mass_matrix", "forward_dynamics")
-    assert code == 1
+    assert code == 1, err
     assert re.search(r"rbdgen: check failed: forward_dynamics: .*not positive.* \(state \d+\)", err), err

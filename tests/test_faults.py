@@ -97,7 +97,8 @@ FAULTS = {
 def faulty(name, tmp_path, build_cache):
     """The build of ``FAULTS[name]`` with its fault planted, and its operation."""
     make, op, patch, _ = FAULTS[name]
-    folder = rbdgen.generate(make(), ops=[op], prefix=f"fault_{name}").write(tmp_path / name)
+    # forward_dynamics by ABA, whichever algorithm the cost model would pick for the robot (the ABA checks)
+    folder = rbdgen.generate(make(), ops=[op], prefix=f"fault_{name}", fd_algorithm="aba").write(tmp_path / name)
     changed = 0
     for source in folder.glob("*.c"):
         text = source.read_text()
