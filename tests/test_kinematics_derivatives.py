@@ -24,9 +24,7 @@ import numpy as np
 import pytest
 
 import rbdgen
-from conftest import TEST_FLAGS
-from helpers import pinocchio, random_states, rel_error, solver
-from robots import ROBOTS
+from helpers import model, pinocchio, random_states, rel_error, solver
 from test_derivatives import finite_difference, perturbation
 
 ca = pytest.importorskip("casadi")
@@ -54,19 +52,21 @@ def states(name):
 
 
 @pytest.fixture(scope="module")
-def built(build_cache):
-    """``built(name)`` -> (Generated, CompiledSolver) with the three operations on `FRAMES` (validated)."""
-    memo = {}
+def built(build_model):
+    """``built(name)`` -> (Generated for CasADi, CompiledSolver with the three operations on `FRAMES`)."""
 
     def get(name):
-        if name not in memo:
-            robot = ROBOTS[name]
-            g = rbdgen.generate(robot.path, ops=list(OPS) + ["center_of_mass_velocity"], prefix=f"{name}_kinderiv",
-                                frames=FRAMES[name], floating=robot.floating)
-            memo[name] = g, g.compile(flags=TEST_FLAGS, cache=build_cache, samples=2)
-        return memo[name]
+        ops = list(OPS) + ["center_of_mass_velocity"]
+        c = build_model(model(name), f"{name}_kinderiv", ops, FRAMES[name])
+        return _generated(name), c
 
     return get
+
+
+@functools.lru_cache(maxsize=None)
+def _generated(name):
+    """The CasADi functions need no C: one cheap operation generated, any op asked for by name."""
+    return rbdgen.generate(model(name), ops=["center_of_mass"], prefix=f"{name}_kinderiv")
 
 
 def _links(op, name):
@@ -207,9 +207,22 @@ def test_mask_and_non_finite_input(built):
         c.forward_acceleration_kinematics_derivatives(*st.head(), q, st.qd, st.qdd, *link)
     for op in OPS:
         f = g.casadi(op, *_links(op, "solo12")[0])
-        args = {n: np.asarray(v[0], float) for n, v in st.flat().items() if n in f.name_in()}
+        args = {n: np.array(v[0], float) for n, v in st.flat().items() if n in f.name_in()}  # copies
         args["q"][3] = np.nan
         out = f(**args)
         for key in f.name_out():
             values = np.array(out[key].nonzeros())
             assert values.size and np.isnan(values).all(), (op, key)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_validate_checks_every_link(built, name):
+    """`CompiledSolver.validate` compares the derivatives on each generated link with the NumPy engine's and
+    with central differences; a link the C was not generated for is refused by name."""
+    _, c = built(name)
+    assert set(OPS) <= set(c.validate(samples=2))  # (its worst errors include central differences of exact
+    # zeros, a base link's columns, within the rounding it allows)
+    other = next(k for k in solver(name).link_names if k not in FRAMES[name])
+    st = states(name)
+    with pytest.raises(ValueError, match=other):
+        _call(c, OPS[0], st, None, (other,))
