@@ -232,11 +232,12 @@ class SolverBase(abc.ABC):
                  threads: Optional[int]) -> Dict[str, np.ndarray]:
         """Outputs ``names`` of ``op`` (several from one pass) by name; unbatched where the arguments are."""
         inputs, batch = self._inputs(op, args, loads)
+        link = inputs.pop("link", None)
         checked = self._mask(mask, inputs, batch)
         if inputs["q"].shape[0] == 0 and op in self.operations:  # an empty batch: nothing to evaluate
             results = {n: np.zeros((0,) + self._output_shape(n)) for n in names}
         else:
-            results = self._evaluate(op, inputs, checked, names, threads=threads)
+            results = self._evaluate(op, inputs, checked, names, link=link, threads=threads)
         return {n: (r if batch else r[0]) for n, r in results.items()}
 
     def _link_function(self, op: str, link: int):

@@ -105,6 +105,7 @@ KINEMATICS_RETURNS = {
                                   "axes (Pinocchio's computeCentroidalMap puts the linear part first).",
     "centroidal_momentum_bias": "Adot_G nu, angular first, world axes [N m, N].",
 }
+KINEMATICS_RETURNS["center_of_mass_velocity"] = "Jc nu: the velocity of the centre of mass, world axes [m/s]."
 
 #: Every argument's description (J joints, G = J (+ 6 with a floating base), L links, N states).
 PARAMETERS = {
@@ -231,20 +232,45 @@ JACOBIAN_DOCS = {
     "base_rotation": "By a world-frame rotation vector of the base, R -> exp(dtheta x) R.",
 }
 
+DERIVATIVES.update({
+    "forward_velocity_kinematics_derivatives": ("Jacobians of `forward_velocity_kinematics`: the link origin's "
+                                                "twist [omega, pdot] (world axes), analytic.", "twist"),
+    "forward_acceleration_kinematics_derivatives": ("Jacobians of `forward_acceleration_kinematics`: the link "
+                                                    "origin's classical acceleration [omegadot, pddot] (world "
+                                                    "axes), analytic.", "acceleration"),
+    "center_of_mass_derivatives": ("Jacobians of `center_of_mass_velocity` (analytic); dvcom/dqd is also "
+                                   "d com/dq and, floating, dvcom/dbase_velocity's angular columns d com/dtheta.",
+                                   "vcom"),
+})
+
+#: Kinematic Jacobians whose meaning differs from `JACOBIAN_DOCS`'s (by output name).
+KINEMATIC_JACOBIAN_DOCS = {
+    "dtwist_dqd": "By the joint velocities: the link Jacobian's joint columns.",
+    "dtwist_dbase_velocity": "By the base velocity [omega_W, pdot_W]: the link Jacobian's base columns.",
+    "dacceleration_dqdd": "By the joint accelerations: the link Jacobian's joint columns.",
+    "dacceleration_dbase_acceleration": "By the base's classical acceleration: the link Jacobian's base columns.",
+    "dvcom_dqd": "By the joint velocities: the centre-of-mass Jacobian's joint columns, also d com/dq.",
+    "dvcom_dbase_velocity": "By the base velocity [omega_W, pdot_W]: the centre-of-mass Jacobian's base columns.",
+}
+
 
 def _derivatives_doc(op: str, floating: bool) -> str:
     """The NumPy-style doc string of a derivative operation: its Jacobians from the operation record."""
     summary, result = DERIVATIVES[op]
     record = OPERATIONS[op]
-    names = [n for n in record.input_names(floating) if n != "loads"] + ["loads", "mask", "threads"]
+    names = [n for n in record.input_names(floating) if n != "loads"] + (["link"] if record.link else [])
+    names += (["loads"] if record.loads else []) + ["mask", "threads"]
     params = "\n".join(PARAMETERS[n] for n in names)
     rows = []
     for port in record.output_ports(floating):
         dims = ", ".join(str(d) for d in port.shape)
-        rows.append(f'    ``"{port.name}"``: shape ({dims}) or (N, {dims}). {JACOBIAN_DOCS[port.wrt]}')
+        meaning = KINEMATIC_JACOBIAN_DOCS.get(port.name, JACOBIAN_DOCS[port.wrt])
+        rows.append(f'    ``"{port.name}"``: shape ({dims}) or (N, {dims}). {meaning}')
     keys = "\n".join(rows)
+    height = record.outputs[0].shape[0]
+    layout = "G rows (floating base: the base's six first)" if height == "G" else f"{height} rows"
     return (f"{summary}\n\n{CONVENTIONS}\n\nParameters\n----------\n{params}\n\nReturns\n-------\n"
-            f"dict of ndarray\n    d{result}/dx by name, G rows (floating base: the base's six first):\n{keys}\n\n"
+            f"dict of ndarray\n    d{result}/dx by name, {layout}:\n{keys}\n\n"
             f"Raises\n------\n{RAISES}\n")
 
 
@@ -390,6 +416,24 @@ class FixedBaseSolver(SolverBase):
                            options: Optional[ik.IkOptions] = None, *, out: Out = None) -> np.ndarray:
         return ik.inverse_kinematics(self, q0, link, target_pose, options, out)
 
+    def center_of_mass_velocity(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("center_of_mass_velocity", (q, qd), None, out, mask, threads)
+
+    def forward_velocity_kinematics_derivatives(self, q: ArrayLike, qd: ArrayLike, link: LinkRef, *,
+                                                mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_velocity_kinematics_derivatives", (q, qd, link), None, mask, threads)
+
+    def forward_acceleration_kinematics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                                                    link: LinkRef, *, mask: Mask = None,
+                                                    threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_acceleration_kinematics_derivatives", (q, qd, qdd, link), None, mask,
+                               threads)
+
+    def center_of_mass_derivatives(self, q: ArrayLike, qd: ArrayLike, *, mask: Mask = None,
+                                   threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("center_of_mass_derivatives", (q, qd), None, mask, threads)
+
 
 class FloatingBaseSolver(SolverBase):
     """A floating-base robot's operations: a `BaseState` first, then the joint state."""
@@ -518,6 +562,25 @@ class FloatingBaseSolver(SolverBase):
         the target relative to the base, or step with `jacobian`, whose first six columns are the base's.
         """
         return ik.inverse_kinematics(self, q0, link, target_pose, options, out)
+
+    def center_of_mass_velocity(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("center_of_mass_velocity", (base, q, qd), None, out, mask, threads)
+
+    def forward_velocity_kinematics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, link: LinkRef,
+                                                *, mask: Mask = None,
+                                                threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_velocity_kinematics_derivatives", (base, q, qd, link), None, mask, threads)
+
+    def forward_acceleration_kinematics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike,
+                                                    qdd: ArrayLike, link: LinkRef, *, mask: Mask = None,
+                                                    threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_acceleration_kinematics_derivatives", (base, q, qd, qdd, link), None, mask,
+                               threads)
+
+    def center_of_mass_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, mask: Mask = None,
+                                   threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("center_of_mass_derivatives", (base, q, qd), None, mask, threads)
 
 
 def _base_first(method: Callable) -> Callable:

@@ -199,19 +199,22 @@ class CompiledSolver(SolverBase):
                              for k in links]
                 worst[op] = _check(op, pairs, allowed, f"{what} ({bound})")
                 continue
-            got, analytic, value, differences, h = self._validation_jacobians(op, reference, state)
-            worst[op] = _check(op, [(got[k], analytic[k]) for k in got], allowed,
-                               f"{what}'s analytic derivatives (the same algorithms in NumPy; {bound})")
-            # central differences: truncation O(h^2) (in tol) plus the rounding of the NumPy engine's value,
-            # ~ eps64 cond(equilibrated M) ||f|| (Talos: 500 times what it is), over h, in each column
-            f_norm = np.linalg.norm(value.reshape(samples, -1), axis=1)
-            for k in got:
-                j_norm = np.maximum(np.linalg.norm(differences[k].reshape(samples, -1), axis=1), np.finfo(float).tiny)
-                rounding = (np.finfo(float).eps * kappa * f_norm
-                            * np.sqrt(differences[k].shape[-1]) / (h * j_norm))
-                worst[op] = max(worst[op], _check(op, [(got[k], differences[k])], allowed + rounding,
-                                f"central differences (h = {h:g}) of {what}'s {record.of} ({bound} + eps "
-                                f"cond(equilibrated M) ||{record.of}|| sqrt(columns) / (h ||Jacobian||))"))
+            worst[op] = 0.0
+            for link in [(k,) for k in self.frames[op]] if record.link else [()]:  # each generated link
+                got, analytic, value, differences, h = self._validation_jacobians(op, reference, state, link)
+                worst[op] = max(worst[op], _check(op, [(got[k], analytic[k]) for k in got], allowed,
+                                f"{what}'s analytic derivatives (the same algorithms in NumPy; {bound})"))
+                # central differences: truncation O(h^2) (in tol) plus the rounding of the NumPy engine's value,
+                # ~ eps64 cond(equilibrated M) ||f|| (Talos: 500 times what it is), over h, in each column
+                f_norm = np.linalg.norm(value.reshape(samples, -1), axis=1)
+                for k in got:
+                    j_norm = np.maximum(np.linalg.norm(differences[k].reshape(samples, -1), axis=1),
+                                        np.finfo(float).tiny)
+                    rounding = (np.finfo(float).eps * kappa * f_norm
+                                * np.sqrt(differences[k].shape[-1]) / (h * j_norm))
+                    worst[op] = max(worst[op], _check(op, [(got[k], differences[k])], allowed + rounding,
+                                    f"central differences (h = {h:g}) of {what}'s {record.of} ({bound} + eps "
+                                    f"cond(equilibrated M) ||{record.of}|| sqrt(columns) / (h ||Jacobian||))"))
         log.info("validated %s: %s", self.prefix, worst)
         return worst
 
@@ -236,18 +239,20 @@ class CompiledSolver(SolverBase):
                     "%s); give the link mass or an armature to use it", op, fails["message"], fails["status"],
                     error.__name__)
 
-    def _validation_jacobians(self, op, reference, state, h=1e-5):
+    def _validation_jacobians(self, op, reference, state, link=(), h=1e-5):
         """``op``'s Jacobians of the compiled solver and of the NumPy engine (analytic), the NumPy engine's
         value of the operation differentiated, and its central differences: ``(got, analytic, value,
-        differences, h)``, the Jacobians as ``{output: (N, G, columns)}`` (no columns where J = 0)."""
+        differences, h)``, the Jacobians as ``{output: (N, rows, columns)}`` (no columns where J = 0);
+        ``link``: ``(link id,)`` for an operation on a link."""
         record = operation(op)
         names = [n for n in record.input_names(self.floating) if n != "loads"]
         args = {n: state[n] for n in names}
-        got = getattr(self, op)(*args.values(), loads=state["loads"])
-        analytic = getattr(reference, op)(*args.values(), loads=state["loads"])
+        kwargs = {"loads": state["loads"]} if record.loads else {}
+        got = getattr(self, op)(*args.values(), *link, **kwargs)
+        analytic = getattr(reference, op)(*args.values(), *link, **kwargs)
 
         def f(**changed):
-            return getattr(reference, record.of)(*{**args, **changed}.values(), loads=state["loads"])
+            return getattr(reference, record.of)(*{**args, **changed}.values(), *link, **kwargs)
 
         differences = {}
         for port in record.output_ports(self.floating):

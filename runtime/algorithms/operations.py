@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .. import spatial as sp
-from . import centroidal, coordinates, energy, frames, taskspace
+from . import centroidal, coordinates, energy, frames, kinematics_derivatives, taskspace
 from .aba import aba
 from .coriolis import coriolis_matrix
 from .crba import crba
@@ -314,10 +314,36 @@ def _centroidal_momentum_bias(tree, ops, x):
     return {"centroidal_bias": centroidal.centroidal_momentum_bias(tree, ops, x.q, x.qd, x.base)}
 
 
+def _center_of_mass_velocity(tree, ops, x):
+    return {"vcom": kinematics_derivatives.center_of_mass_velocity(tree, ops, x.q, x.qd, x.base)}
+
+
+def _forward_velocity_kinematics_derivatives(tree, ops, x):
+    return _flat_jacobians("forward_velocity_kinematics_derivatives", tree,
+                           kinematics_derivatives.frame_derivatives(tree, ops, x.q, x.qd, x.base, x.link))
+
+
+def _forward_acceleration_kinematics_derivatives(tree, ops, x):
+    return _flat_jacobians("forward_acceleration_kinematics_derivatives", tree,
+                           kinematics_derivatives.frame_derivatives(tree, ops, x.q, x.qd, x.base, x.link, x.qdd))
+
+
+def _center_of_mass_derivatives(tree, ops, x):
+    return _flat_jacobians("center_of_mass_derivatives", tree,
+                           kinematics_derivatives.center_of_mass_derivatives(tree, ops, x.q, x.qd, x.base))
+
+
 _M = Port("M", ("G", "G"), "mass matrix (G x G, column-major)", symmetric=True)
 _C = Port("c", ("G",), "velocity-product forces C(q, qd) qd (G)")
 _ACC = Port("acc", ("G",), "generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]")
 _FD_TOLERANCE = (1e-10, 1e-3)
+
+
+def _kinematic_jacobians(of: str, rows: int, wrt: tuple) -> tuple:
+    """The Jacobian outputs ``d<of>_d<x>`` of a kinematic quantity of ``rows`` entries (column-major)."""
+    cols = {"q": "J", "qd": "J", "qdd": "J", "base_velocity": 6, "base_acceleration": 6, "base_rotation": 3}
+    return tuple(Port(f"d{of}_d{x}", (rows, cols[x]), f"Jacobian d{of}/d{x} ({rows} rows, column-major)",
+                      floating_only=x.startswith("base_"), wrt=x) for x in wrt)
 
 
 def _jacobians(of: str, wrt: tuple) -> tuple:
@@ -416,6 +442,28 @@ OPERATIONS = {op.name: op for op in (
               "link Jacobian.", ("q",),
               (Port("jacobian_inverse", ("G", 6), "dynamically consistent inverse (G x 6, column-major)"),),
               _dynamically_consistent_inverse, _FD_TOLERANCE, link=True, group="control", solves=True),
+    # kinematics derivatives: analytic in NumPy and C (`kinematics_derivatives`), CasADi's own AD in CasADi
+    Operation("center_of_mass_velocity", "The velocity of the centre of mass: Jc nu (world axes).", ("q", "qd"),
+              (Port("vcom", (3,), "centre-of-mass velocity, world axes (3)"),), _center_of_mass_velocity,
+              group="kinematics"),
+    Operation("forward_velocity_kinematics_derivatives",
+              "Jacobians of a link origin's twist [omega, pdot] (analytic), column-major, 6 rows.", ("q", "qd"),
+              _kinematic_jacobians("twist", 6, ("q", "qd", "base_velocity", "base_rotation")),
+              _forward_velocity_kinematics_derivatives, tolerance=(1e-6, 1e-2), of="forward_velocity_kinematics",
+              link=True, group="derivatives"),
+    Operation("forward_acceleration_kinematics_derivatives",
+              "Jacobians of a link origin's classical acceleration [omegadot, pddot] (analytic), column-major, "
+              "6 rows.", ("q", "qd", "qdd"),
+              _kinematic_jacobians("acceleration", 6, ("q", "qd", "qdd", "base_velocity", "base_acceleration",
+                                                       "base_rotation")),
+              _forward_acceleration_kinematics_derivatives, tolerance=(1e-6, 1e-2),
+              of="forward_acceleration_kinematics", link=True, group="derivatives"),
+    Operation("center_of_mass_derivatives",
+              "Jacobians of the centre of mass's velocity (analytic); dvcom/dqd is also dcom/dq, column-major, "
+              "3 rows.", ("q", "qd"),
+              _kinematic_jacobians("vcom", 3, ("q", "qd", "base_velocity", "base_rotation")),
+              _center_of_mass_derivatives, tolerance=(1e-6, 1e-2), of="center_of_mass_velocity",
+              group="derivatives"),
 )}
 
 

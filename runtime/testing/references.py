@@ -434,6 +434,95 @@ class PinocchioReference(_Common):
             Tdot[0:3, 3:6] = Tdot[3:6, 0:3] = -R.T @ _skew(w)
         return s.T.T @ C @ s.T + s.T.T @ M @ Tdot
 
+    # -- kinematics derivatives (rbdgen holds the world-frame base velocity and classical acceleration fixed) --
+
+    def _base_chain(self, base, st: PinocchioState) -> dict:
+        """How Pinocchio's tangent and state move with rbdgen's base inputs: ``d(delta)/dtheta`` (the local
+        tangent by a world rotation vector), ``d(v_pin)/dtheta``, and the bias's rates ``d(bias)/dnu_base``,
+        ``d(a_pin)/dtheta`` (``v_pin = T nu``, ``a_pin = T nudot + bias``, bias ``= R^T (pdot x omega)``;
+        ``d(R^T y)/dtheta = R^T [y]x``)."""
+        _, _, R, w, pd, wd, pdd = _unpack_base(base)
+        nv = self.model.nv
+        ddelta, dv, dbias, da = np.zeros((nv, 3)), np.zeros((nv, 3)), np.zeros((nv, 6)), np.zeros((nv, 3))
+        ddelta[3:6] = R.T
+        dv[0:3], dv[3:6] = R.T @ _skew(pd), R.T @ _skew(w)
+        dbias[0:3, 0:3], dbias[0:3, 3:6] = R.T @ _skew(pd), -R.T @ _skew(w)
+        da[0:3], da[3:6] = R.T @ _skew(pdd - np.cross(w, pd)), R.T @ _skew(wd)
+        return {"ddelta": ddelta, "dv": dv, "dbias": dbias, "da": da}
+
+    def _frame_derivatives(self, base, q, qd, qdd, link, acceleration: bool) -> dict:
+        """``getFrameVelocityDerivatives`` / ``getFrameAccelerationDerivatives`` (LOCAL_WORLD_ALIGNED) after
+        ``computeForwardKinematicsDerivatives``, as rbdgen's Jacobians of the twist and, with
+        ``acceleration``, of the classical acceleration ``[omegadot, a_lin + omega x pdot]`` (Pinocchio's
+        is spatial): its derivatives add ``[0, domega x pdot + omega x dpdot]`` from the twist's.
+        Pinocchio's LOCAL_WORLD_ALIGNED partials by q hold the point fixed in the world where rbdgen's
+        follow the link origin as it moves by ``dp`` (the Jacobian's linear rows; by the base rotation
+        its angular columns' ``e_k x (p - p_b)``): they add ``[0, omega x dp]`` (``[0, omegadot x dp]``)."""
+        pin = self._pin
+        J = self.jacobian(base, q, link)
+        moved = {"q": J[3:, J.shape[1] - self.J:], "base_rotation": J[3:, :3]}  # dp
+        st = self.pinocchio_state(base, q, qd, np.zeros(self.J) if qdd is None else qdd)
+        pin.computeForwardKinematicsDerivatives(self.model, self.data, st.q, st.v, st.a)
+        fid = self._frame_id(link)
+        Dq, Dv = pin.getFrameVelocityDerivatives(self.model, self.data, fid, pin.LOCAL_WORLD_ALIGNED)
+        joint = st.T[:, st.T.shape[1] - self.J:]
+        dtwist = {"q": _angular_first(Dq) @ joint, "qd": _angular_first(Dv) @ joint}
+        if self.floating:
+            chain = self._base_chain(base, st)
+            dtwist["base_velocity"] = _angular_first(Dv) @ st.T[:, :6]
+            dtwist["base_rotation"] = _angular_first(Dq @ chain["ddelta"] + Dv @ chain["dv"])
+        twist = self.frame_velocity(base, q, qd, link)
+        for key, dp in moved.items():
+            if key in dtwist:
+                dtwist[key][3:] += np.cross(twist[:3], dp.T).T                # omega x dp
+        if not acceleration:
+            return {f"dtwist_d{k}": v for k, v in dtwist.items()}
+        _, Aq, Av, Aa = pin.getFrameAccelerationDerivatives(self.model, self.data, fid, pin.LOCAL_WORLD_ALIGNED)
+        out = {"q": _angular_first(Aq) @ joint, "qd": _angular_first(Av) @ joint, "qdd": _angular_first(Aa) @ joint}
+        if self.floating:
+            out["base_velocity"] = _angular_first(Av @ st.T[:, :6] + Aa @ chain["dbias"])
+            out["base_acceleration"] = _angular_first(Aa) @ st.T[:, :6]
+            out["base_rotation"] = _angular_first(Aq @ chain["ddelta"] + Av @ chain["dv"] + Aa @ chain["da"])
+        wdot = self.frame_acceleration(base, q, qd, qdd, link)[:3]
+        for key, dp in moved.items():
+            if key in out:
+                out[key][3:] += np.cross(wdot, dp.T).T                        # omegadot x dp
+        w, pdot = twist[:3], twist[3:]
+        for key, value in out.items():
+            d = dtwist.get(key, np.zeros_like(value))                   # qdd, base acceleration: no twist change
+            value[3:] += np.cross(d[:3].T, pdot).T + np.cross(w, d[3:].T).T  # domega x pdot + omega x dpdot
+        return {f"dacceleration_d{k}": v for k, v in out.items()}
+
+    def frame_velocity_derivatives(self, base, q, qd, link) -> dict:
+        """rbdgen's ``forward_velocity_kinematics_derivatives`` from Pinocchio (`_frame_derivatives`)."""
+        return self._frame_derivatives(base, q, qd, None, link, False)
+
+    def frame_acceleration_derivatives(self, base, q, qd, qdd, link) -> dict:
+        """rbdgen's ``forward_acceleration_kinematics_derivatives`` from Pinocchio (`_frame_derivatives`)."""
+        return self._frame_derivatives(base, q, qd, qdd, link, True)
+
+    def center_of_mass_velocity(self, base, q, qd):
+        st = self.pinocchio_state(base, q, qd)
+        self._pin.centerOfMass(self.model, self.data, st.q, st.v)
+        return np.array(self.data.vcom[0])
+
+    def center_of_mass_derivatives(self, base, q, qd) -> dict:
+        """``getCenterOfMassVelocityDerivatives`` (after ``computeForwardKinematicsDerivatives`` and
+        ``centerOfMass``) and ``jacobianCenterOfMass`` as rbdgen's Jacobians of the CoM velocity."""
+        pin = self._pin
+        st = self.pinocchio_state(base, q, qd)
+        pin.computeForwardKinematicsDerivatives(self.model, self.data, st.q, st.v, np.zeros(self.model.nv))
+        pin.centerOfMass(self.model, self.data, st.q, st.v)
+        D = np.array(pin.getCenterOfMassVelocityDerivatives(self.model, self.data))
+        Jc = np.array(pin.jacobianCenterOfMass(self.model, self.data, st.q))
+        joint = st.T[:, st.T.shape[1] - self.J:]
+        out = {"dvcom_dq": D @ joint, "dvcom_dqd": Jc @ joint}
+        if self.floating:
+            chain = self._base_chain(base, st)
+            out["dvcom_dbase_velocity"] = Jc @ st.T[:, :6]
+            out["dvcom_dbase_rotation"] = D @ chain["ddelta"] + Jc @ chain["dv"]
+        return out
+
 
 # ---------------------------------------------------------------------------
 # dynibo
