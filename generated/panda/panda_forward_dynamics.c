@@ -3,7 +3,7 @@
  * panda_forward_dynamics and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
-#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x13912bc07bf3856aULL
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x85133da41d5f1a64ULL
 #error "panda_forward_dynamics.c and panda.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
