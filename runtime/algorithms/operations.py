@@ -325,7 +325,7 @@ def _centroidal_momentum_bias(tree, ops, x):
 
 def _integrate(tree, ops, x):
     base, q = configuration.integrate(tree, ops, x.base, x.positions, x.v, x.dt)
-    return {"q_next": q, **({"base_next": base} if base else {})}
+    return {**({"base_next": base} if base else {}), "q_next": q}
 
 
 def _integrate_derivatives(tree, ops, x):
