@@ -379,7 +379,7 @@ class SolverBase(abc.ABC):
         """A second `BaseState` (``base1``) as one `BASE`-layout array, (19,) or (N, 19)."""
         if not isinstance(base, BaseState):
             raise TypeError(f"{name}: expected a rbdgen.BaseState, got {type(base).__name__}")
-        fields = [a.reshape(-1, a.shape[-1]) if a.ndim == 2 else a for a in self._base_arrays(base).values()]
+        fields = list(self._base_arrays(base, name).values())
         batched = {a.shape[0] for a in fields if a.ndim == 2}
         if len(batched) > 1:
             raise ValueError(f"{name}: fields have different batch sizes: {sorted(batched)}")
@@ -388,13 +388,14 @@ class SolverBase(abc.ABC):
         (N,) = batched
         return np.concatenate([np.broadcast_to(a, (N, a.shape[-1])) for a in fields], axis=1)
 
-    def _base_arrays(self, base: BaseState):
-        """The fields of ``base`` (a `BaseState`: `rbdgen.signatures` checks it is one) as arrays."""
+    def _base_arrays(self, base: BaseState, name: str = "base"):
+        """The fields of ``base`` (a `BaseState`: `rbdgen.signatures` checks it is one) as arrays; errors name
+        the argument ``name``."""
         return {
-            "translation": _array(base.translation, "base translation", 3),
-            "quat": _scaled_quaternion(base.rotation_xyzw, "base rotation_xyzw"),
-            "velocity": _array(base.velocity, "base velocity", 6, zero_scalar=True),
-            "acceleration": _array(base.acceleration, "base acceleration", 6, zero_scalar=True),
+            "translation": _array(base.translation, f"{name} translation", 3),
+            "quat": _scaled_quaternion(base.rotation_xyzw, f"{name} rotation_xyzw"),
+            "velocity": _array(base.velocity, f"{name} velocity", 6, zero_scalar=True),
+            "acceleration": _array(base.acceleration, f"{name} acceleration", 6, zero_scalar=True),
         }
 
     def _link(self, link, where: str, what: str) -> int:
