@@ -75,6 +75,22 @@ def test_numpy_engine_matches_pinocchio(name):
     _check_against_pinocchio(rbdgen.NumpySolver(model(name)), name, seed=20)
 
 
+def test_pinocchio_se3_integrate_agrees_only_for_a_pure_rotation_or_translation():
+    """The documented difference of conventions: pin.integrate (the SE(3) exponential of a body twist) gives
+    rbdgen's integrate for a rotation about the base origin and for a translation, not for both at once."""
+    ref, engine = pinocchio("solo12"), rbdgen.NumpySolver(model("solo12"))
+    st, _ = _states("solo12", 26)
+    for i in range(st.n):
+        nu = st.velocities()[i]
+        for keep, same in (((0, 1, 2), True), ((3, 4, 5), True), ((0, 1, 2, 3, 4, 5), False)):
+            v = nu.copy()
+            v[[k for k in range(6) if k not in keep]] = 0.0
+            got, want = _moved(engine, st, i, v, 0.5), ref.se3_integrate(st.ref_base(i), st.q[i], v, 0.5)
+            error = max(np.linalg.norm(got[0] - want[0]), np.linalg.norm(_unit(got[1]) - _unit(want[1])))
+            assert (error < 1e-14) == same, (i, keep, error)
+            assert_close(got[2], want[2], 1e-15, f"joints, state {i}")
+
+
 def _compiled(build_model, name):
     return build_model(model(name), prefix=f"{name}_configuration", ops=list(CONFIGURATION_OPERATIONS))
 

@@ -462,6 +462,13 @@ class PinocchioReference(_Common):
         moved = self._base_step(self._pin.integrate(self.model, s.q, step), np.zeros(3), v[3:6] * dt)
         return self._configuration(moved)
 
+    def se3_integrate(self, base, q, v, dt):
+        """Pinocchio's own pin.integrate of ``v`` (rbdgen's velocity, converted: the body twist T v) for ``dt``:
+        ``(translation, quaternion, q)``, the SE(3) exponential; rbdgen's ``integrate`` where the base only
+        turns about its origin or only translates."""
+        s = self.pinocchio_state(base, q)
+        return self._configuration(self._pin.integrate(self.model, s.q, s.T @ np.asarray(v, dtype=float) * dt))
+
     def difference(self, base0, q0, base1, q1):
         """rbdgen's ``difference`` from pin.difference: to the state with x1's rotation and joints and x0's
         translation (a pure rotation: body angular log3(R0^T R1), world R0 of it), and from there to x1 (a pure
