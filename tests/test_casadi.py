@@ -28,7 +28,7 @@ import pytest
 
 ca = pytest.importorskip("casadi")
 
-from helpers import LOAD_LINKS, LOOSE, TIGHT, random_states, rel_error, solver  # noqa: E402
+from helpers import LOAD_LINKS, LOOSE, TIGHT, call_reference, pinocchio, random_states, rel_error, solver  # noqa: E402
 from rbdgen.codegen.generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS  # noqa: E402
 from robots import ROBOTS  # noqa: E402
 
@@ -128,6 +128,24 @@ def test_matches_numpy_engine(name, op):
     for key in ref:
         err = worst_error(got[key], ref[key])
         assert err <= tolerance(op), f"{name} {op} {key}: relative error {err:.3e}"
+
+
+@pytest.mark.parametrize("op", ALL_OPERATIONS)
+@pytest.mark.parametrize("name", NAMES)
+def test_matches_pinocchio(name, op):
+    """The CasADi functions against Pinocchio itself (`test_matches_numpy_engine` compares the same traced
+    algorithms), with the states' loads where the operation takes them."""
+    pytest.importorskip("pinocchio")
+    st, p = states(name), pinocchio(name)
+    got = casadi_map(casadi_function(name, op), st.flat())
+    references = PASSIVE_KEYS if op == "passive_terms" else {DOCUMENTED[op][1][0]: op}
+    assert set(got) == set(references)
+    for key, reference_op in references.items():
+        loads = op != "passive_terms" and "loads" in DOCUMENTED[op][0]
+        for i in range(st.n):
+            expected = call_reference(p, reference_op, st, i, loads=loads)
+            err = rel_error(got[key][i].reshape(expected.shape), expected)
+            assert err <= tolerance(op), f"{name} {op} {key} state {i}: relative error {err:.3e}"
 
 
 @pytest.mark.parametrize("name", NAMES)
