@@ -59,10 +59,10 @@ def rotation_exp(ops, phi):
     return tuple(s * p for p in phi) + (ops.cos(half),), theta, s
 
 
-def left_jacobian(ops, phi):
+def left_jacobian(ops, phi, theta, s):
     """``J_l(phi) = I + (1 - cos t)/t^2 [phi x] + (t - sin t)/t [u x]^2``, ``u = phi/t``: ``exp(phi + d) =
-    exp(J_l d) exp(phi)`` to first order; ``(1 - cos t)/t^2 = 2 (sin(t/2)/t)^2``."""
-    _, theta, s = rotation_exp(ops, phi)
+    exp(J_l d) exp(phi)`` to first order; ``(1 - cos t)/t^2 = 2 (sin(t/2)/t)^2``. ``theta`` and ``s``:
+    `rotation_exp`'s."""
     u = tuple(p / theta for p in phi)
     return _so3_combination(1, 2 * s * s, phi, (theta - ops.sin(theta)) / theta, u)
 
@@ -123,8 +123,8 @@ def integrate_jacobians(tree, ops, v, dt):
     if not tree.floating:
         return _block_diagonal(None, 1, len(v)), _block_diagonal(None, dt, len(v)), list(v)
     phi = [w * dt for w in v[:3]]
-    e, _, _ = rotation_exp(ops, phi)
-    Jl = left_jacobian(ops, phi)
+    e, theta, s = rotation_exp(ops, phi)
+    Jl = left_jacobian(ops, phi, theta, s)
     by_x = _block_diagonal(quaternion_matrix(e), 1, len(v) - 6)
     by_v = _block_diagonal(tuple(tuple(dt * a for a in row) for row in Jl), dt, len(v) - 6)
     return by_x, by_v, list(v)
