@@ -11,6 +11,8 @@ its Jacobians. Adding an operation is an algorithm, one record and its reference
 A floating base adds the input ``base`` first: `BASE_SIZE` values laid out by `BASE`:
 translation (3), quaternion xyzw (4), velocity (6) and acceleration (6), world frame,
 angular first.
+An input marked ``floating_only`` (``base1``, the second state's base of ``difference``, laid out as
+``base``) exists for a floating base only, as such outputs do. ``dt`` is a scalar input (shape ``()``).
 ``loads`` holds L*6 values, one ``[torque, force]`` wrench per link in link order.
 Matrices are stored column-major; per-link tables (``loads``) row by row.
 
@@ -57,7 +59,7 @@ class Port:
     doc: str
     by_row: bool = False  # a per-link table stored row by row (matrices are column-major)
     symmetric: bool = False  # both triangles hold the same scalars
-    floating_only: bool = False  # exists for a floating base only
+    floating_only: bool = False  # exists for a floating base only (an input or an output)
     wrt: Optional[str] = None  # a Jacobian: the input it differentiates by
     optional: bool = False  # an input the C takes as NULL for none (zero)
 
