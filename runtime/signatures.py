@@ -141,7 +141,8 @@ PARAMETERS = {
                "    ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.",
 }
 
-#: The configuration-space operations: summary, and what they return for a fixed and a floating base.
+#: The configuration-space operations: summary, and what they return for a fixed and a floating base (the
+#: Jacobians: None, their outputs are listed from `CONFIGURATION_JACOBIANS`).
 CONFIGURATION = {
     "integrate": ("The state moved by the velocity v held constant for dt: q + qd dt; a floating base on R3 x SO(3),\n"
                   "p + pdot dt and exp(omega dt) R (world axes; not Pinocchio's SE(3) exponential of a body twist).",
@@ -154,9 +155,9 @@ CONFIGURATION = {
                    "(angle at most pi) as a\n    world-frame rotation vector, then the translation and joint "
                    "differences."),
     "integrate_derivatives": ("Jacobians of `integrate` on tangent vectors [dtheta_W, dp_W, dq] (R -> exp(dtheta x) R).",
-                              "", ""),
+                              None, None),
     "difference_derivatives": ("Jacobians of `difference` by either state's tangent vector [dtheta_W, dp_W, dq]\n"
-                               "(R -> exp(dtheta x) R).", "", ""),
+                               "(R -> exp(dtheta x) R).", None, None),
 }
 
 #: The Jacobians of the configuration operations, by output.
