@@ -172,7 +172,9 @@ class CompiledSolver(SolverBase):
                  len(self.operations), samples)
         reference = NumpySolver(self.model)
         st = random_states(self.model, samples, seed, load_links=self.link_names)
-        state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads}
+        other = random_states(self.model, samples, seed + 1)  # the second state of `difference`
+        state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads,
+                                 "v": st.velocities(), "dt": 0.05, "base1": other.base, "q1": other.q}
         conditioning = _equilibrated_condition(getattr(reference, "mass_matrix")(*st.head(), st.q))
         worst = {}
         for op in self.operations:
@@ -193,6 +195,10 @@ class CompiledSolver(SolverBase):
                 if op == "passive_terms":
                     both = getattr(self, op)(*args)
                     pairs = [(both[k], v) for k, v in getattr(reference, op)(*args).items()]
+                elif len(record.output_ports(self.floating)) > 1:  # integrate, the configuration Jacobians
+                    outs = tuple(p.name for p in record.output_ports(self.floating))
+                    got, ref = (engine._results(op, args, None, outs, None, None) for engine in (self, reference))
+                    pairs = [(got[n], ref[n]) for n in outs]
                 else:
                     links = [(k,) for k in self.frames[op]] if record.link else [()]
                     pairs = [(getattr(self, op)(*args, *k, **kwargs), getattr(reference, op)(*args, *k, **kwargs))
