@@ -28,8 +28,8 @@ from ..inertias import INERTIA_POLICIES
 from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
-from .generator import (ALL_OPERATIONS, CONTROL_OPERATIONS, DERIVATIVE_OPERATIONS, FD_ALGORITHMS,
-                        KINEMATICS_OPERATIONS, generate, load_robot)
+from .generator import (ALL_OPERATIONS, CONFIGURATION_OPERATIONS, CONTROL_OPERATIONS, DERIVATIVE_OPERATIONS,
+                        FD_ALGORITHMS, KINEMATICS_OPERATIONS, generate, load_robot)
 
 
 class UsageError(Exception):
@@ -282,12 +282,14 @@ def parser() -> argparse.ArgumentParser:
     model_options(g)
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     g.add_argument("--ops", nargs="+",
-                   choices=ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS + CONTROL_OPERATIONS,
+                   choices=(ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS + CONTROL_OPERATIONS
+                            + CONFIGURATION_OPERATIONS),
                    default=list(ALL_OPERATIONS), metavar="OP",
                    help=f"operations to generate (default: the {len(ALL_OPERATIONS)} dynamics operations "
                         f"{' '.join(ALL_OPERATIONS)}; on request: the derivatives {' '.join(DERIVATIVE_OPERATIONS)}, "
-                        f"the kinematics {' '.join(KINEMATICS_OPERATIONS)} and for controllers "
-                        f"{' '.join(CONTROL_OPERATIONS)})")
+                        f"the kinematics {' '.join(KINEMATICS_OPERATIONS)}, for controllers "
+                        f"{' '.join(CONTROL_OPERATIONS)} and the configuration space "
+                        f"{' '.join(CONFIGURATION_OPERATIONS)})")
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",

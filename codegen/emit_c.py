@@ -20,6 +20,9 @@ from .trace import Call, Expr, Guard, Kernel, TreeSolve
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
+#: The functions of two arguments, from libm (the configuration operations' quaternion logarithm).
+LIBM_BINARY = ("atan2", "copysign")
+
 #: Per-precision spellings: C type, literal suffix, math function suffix, machine epsilon.
 PRECISIONS = {
     "double": ("double", "", "", "2.220446049250313e-16"),
@@ -240,6 +243,8 @@ class Printer:
             expr = f"{self.ref(node.args[0])} {BINARY[node.op]} {self.ref(node.args[1])}"
         elif node.op == "neg":
             expr = f"-{self.ref(node.args[0])}"
+        elif node.op in LIBM_BINARY:
+            expr = f"{node.op}{self.fsuffix}({self.ref(node.args[0])}, {self.ref(node.args[1])})"
         elif node.op in TRIG and self.trig:
             expr = f"{self.trig}{node.op}({self.ref(node.args[0])})"
         else:

@@ -10,7 +10,10 @@ derivative functions return Jacobians, one output per differentiated input:
   ``dtau_dbase_acceleration`` (G x 6) and ``dtau_dbase_rotation`` (G x 3);
 * ``forward_dynamics_derivatives(base, q, qd, tau, loads)`` ->
   ``dacc_dq, dacc_dqd`` (G x J), ``dacc_dtau`` (G x G) and, floating,
-  ``dacc_dbase_velocity`` (G x 6) and ``dacc_dbase_rotation`` (G x 3).
+  ``dacc_dbase_velocity`` (G x 6) and ``dacc_dbase_rotation`` (G x 3);
+* ``forward_velocity_kinematics_derivatives(base, q, qd)``, ``forward_acceleration_kinematics_derivatives(base,
+  q, qd, qdd)`` (one function per link) and ``center_of_mass_derivatives(base, q, qd)``: ``dtwist_d*``,
+  ``dacceleration_d*`` (6 rows) and ``dvcom_d*`` (3 rows), a column per input coordinate as above.
 
 An operation on a link (``forward_kinematics``, ``jacobian``...) is one function per
 link, ``<prefix>_<op>_<link>``; its matrices keep their shapes (a Jacobian 6 x G).

@@ -31,7 +31,8 @@ from .trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps, TreeSolve
 
 #: Each node operator as a Python expression of its operands.
 FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}", "neg": "-{}",
-           "sin": "sin({})", "cos": "cos({})", "sqrt": "sqrt({})"}
+           "sin": "sin({})", "cos": "cos({})", "sqrt": "sqrt({})",
+           "atan2": "atan2({}, {})", "copysign": "copysign({}, {})"}
 
 
 class CheckFailed(Exception):
@@ -101,7 +102,8 @@ def _solve_ltdl(L, Dinv, lam, columns):
 
 def function(kernel: Kernel):
     """``kernel`` compiled into a Python function (see the module docstring)."""
-    namespace = {"sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "solve": _solve,
+    namespace = {"sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "atan2": math.atan2, "copysign": math.copysign,
+                 "solve": _solve,
                  "solve_ltdl": _solve_ltdl, "CheckFailed": CheckFailed}
     exec(compile(source(kernel), f"<rbdgen kernel {kernel.name}>", "exec"), namespace)
     return namespace["kernel"]

@@ -40,6 +40,9 @@ KINEMATICS_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.grou
 #: What controllers build from M, C qd and g (Coriolis matrix, M^-1, energies, momentum): when asked for.
 CONTROL_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "control")
 
+#: The configuration space (integrate, difference and their Jacobians): when asked for.
+CONFIGURATION_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "configuration")
+
 
 def leaf_links(model: RobotModel) -> tuple:
     """The links on the bodies without a moving child (a robot without moving joints: every link)."""

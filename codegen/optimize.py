@@ -13,14 +13,16 @@ from dataclasses import dataclass, field
 
 from .trace import Expr, Guard, Kernel
 
-#: How each node operator is counted in the reports.
+#: The node operators that are computed, and how each is counted in the reports (``atan2`` and ``copysign``,
+#: one each in a quaternion logarithm of the configuration operations, are not: None).
 COUNT_AS = {"add": "add", "sub": "add", "neg": "add", "mul": "mul", "div": "div",
-            "sin": "sin", "cos": "cos", "sqrt": "sqrt"}
+            "sin": "sin", "cos": "cos", "sqrt": "sqrt", "atan2": None, "copysign": None}
 COUNT_KEYS = ("mul", "add", "div", "sin", "cos", "sqrt", "calls")
 
 #: Rough latencies in cycles of a current x86-64 core (double precision) for `estimated_cycles`;
 #: a call (the checked dense solve) as a whole.
-LATENCY = {"add": 3, "sub": 3, "neg": 1, "mul": 4, "div": 14, "sqrt": 18, "sin": 40, "cos": 40, "call": 150}
+LATENCY = {"add": 3, "sub": 3, "neg": 1, "mul": 4, "div": 14, "sqrt": 18, "sin": 40, "cos": 40, "atan2": 60,
+           "copysign": 1, "call": 150}
 
 #: Arithmetic operations a core retires per cycle in straight-line code, for `estimated_cycles`.
 THROUGHPUT = 2
@@ -110,7 +112,8 @@ def _live_steps(kernel: Kernel) -> Schedule:
             counts["calls"] += 1
         if node.op in COUNT_AS:
             steps.append(node)
-            counts[COUNT_AS[node.op]] += 1
+            if COUNT_AS[node.op]:
+                counts[COUNT_AS[node.op]] += 1
         steps.extend(guards_at.get(node.id, ()))
     return Schedule(steps, counts)
 

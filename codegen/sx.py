@@ -45,6 +45,8 @@ class CasadiOps:
     sin = staticmethod(ca.sin)
     cos = staticmethod(ca.cos)
     sqrt = staticmethod(ca.sqrt)
+    atan2 = staticmethod(ca.atan2)
+    copysign = staticmethod(ca.copysign)
     eps = EPS
 
     @staticmethod

@@ -221,6 +221,10 @@ class Graph:
     def unary(self, op: str, a, fn: Callable):
         return fn(a) if _is_number(a) else self._node(op, (a,))
 
+    def binary(self, op: str, a, b, fn: Callable):
+        """A function of two arguments (``atan2``, ``copysign``): not commutative, folded on numbers."""
+        return fn(a, b) if _is_number(a) and _is_number(b) else self._node(op, (a, b))
+
     # -- statements ---------------------------------------------------------------
     def guard(self, value, status: int, message: str, strict: bool = True):
         """Record a check; a number that passes needs none, one that fails ends the trace (`StructuralFailure`)."""
@@ -261,6 +265,12 @@ class SymbolicOps:
 
     def sqrt(self, x):
         return self.graph.unary("sqrt", x, math.sqrt)
+
+    def atan2(self, y, x):
+        return self.graph.binary("atan2", y, x, math.atan2)
+
+    def copysign(self, x, y):
+        return self.graph.binary("copysign", x, y, math.copysign)
 
     @property
     def eps(self):

@@ -1,6 +1,6 @@
 """Scalar backends: what the algorithms need beyond ``+ - * /``.
 
-A backend supplies ``sin``, ``cos``, ``sqrt``, ``eps`` (the machine epsilon of
+A backend supplies ``sin``, ``cos``, ``sqrt``, ``atan2``, ``copysign``, ``eps`` (the machine epsilon of
 its precision), ``require_positive`` (a runtime
 check ``x > 0`` that raises, or becomes a guard in generated code),
 ``require_not_negative`` (the check ``!(x < 0)``: NaN passes), ``solve_spd``
@@ -23,6 +23,8 @@ class NumpyOps:
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
     sqrt = staticmethod(np.sqrt)
+    atan2 = staticmethod(np.arctan2)
+    copysign = staticmethod(np.copysign)
     eps = EPS
 
     @staticmethod

@@ -113,6 +113,14 @@ def _array(value, name: str, size: int, batched: bool = True, zero_scalar: bool 
     return arr
 
 
+def _scalars(value, name: str):
+    """A number, or one per state (shape (N,)), as float64 of shape (1,) or (N, 1); errors as `_array`'s."""
+    arr = _numbers(value, name)
+    if arr.ndim > 1:
+        raise ValueError(f"{name}: expected a number or shape (N,), got {arr.shape}")
+    return _array(arr[..., None], name, 1)
+
+
 def _check_out(out, shape: tuple) -> None:
     """A ValueError naming ``out`` unless it is a writeable, aligned, native float64 array of ``shape``."""
     if (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64
@@ -222,6 +230,13 @@ class SolverBase(abc.ABC):
         keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
         return {keys[n]: r for n, r in results.items()}
 
+    def _integrate(self, args: tuple, mask: Optional[ArrayLike], threads: Optional[int]) -> Tuple[BaseState, np.ndarray]:
+        """A floating base's ``integrate``: ``(base_next, q_next)``, the base as a `BaseState`."""
+        results = self._results("integrate", args, None, ("base_next", "q_next"), mask, threads)
+        b = results["base_next"]
+        base = BaseState(*(b[..., BASE[k]] for k in BASE))
+        return base, results["q_next"]
+
     def _jacobians(self, op: str, args: tuple, loads, mask: Optional[ArrayLike],
                    threads: Optional[int]) -> Dict[str, np.ndarray]:
         """Every Jacobian output of derivative operation ``op``, by name (``dtau_dq``, ...)."""
@@ -232,11 +247,12 @@ class SolverBase(abc.ABC):
                  threads: Optional[int]) -> Dict[str, np.ndarray]:
         """Outputs ``names`` of ``op`` (several from one pass) by name; unbatched where the arguments are."""
         inputs, batch = self._inputs(op, args, loads)
+        link = inputs.pop("link", None)
         checked = self._mask(mask, inputs, batch)
         if inputs["q"].shape[0] == 0 and op in self.operations:  # an empty batch: nothing to evaluate
             results = {n: np.zeros((0,) + self._output_shape(n)) for n in names}
         else:
-            results = self._evaluate(op, inputs, checked, names, threads=threads)
+            results = self._evaluate(op, inputs, checked, names, link=link, threads=threads)
         return {n: (r if batch else r[0]) for n, r in results.items()}
 
     def _link_function(self, op: str, link: int):
@@ -299,7 +315,7 @@ class SolverBase(abc.ABC):
         inputs, batch = self._inputs(op, args, loads)
         link = inputs.pop("link", None)
         checked = self._mask(mask, inputs, batch)
-        (name,) = (p.name for p in operation(op).outputs)
+        (name,) = (p.name for p in operation(op).output_ports(self.floating))
         N = inputs["q"].shape[0]
         shape = ((N,) if batch else ()) + self._output_shape(name)
         if out is not None:
@@ -335,7 +351,13 @@ class SolverBase(abc.ABC):
             arrays.update(self._base_arrays(args[0]))
             names, args = names[1:], args[1:]
         for name, value in zip(names, args):
-            if name != "link":
+            if name == "link":
+                continue
+            if name == "base1":
+                arrays[name] = self._base_vector(value, name)
+            elif INPUTS[name].shape == ():
+                arrays[name] = _scalars(value, name)
+            else:
                 arrays[name] = _array(value, name, self._input_sizes[name])
         if loads is not None and not (isinstance(loads, (list, tuple)) and len(loads) == 0):
             arrays["loads"] = self._load_array(loads)
@@ -354,13 +376,27 @@ class SolverBase(abc.ABC):
             out[key] = np.ascontiguousarray(a)
         return out, bool(batched)
 
-    def _base_arrays(self, base: BaseState):
-        """The fields of ``base`` (a `BaseState`: `rbdgen.signatures` checks it is one) as arrays."""
+    def _base_vector(self, base, name: str) -> np.ndarray:
+        """A second `BaseState` (``base1``) as one `BASE`-layout array, (19,) or (N, 19)."""
+        if not isinstance(base, BaseState):
+            raise TypeError(f"{name}: expected a rbdgen.BaseState, got {type(base).__name__}")
+        fields = list(self._base_arrays(base, name).values())
+        batched = {a.shape[0] for a in fields if a.ndim == 2}
+        if len(batched) > 1:
+            raise ValueError(f"{name}: fields have different batch sizes: {sorted(batched)}")
+        if not batched:
+            return np.concatenate(fields)
+        (N,) = batched
+        return np.concatenate([np.broadcast_to(a, (N, a.shape[-1])) for a in fields], axis=1)
+
+    def _base_arrays(self, base: BaseState, name: str = "base"):
+        """The fields of ``base`` (a `BaseState`: `rbdgen.signatures` checks it is one) as arrays; errors name
+        the argument ``name``."""
         return {
-            "translation": _array(base.translation, "base translation", 3),
-            "quat": _scaled_quaternion(base.rotation_xyzw, "base rotation_xyzw"),
-            "velocity": _array(base.velocity, "base velocity", 6, zero_scalar=True),
-            "acceleration": _array(base.acceleration, "base acceleration", 6, zero_scalar=True),
+            "translation": _array(base.translation, f"{name} translation", 3),
+            "quat": _scaled_quaternion(base.rotation_xyzw, f"{name} rotation_xyzw"),
+            "velocity": _array(base.velocity, f"{name} velocity", 6, zero_scalar=True),
+            "acceleration": _array(base.acceleration, f"{name} acceleration", 6, zero_scalar=True),
         }
 
     def _link(self, link, where: str, what: str) -> int:

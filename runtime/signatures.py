@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Dict, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -105,6 +105,7 @@ KINEMATICS_RETURNS = {
                                   "axes (Pinocchio's computeCentroidalMap puts the linear part first).",
     "centroidal_momentum_bias": "Adot_G nu, angular first, world axes [N m, N].",
 }
+KINEMATICS_RETURNS["center_of_mass_velocity"] = "Jc nu: the velocity of the centre of mass, world axes [m/s]."
 
 #: Every argument's description (J joints, G = J (+ 6 with a floating base), L links, N states).
 PARAMETERS = {
@@ -120,6 +121,11 @@ PARAMETERS = {
               "[omega_W, pdot_W] first.",
     "qdd_ref": "qdd_ref : array_like, shape (G,) or (N, G)\n    Reference acceleration; floating base: the base's "
                "classical [omegadot_W, pddot_W] first.",
+    "v": "v : array_like, shape (G,) or (N, G)\n    Velocity held for dt; floating base: the base's [omega_W, pdot_W] "
+         "first\n    [rad/s, m/s].",
+    "dt": "dt : float or array_like, shape (N,)\n    Time step [s].",
+    "base1": "base1 : BaseState\n    The second state's base (its velocity and acceleration are not used).",
+    "q1": "q1 : array_like, shape (J,) or (N, J)\n    The second state's joint positions [rad, m].",
     "loads": "loads : sequence of Load or array_like, shape (L, 6) or (N, L, 6), optional\n"
              "    Wrenches [torque, force] the links apply to their environment, at each link's origin\n"
              "    in its frame, indexed by `link_id` [N m, N]. None or empty: no loads.",
@@ -134,6 +140,34 @@ PARAMETERS = {
                "    many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):\n"
                "    results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the\n"
                "    ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.",
+}
+
+#: The configuration-space operations: summary, and what they return for a fixed and a floating base (the
+#: Jacobians: None, their outputs are listed from `CONFIGURATION_JACOBIANS`).
+CONFIGURATION = {
+    "integrate": ("The state moved by the velocity v held constant for dt: q + qd dt; a floating base on R3 x SO(3),\n"
+                  "p + pdot dt and exp(omega dt) R (world axes; not Pinocchio's SE(3) exponential of a body twist).",
+                  "q_next : ndarray, shape (J,) or (N, J)\n    Joint positions q + qd dt [rad, m].",
+                  "(base_next, q_next) : (BaseState, ndarray)\n    The moved base (unit quaternion; velocity and "
+                  "acceleration those of ``base``) and\n    the joint positions q + qd dt, shape (J,) or (N, J)."),
+    "difference": ("The velocity v that moves the state (base, q) to (base1, q1) in unit time: integrate(x0, v, 1) = x1.",
+                   "v : ndarray, shape (G,) or (N, G)\n    q1 - q.",
+                   "v : ndarray, shape (G,) or (N, G)\n    [log(R1 R^T), p1 - p, q1 - q]: the shortest rotation "
+                   "(angle at most pi) as a\n    world-frame rotation vector, then the translation and joint "
+                   "differences."),
+    "integrate_derivatives": ("Jacobians of `integrate` on tangent vectors [dtheta_W, dp_W, dq] (R -> exp(dtheta x) R).",
+                              None, None),
+    "difference_derivatives": ("Jacobians of `difference` by either state's tangent vector [dtheta_W, dp_W, dq]\n"
+                               "(R -> exp(dtheta x) R).", None, None),
+}
+
+#: The Jacobians of the configuration operations, by output.
+CONFIGURATION_JACOBIANS = {
+    "dx_next_dx": "d next/dx: diag(exp(omega dt), I, I); the base rotation's columns first.",
+    "dx_next_dv": "d next/dv: dt diag(J_l(omega dt), I, I), J_l the left Jacobian of SO(3).",
+    "dx_next_ddt": "d next/d dt: v.",
+    "dv_dx0": "d v/dx0, the state (base, q): -diag(J_l(-v_rot)^-1, I, I).",
+    "dv_dx1": "d v/dx1, the state (base1, q1): diag(J_l(v_rot)^-1, I, I).",
 }
 
 CONVENTIONS = """Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
@@ -231,21 +265,61 @@ JACOBIAN_DOCS = {
     "base_rotation": "By a world-frame rotation vector of the base, R -> exp(dtheta x) R.",
 }
 
+DERIVATIVES.update({
+    "forward_velocity_kinematics_derivatives": ("Jacobians of `forward_velocity_kinematics`: the link origin's "
+                                                "twist [omega, pdot] (world axes), analytic.", "twist"),
+    "forward_acceleration_kinematics_derivatives": ("Jacobians of `forward_acceleration_kinematics`: the link "
+                                                    "origin's classical acceleration [omegadot, pddot] (world "
+                                                    "axes), analytic.", "acceleration"),
+    "center_of_mass_derivatives": ("Jacobians of `center_of_mass_velocity` (analytic); dvcom/dqd is also "
+                                   "d com/dq and, floating, dvcom/dbase_velocity's angular columns d com/dtheta.",
+                                   "vcom"),
+})
+
+#: Kinematic Jacobians whose meaning differs from `JACOBIAN_DOCS`'s (by output name).
+KINEMATIC_JACOBIAN_DOCS = {
+    "dtwist_dqd": "By the joint velocities: the link Jacobian's joint columns.",
+    "dtwist_dbase_velocity": "By the base velocity [omega_W, pdot_W]: the link Jacobian's base columns.",
+    "dacceleration_dqdd": "By the joint accelerations: the link Jacobian's joint columns.",
+    "dacceleration_dbase_acceleration": "By the base's classical acceleration: the link Jacobian's base columns.",
+    "dvcom_dqd": "By the joint velocities: the centre-of-mass Jacobian's joint columns, also d com/dq.",
+    "dvcom_dbase_velocity": "By the base velocity [omega_W, pdot_W]: the centre-of-mass Jacobian's base columns.",
+}
+
 
 def _derivatives_doc(op: str, floating: bool) -> str:
     """The NumPy-style doc string of a derivative operation: its Jacobians from the operation record."""
     summary, result = DERIVATIVES[op]
     record = OPERATIONS[op]
-    names = [n for n in record.input_names(floating) if n != "loads"] + ["loads", "mask", "threads"]
+    names = [n for n in record.input_names(floating) if n != "loads"] + (["link"] if record.link else [])
+    names += (["loads"] if record.loads else []) + ["mask", "threads"]
     params = "\n".join(PARAMETERS[n] for n in names)
     rows = []
     for port in record.output_ports(floating):
         dims = ", ".join(str(d) for d in port.shape)
-        rows.append(f'    ``"{port.name}"``: shape ({dims}) or (N, {dims}). {JACOBIAN_DOCS[port.wrt]}')
+        meaning = KINEMATIC_JACOBIAN_DOCS.get(port.name, JACOBIAN_DOCS[port.wrt])
+        rows.append(f'    ``"{port.name}"``: shape ({dims}) or (N, {dims}). {meaning}')
     keys = "\n".join(rows)
+    height = record.outputs[0].shape[0]
+    layout = "G rows (floating base: the base's six first)" if height == "G" else f"{height} rows"
     return (f"{summary}\n\n{CONVENTIONS}\n\nParameters\n----------\n{params}\n\nReturns\n-------\n"
-            f"dict of ndarray\n    d{result}/dx by name, G rows (floating base: the base's six first):\n{keys}\n\n"
+            f"dict of ndarray\n    d{result}/dx by name, {layout}:\n{keys}\n\n"
             f"Raises\n------\n{RAISES}\n")
+
+
+def _configuration_doc(op: str, floating: bool, out: bool) -> str:
+    """The NumPy-style doc string of a configuration operation (``out``: whether it takes ``out=``)."""
+    summary, fixed, moving = CONFIGURATION[op]
+    record = OPERATIONS[op]
+    names = list(record.input_names(floating)) + (["out"] if out else []) + ["mask", "threads"]
+    params = "\n".join(PARAMETERS[n] for n in names)
+    returns = moving if floating else fixed
+    if record.name.endswith("_derivatives"):
+        keys = "\n".join(f'    ``"{p.name}"``: shape ({", ".join(str(d) for d in p.shape)}) or (N, ...). '
+                         f"{CONFIGURATION_JACOBIANS[p.name]}" for p in record.output_ports(floating))
+        returns = f"dict of ndarray\n    By name, G rows (tangent vectors of the result):\n{keys}"
+    return (f"{summary}\n\n{CONVENTIONS}\n\nParameters\n----------\n{params}\n\n"
+            f"Returns\n-------\n{returns}\n\nRaises\n------\n{RAISES}\n")
 
 
 PASSIVE_DOC = """Any of M(q), g(q) and C(q, qd) qd from one pass (one recursive pass over the tree).
@@ -390,6 +464,40 @@ class FixedBaseSolver(SolverBase):
                            options: Optional[ik.IkOptions] = None, *, out: Out = None) -> np.ndarray:
         return ik.inverse_kinematics(self, q0, link, target_pose, options, out)
 
+    def center_of_mass_velocity(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("center_of_mass_velocity", (q, qd), None, out, mask, threads)
+
+    def forward_velocity_kinematics_derivatives(self, q: ArrayLike, qd: ArrayLike, link: LinkRef, *,
+                                                mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_velocity_kinematics_derivatives", (q, qd, link), None, mask, threads)
+
+    def forward_acceleration_kinematics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                                                    link: LinkRef, *, mask: Mask = None,
+                                                    threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_acceleration_kinematics_derivatives", (q, qd, qdd, link), None, mask,
+                               threads)
+
+    def center_of_mass_derivatives(self, q: ArrayLike, qd: ArrayLike, *, mask: Mask = None,
+                                   threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("center_of_mass_derivatives", (q, qd), None, mask, threads)
+    # -- the configuration space (rbdgen.algorithms.configuration) ---------------------------------
+    def integrate(self, q: ArrayLike, v: ArrayLike, dt: ArrayLike, *, out: Out = None,
+                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("integrate", (q, v, dt), None, out, mask, threads)
+
+    def difference(self, q: ArrayLike, q1: ArrayLike, *, out: Out = None,
+                   mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("difference", (q, q1), None, out, mask, threads)
+
+    def integrate_derivatives(self, q: ArrayLike, v: ArrayLike, dt: ArrayLike, *,
+                              mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("integrate_derivatives", (q, v, dt), None, mask, threads)
+
+    def difference_derivatives(self, q: ArrayLike, q1: ArrayLike, *,
+                               mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("difference_derivatives", (q, q1), None, mask, threads)
+
 
 class FloatingBaseSolver(SolverBase):
     """A floating-base robot's operations: a `BaseState` first, then the joint state."""
@@ -519,6 +627,41 @@ class FloatingBaseSolver(SolverBase):
         """
         return ik.inverse_kinematics(self, q0, link, target_pose, options, out)
 
+    def center_of_mass_velocity(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                                mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("center_of_mass_velocity", (base, q, qd), None, out, mask, threads)
+
+    def forward_velocity_kinematics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, link: LinkRef,
+                                                *, mask: Mask = None,
+                                                threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_velocity_kinematics_derivatives", (base, q, qd, link), None, mask, threads)
+
+    def forward_acceleration_kinematics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike,
+                                                    qdd: ArrayLike, link: LinkRef, *, mask: Mask = None,
+                                                    threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("forward_acceleration_kinematics_derivatives", (base, q, qd, qdd, link), None, mask,
+                               threads)
+
+    def center_of_mass_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, mask: Mask = None,
+                                   threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("center_of_mass_derivatives", (base, q, qd), None, mask, threads)
+    # -- the configuration space (rbdgen.algorithms.configuration) ---------------------------------
+    def integrate(self, base: BaseState, q: ArrayLike, v: ArrayLike, dt: ArrayLike, *,
+                  mask: Mask = None, threads: Threads = None) -> Tuple[BaseState, np.ndarray]:
+        return self._integrate((base, q, v, dt), mask, threads)
+
+    def difference(self, base: BaseState, q: ArrayLike, base1: BaseState, q1: ArrayLike, *, out: Out = None,
+                   mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("difference", (base, q, base1, q1), None, out, mask, threads)
+
+    def integrate_derivatives(self, base: BaseState, q: ArrayLike, v: ArrayLike, dt: ArrayLike, *,
+                              mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("integrate_derivatives", (base, q, v, dt), None, mask, threads)
+
+    def difference_derivatives(self, base: BaseState, q: ArrayLike, base1: BaseState, q1: ArrayLike, *,
+                               mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._jacobians("difference_derivatives", (base, q, base1, q1), None, mask, threads)
+
 
 def _base_first(method: Callable) -> Callable:
     """``method`` of `FloatingBaseSolver`, first checking that a `BaseState` was given (by position or as
@@ -552,7 +695,7 @@ def _unsupported(method: Callable) -> Callable:
 
 
 def _document(cls: Any, floating: bool) -> None:
-    for op in list(SUMMARIES) + list(KINEMATICS_RETURNS) + list(DERIVATIVES) + ["passive_terms"]:
+    for op in list(SUMMARIES) + list(KINEMATICS_RETURNS) + list(DERIVATIVES) + list(CONFIGURATION) + ["passive_terms"]:
         if floating:
             setattr(cls, op, _base_first(getattr(cls, op)))
     for op in list(SUMMARIES) + list(KINEMATICS_RETURNS):
@@ -561,6 +704,9 @@ def _document(cls: Any, floating: bool) -> None:
     cls.passive_terms.__doc__ = PASSIVE_DOC.format(head=head, threads=PARAMETERS["threads"], raises=RAISES)
     for op in DERIVATIVES:
         getattr(cls, op).__doc__ = _derivatives_doc(op, floating)
+    for op in CONFIGURATION:
+        method = getattr(cls, op)
+        method.__doc__ = _configuration_doc(op, floating, "out" in inspect.signature(method).parameters)
 
 
 _document(FixedBaseSolver, False)

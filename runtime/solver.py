@@ -154,11 +154,16 @@ class CompiledSolver(SolverBase):
         """Compare every operation with `NumpySolver` at random states (`rbdgen.testing.random_states`,
         a load on every link).
 
-        Jacobians are compared with central differences of the NumPy engine.
-        Returns the worst normwise relative error per operation (but those that fail for every state,
-        see `_check_always_fails`); raises
-        `ValidationError` naming the operation and the worst absolute and relative
-        errors when one exceeds the tolerance.
+        Each result is compared with the NumPy engine's (for a Jacobian: its analytic
+        derivatives, the same algorithms on NumPy arrays), and each Jacobian also with central
+        differences of the NumPy engine's operation (a sanity check of the algorithms
+        themselves). The tolerances follow the problem's conditioning: the operation's
+        tolerance (`Operation.tolerance`), plus, for one that solves with M, ``G eps`` times
+        the condition number of the equilibrated M at the state; central differences also
+        allow the rounding of the value they differentiate over the step. Returns
+        the worst normwise relative error per operation (but those that fail for every state,
+        see `_check_always_fails`); raises `ValidationError` naming the operation, the
+        reference, the worst absolute and relative errors and the tolerance when one exceeds it.
         """
         from .fallback import NumpySolver
         from .testing.states import random_states
@@ -167,7 +172,10 @@ class CompiledSolver(SolverBase):
                  len(self.operations), samples)
         reference = NumpySolver(self.model)
         st = random_states(self.model, samples, seed, load_links=self.link_names)
-        state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads}
+        other = random_states(self.model, samples, seed + 1)  # the second state of `difference`
+        state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads,
+                                 "v": st.velocities(), "dt": 0.05, "base1": other.base, "q1": other.q}
+        conditioning = _equilibrated_condition(getattr(reference, "mass_matrix")(*st.head(), st.q))
         worst = {}
         for op in self.operations:
             record = operation(op)
@@ -175,6 +183,11 @@ class CompiledSolver(SolverBase):
                 self._check_always_fails(op, reference, state)
                 continue
             tol = record.tolerance[0 if self.precision == "double" else 1]
+            kappa = conditioning if record.solves else np.ones(samples)
+            # a backward-stable solve of an SPD M: normwise error <= c G eps cond(equilibrated M) (van der Sluis)
+            allowed = tol + self.generalized_count * float(np.finfo(self.dtype).eps) * kappa
+            bound = f"tolerance {tol:g}" + (f" + G eps cond(equilibrated M), cond {kappa.max():.3g}" if record.solves else "")
+            what = "the NumPy engine"
             if record.of is None:
                 names = record.input_names(self.floating)
                 args = tuple(state[n] for n in names if n != "loads")
@@ -182,23 +195,32 @@ class CompiledSolver(SolverBase):
                 if op == "passive_terms":
                     both = getattr(self, op)(*args)
                     pairs = [(both[k], v) for k, v in getattr(reference, op)(*args).items()]
+                elif len(record.output_ports(self.floating)) > 1:  # integrate, the configuration Jacobians
+                    outs = tuple(p.name for p in record.output_ports(self.floating))
+                    got, ref = (engine._results(op, args, None, outs, None, None) for engine in (self, reference))
+                    pairs = [(got[n], ref[n]) for n in outs]
                 else:
                     links = [(k,) for k in self.frames[op]] if record.link else [()]
                     pairs = [(getattr(self, op)(*args, *k, **kwargs), getattr(reference, op)(*args, *k, **kwargs))
                              for k in links]
-            else:
-                pairs = self._jacobian_pairs(op, reference, state)
+                worst[op] = _check(op, pairs, allowed, f"{what} ({bound})")
+                continue
             worst[op] = 0.0
-            for got, ref in pairs:
-                got, ref = got.reshape(samples, -1), ref.reshape(samples, -1)
-                err = np.linalg.norm(got - ref, axis=1)
-                rel = err / np.maximum(np.linalg.norm(ref, axis=1), np.finfo(float).tiny)
-                worst[op] = max(worst[op], float(rel.max()))
-                if rel.max() > tol:
-                    raise ValidationError(
-                        f"{op}: worst relative error {rel.max():.3g} (absolute {err.max():.3g}) "
-                        f"exceeds {tol:g} against the NumPy engine"
-                    )
+            for link in [(k,) for k in self.frames[op]] if record.link else [()]:  # each generated link
+                got, analytic, value, differences, h = self._validation_jacobians(op, reference, state, link)
+                worst[op] = max(worst[op], _check(op, [(got[k], analytic[k]) for k in got], allowed,
+                                f"{what}'s analytic derivatives (the same algorithms in NumPy; {bound})"))
+                # central differences: truncation O(h^2) (in tol) plus the rounding of the NumPy engine's value,
+                # ~ eps64 cond(equilibrated M) ||f|| (Talos: 500 times what it is), over h, in each column
+                f_norm = np.linalg.norm(value.reshape(samples, -1), axis=1)
+                for k in got:
+                    j_norm = np.maximum(np.linalg.norm(differences[k].reshape(samples, -1), axis=1),
+                                        np.finfo(float).tiny)
+                    rounding = (np.finfo(float).eps * kappa * f_norm
+                                * np.sqrt(differences[k].shape[-1]) / (h * j_norm))
+                    worst[op] = max(worst[op], _check(op, [(got[k], differences[k])], allowed + rounding,
+                                    f"central differences (h = {h:g}) of {what}'s {record.of} ({bound} + eps "
+                                    f"cond(equilibrated M) ||{record.of}|| sqrt(columns) / (h ||Jacobian||))"))
         log.info("validated %s: %s", self.prefix, worst)
         return worst
 
@@ -223,25 +245,58 @@ class CompiledSolver(SolverBase):
                     "%s); give the link mass or an armature to use it", op, fails["message"], fails["status"],
                     error.__name__)
 
-    def _jacobian_pairs(self, op, reference, state, h=1e-5):
-        """(compiled Jacobian, central difference of the NumPy engine) for each output of ``op``."""
+    def _validation_jacobians(self, op, reference, state, link=(), h=1e-5):
+        """``op``'s Jacobians of the compiled solver and of the NumPy engine (analytic), the NumPy engine's
+        value of the operation differentiated, and its central differences: ``(got, analytic, value,
+        differences, h)``, the Jacobians as ``{output: (N, rows, columns)}`` (no columns where J = 0);
+        ``link``: ``(link id,)`` for an operation on a link."""
         record = operation(op)
         names = [n for n in record.input_names(self.floating) if n != "loads"]
         args = {n: state[n] for n in names}
-        got = getattr(self, op)(*args.values(), loads=state["loads"])
-        value = record.of
+        kwargs = {"loads": state["loads"]} if record.loads else {}
+        got = getattr(self, op)(*args.values(), *link, **kwargs)
+        analytic = getattr(reference, op)(*args.values(), *link, **kwargs)
 
         def f(**changed):
-            return getattr(reference, value)(*{**args, **changed}.values(), loads=state["loads"])
+            return getattr(reference, record.of)(*{**args, **changed}.values(), *link, **kwargs)
 
-        pairs = []
+        differences = {}
         for port in record.output_ports(self.floating):
-            expected = np.empty_like(got[port.name])  # (N, G, columns); no columns where J = 0
+            expected = np.empty_like(got[port.name])
             for k in range(expected.shape[-1]):
                 plus, minus = _perturbed(args, port.wrt, k, h), _perturbed(args, port.wrt, k, -h)
                 expected[..., k] = (f(**plus) - f(**minus)) / (2 * h)
-            pairs.append((got[port.name], expected))
-        return pairs
+            differences[port.name] = expected
+        return got, analytic, f(), differences, h
+
+
+def _equilibrated_condition(M) -> np.ndarray:
+    """Per state, the 2-norm condition number of ``D^-1/2 M D^-1/2``, D = diag(M), for the mass matrices
+    ``M`` (N, G, G): what bounds the error of an LTDL or Cholesky solve, which that scaling leaves as
+    it is (van der Sluis); inf where M is not invertible."""
+    d = np.sqrt(np.abs(np.einsum("nii->ni", M)))
+    d = np.where(d > 0, d, 1.0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return np.nan_to_num(np.linalg.cond(M / d[:, :, None] / d[:, None, :]), nan=np.inf)
+
+
+def _check(op, pairs, allowed, reference: str) -> float:
+    """The worst normwise relative error of ``pairs`` (got, expected) of N states; `ValidationError`
+    where a state's exceeds ``allowed`` (per state), naming ``reference``."""
+    worst = 0.0
+    for got, ref in pairs:
+        n = got.shape[0]
+        got, ref = got.reshape(n, -1), ref.reshape(n, -1)
+        err = np.linalg.norm(got - ref, axis=1)
+        rel = err / np.maximum(np.linalg.norm(ref, axis=1), np.finfo(float).tiny)
+        over = ~(rel <= allowed)
+        if over.any():
+            k = int(np.argmax(np.where(over, rel / allowed, -np.inf)))
+            raise ValidationError(f"{op}: relative error {rel[k]:.3g} (absolute {err[k]:.3g}, state {k}) exceeds "
+                                  f"{np.broadcast_to(allowed, rel.shape)[k]:.3g} against {reference}")
+        worst = max(worst, float(rel.max()))
+    return worst
+
 
 def _perturbed(args: dict, wrt: str, k: int, h: float) -> dict:
     """``args`` with coordinate k of ``wrt`` moved by h (base rotation: exp(h e_k / 2) * quaternion, world frame)."""

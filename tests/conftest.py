@@ -21,6 +21,10 @@ import pytest
 import rbdgen
 from robots import ROBOTS
 
+# RBDGEN_REQUIRE_REFERENCES=1 (set by .ci/run): a reference that cannot be imported fails the run
+from require_references import pytest_make_collect_report, pytest_runtest_makereport  # noqa: E402,F401
+
+
 #: Compiler flags of the tests' builds: fast to compile, still ISO C99 (no FP contraction).
 TEST_FLAGS = ("-O1", "-g0", "-std=c99")
 
@@ -71,13 +75,14 @@ def compiled(generated, build_cache):
 
 @pytest.fixture(scope="session")
 def build_model(build_cache):
-    """``build_model(model, prefix=None, ops=None)`` -> unvalidated `CompiledSolver` of an ad hoc model."""
+    """``build_model(model, prefix=None, ops=None, frames=None)`` -> unvalidated `CompiledSolver` of an ad hoc
+    model (``frames``: the links of the operations on a link, default the leaf links)."""
     memo = {}
 
-    def get(model: rbdgen.RobotModel, prefix: str = None, ops=None):
-        key = (model.digest, prefix, tuple(ops or ()))
+    def get(model: rbdgen.RobotModel, prefix: str = None, ops=None, frames=None):
+        key = (model.digest, prefix, tuple(ops or ()), None if frames is None else tuple(frames))
         if key not in memo:
-            memo[key] = rbdgen.generate(model, ops=ops, prefix=prefix).compile(
+            memo[key] = rbdgen.generate(model, ops=ops, prefix=prefix, frames=frames).compile(
                 flags=TEST_FLAGS, cache=build_cache, validate=False)
         return memo[key]
 

@@ -28,9 +28,13 @@ import pytest
 
 ca = pytest.importorskip("casadi")
 
-from helpers import LOAD_LINKS, LOOSE, TIGHT, random_states, rel_error, solver  # noqa: E402
+from helpers import LOAD_LINKS, LOOSE, TIGHT, call_reference, pinocchio, random_states, rel_error, solver  # noqa: E402
+from rbdgen.algorithms.operations import OPERATIONS as RECORDS  # noqa: E402
 from rbdgen.codegen.generator import ALL_OPERATIONS, DERIVATIVE_OPERATIONS  # noqa: E402
 from robots import ROBOTS  # noqa: E402
+
+#: The derivatives of the dynamics (G rows; the kinematics derivatives: test_kinematics_derivatives).
+DYNAMICS_DERIVATIVES = tuple(op for op in DERIVATIVE_OPERATIONS if RECORDS[op].of in ALL_OPERATIONS)
 
 NAMES = ["panda", "solo12"]
 SAMPLES = 6
@@ -128,6 +132,24 @@ def test_matches_numpy_engine(name, op):
     for key in ref:
         err = worst_error(got[key], ref[key])
         assert err <= tolerance(op), f"{name} {op} {key}: relative error {err:.3e}"
+
+
+@pytest.mark.parametrize("op", ALL_OPERATIONS)
+@pytest.mark.parametrize("name", NAMES)
+def test_matches_pinocchio(name, op):
+    """The CasADi functions against Pinocchio itself (`test_matches_numpy_engine` compares the same traced
+    algorithms), with the states' loads where the operation takes them."""
+    pytest.importorskip("pinocchio")
+    st, p = states(name), pinocchio(name)
+    got = casadi_map(casadi_function(name, op), st.flat())
+    references = PASSIVE_KEYS if op == "passive_terms" else {DOCUMENTED[op][1][0]: op}
+    assert set(got) == set(references)
+    for key, reference_op in references.items():
+        loads = op != "passive_terms" and "loads" in DOCUMENTED[op][0]
+        for i in range(st.n):
+            expected = call_reference(p, reference_op, st, i, loads=loads)
+            err = rel_error(got[key][i].reshape(expected.shape), expected)
+            assert err <= tolerance(op), f"{name} {op} {key} state {i}: relative error {err:.3e}"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -275,7 +297,7 @@ LOADER = textwrap.dedent("""
 
 @pytest.mark.parametrize("name", NAMES)
 def test_write_casadi_loads_without_rbdgen(name, tmp_path):
-    ops = ALL_OPERATIONS + DERIVATIVE_OPERATIONS
+    ops = ALL_OPERATIONS + DYNAMICS_DERIVATIVES
     gen = _generated(name)
     written = gen.write_casadi(tmp_path / "functions", ops)
     assert [p.name for p in written] == [f"{name}_{op}.casadi" for op in ops]
@@ -302,7 +324,7 @@ def test_write_casadi_loads_without_rbdgen(name, tmp_path):
 
 
 # -- names and shapes ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("op", ALL_OPERATIONS + DERIVATIVE_OPERATIONS)
+@pytest.mark.parametrize("op", ALL_OPERATIONS + DYNAMICS_DERIVATIVES)
 @pytest.mark.parametrize("name", NAMES)
 def test_documented_names_and_shapes(name, op):
     s = solver(name)
@@ -331,7 +353,7 @@ def test_documented_names_and_shapes(name, op):
 
 # -- non-finite inputs and models that always fail -------------------------------------------------
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
-@pytest.mark.parametrize("op", ALL_OPERATIONS + DERIVATIVE_OPERATIONS)
+@pytest.mark.parametrize("op", ALL_OPERATIONS + DYNAMICS_DERIVATIVES)
 @pytest.mark.parametrize("name", NAMES)
 def test_non_finite_input_gives_nan_everywhere(name, op, bad):
     """The C refuses a non-finite input (status 1); the CasADi function, which has no status, returns NaN in

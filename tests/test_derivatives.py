@@ -118,11 +118,11 @@ def finite_difference(fun, n: int, h: float) -> np.ndarray:
     return ((4 * narrow - wide) / 3).T
 
 
-def numeric_jacobian(name: str, op: str, i: int, wrt: str) -> np.ndarray:
-    """d op(state i) / d wrt of the NumPy engine (op = the differentiated operation)."""
-    s, st = solver(name), states(name)
-    third = "qdd" if op == "inverse_dynamics" else "tau"
-    x = {"q": st.q[i], "qd": st.qd[i], third: getattr(st, third)[i]}
+def perturbation(st, i: int, names: tuple, wrt: str, call):
+    """``(evaluate, n)``: ``evaluate(dx)`` is ``call(head, *inputs)`` at state ``i`` of ``st`` for a batch of
+    offsets dx (K, n) of input ``wrt`` (``names``: the joint inputs passed; the base rotation as a world
+    rotation vector), ``head`` the `BaseState` batch of a floating base (else ``()``)."""
+    x = {n: getattr(st, n)[i] for n in names}
     if st.floating:
         x.update(translation=st.translation[i], quat=st.quat[i], base_velocity=st.velocity[i],
                  base_acceleration=st.acceleration[i])
@@ -136,10 +136,20 @@ def numeric_jacobian(name: str, op: str, i: int, wrt: str) -> np.ndarray:
         head = ()
         if st.floating:
             head = (rbdgen.BaseState(xs["translation"], xs["quat"], xs["base_velocity"], xs["base_acceleration"]),)
-        loads = np.repeat(st.loads[i][None], dx.shape[0], axis=0)
-        return getattr(s, op)(*head, xs["q"], xs["qd"], xs[third], loads=loads)
+        return call(head, *(xs[n] for n in names))
 
-    n = 3 if wrt == "base_rotation" else x[wrt].shape[0]
+    return evaluate, 3 if wrt == "base_rotation" else x[wrt].shape[0]
+
+
+def numeric_jacobian(name: str, op: str, i: int, wrt: str) -> np.ndarray:
+    """d op(state i) / d wrt of the NumPy engine (op = the differentiated operation)."""
+    s, st = solver(name), states(name)
+    third = "qdd" if op == "inverse_dynamics" else "tau"
+
+    def call(head, q, qd, x3):
+        return getattr(s, op)(*head, q, qd, x3, loads=np.repeat(st.loads[i][None], q.shape[0], axis=0))
+
+    evaluate, n = perturbation(st, i, ("q", "qd", third), wrt, call)
     return finite_difference(evaluate, n, STEPS[wrt])
 
 

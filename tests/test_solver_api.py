@@ -181,7 +181,8 @@ def test_floating_base_call_without_base_names_the_base(compiled, engine, op):
     checked first), called with the joint arguments only: a TypeError naming the missing BaseState,
     not Python's "missing 1 required positional argument" about the last argument."""
     s = solo() if engine == "numpy" else compiled(FLOATING)
-    values = {"q": Z12, "qd": Z12, "qdd": Z12, "tau": Z18, "qd_ref": Z18, "qdd_ref": Z18, "link": "FL_FOOT"}
+    values = {"q": Z12, "qd": Z12, "qdd": Z12, "tau": Z18, "qd_ref": Z18, "qdd_ref": Z18, "link": "FL_FOOT",
+              "v": Z18, "dt": 0.1, "base1": rbdgen.BaseState(np.ones(3), [0, 0, 1, 0]), "q1": Z12}
     args = [values[name] for name in FLOATING_CALLS[op]]
     usage = re.escape(f"solver.{op}(base, {', '.join(FLOATING_CALLS[op])})")
     with pytest.raises(TypeError, match=f"^{op}: floating-base solver: pass a rbdgen.BaseState first: {usage} "

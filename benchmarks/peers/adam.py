@@ -177,7 +177,8 @@ class AdamC(CLoopPeer):
                 set_args.append(f"    arg[{k}] = in_{op}_{k} + i * {data.shape[1]};")
             calls.append(ADAM_CALL.format(op=op, sz_iw=f.sz_iw(), sz_w=f.sz_w(), sz_arg=max(1, f.sz_arg()),
                                           sz_res=max(1, f.sz_res()), set_args="\n".join(set_args)))
-            bodies.append(BODY.format(STATES=case.S, out_size=self._sizes[op], op=op, call=f"call_{op}(i, out[i])"))
+            call = f"call_{op}(i, out[i])"
+            bodies.append(BODY.format(STATES=case.S, out_size=self._sizes[op], op=op, call=call, timed_call=call))
         program = BENCH_C.format(includes=f'#include "adam_{case.name}.h"',
                                  arrays="\n".join(arrays) + "\n" + "".join(calls),
                                  bodies="".join(bodies), rounds=15, reps=100)

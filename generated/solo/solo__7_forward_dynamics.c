@@ -3,7 +3,7 @@
  * Part 7 of 7 of solo_forward_dynamics (see solo_forward_dynamics.c).
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x82146bdd35c47acaULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfc645125802e30eULL
 #error "solo__7_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 

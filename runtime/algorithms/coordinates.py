@@ -69,13 +69,19 @@ def matrix(tree, H, symmetric: bool = True) -> list:
 def jacobians(tree, columns: dict) -> dict:
     """``{input: columns}`` of the Jacobian of full forces (`rnea_derivatives`) on the independent
     coordinates: rows reduced by ``P^T`` (`forces`), the joint inputs' columns combined by ``P``."""
-    merged = [[] for _ in range(tree.nj)]
-    for i, (k, a, _) in enumerate(tree.coordinates):
-        merged[k].append((i, a))
     out = {}
     for wrt, cols in columns.items():
         if wrt in ("q", "qd", "qdd"):
-            cols = [[sp.dot([a for _, a in pairs], [cols[i][r] for i, _ in pairs]) for r in range(len(cols[0]))]
-                    for pairs in merged] if cols else []
+            cols = combine_columns(tree, cols)
         out[wrt] = [forces(tree, column) for column in cols]
     return out
+
+
+def combine_columns(tree, cols: list) -> list:
+    """The columns of a Jacobian by the bodies' joint coordinates (one per body) times P: one per
+    independent coordinate (a mimic joint's column, times its multiplier, added to its master's)."""
+    merged = [[] for _ in range(tree.nj)]
+    for i, (k, a, _) in enumerate(tree.coordinates):
+        merged[k].append((i, a))
+    return [[sp.dot([a for _, a in pairs], [cols[i][r] for i, _ in pairs]) for r in range(len(cols[0]))]
+            for pairs in merged] if cols else []

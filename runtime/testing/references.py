@@ -438,6 +438,182 @@ class PinocchioReference(_Common):
             Tdot[0:3, 3:6] = Tdot[3:6, 0:3] = -R.T @ _skew(w)
         return s.T.T @ C @ s.T + s.T.T @ M @ Tdot
 
+    # -- kinematics derivatives (rbdgen holds the world-frame base velocity and classical acceleration fixed) --
+
+    def _base_chain(self, base, st: PinocchioState) -> dict:
+        """How Pinocchio's tangent and state move with rbdgen's base inputs: ``d(delta)/dtheta`` (the local
+        tangent by a world rotation vector), ``d(v_pin)/dtheta``, and the bias's rates ``d(bias)/dnu_base``,
+        ``d(a_pin)/dtheta`` (``v_pin = T nu``, ``a_pin = T nudot + bias``, bias ``= R^T (pdot x omega)``;
+        ``d(R^T y)/dtheta = R^T [y]x``)."""
+        _, _, R, w, pd, wd, pdd = _unpack_base(base)
+        nv = self.model.nv
+        ddelta, dv, dbias, da = np.zeros((nv, 3)), np.zeros((nv, 3)), np.zeros((nv, 6)), np.zeros((nv, 3))
+        ddelta[3:6] = R.T
+        dv[0:3], dv[3:6] = R.T @ _skew(pd), R.T @ _skew(w)
+        dbias[0:3, 0:3], dbias[0:3, 3:6] = R.T @ _skew(pd), -R.T @ _skew(w)
+        da[0:3], da[3:6] = R.T @ _skew(pdd - np.cross(w, pd)), R.T @ _skew(wd)
+        return {"ddelta": ddelta, "dv": dv, "dbias": dbias, "da": da}
+
+    def _frame_derivatives(self, base, q, qd, qdd, link, acceleration: bool) -> dict:
+        """``getFrameVelocityDerivatives`` / ``getFrameAccelerationDerivatives`` (LOCAL_WORLD_ALIGNED) after
+        ``computeForwardKinematicsDerivatives``, as rbdgen's Jacobians of the twist and, with
+        ``acceleration``, of the classical acceleration ``[omegadot, a_lin + omega x pdot]`` (Pinocchio's
+        is spatial): its derivatives add ``[0, domega x pdot + omega x dpdot]`` from the twist's.
+        Pinocchio's LOCAL_WORLD_ALIGNED partials by q hold the point fixed in the world where rbdgen's
+        follow the link origin as it moves by ``dp`` (the Jacobian's linear rows; by the base rotation
+        its angular columns' ``e_k x (p - p_b)``): they add ``[0, omega x dp]`` (``[0, omegadot x dp]``)."""
+        pin = self._pin
+        J = self.jacobian(base, q, link)
+        moved = {"q": J[3:, J.shape[1] - self.J:], "base_rotation": J[3:, :3]}  # dp
+        st = self.pinocchio_state(base, q, qd, np.zeros(self.J) if qdd is None else qdd)
+        pin.computeForwardKinematicsDerivatives(self.model, self.data, st.q, st.v, st.a)
+        fid = self._frame_id(link)
+        Dq, Dv = pin.getFrameVelocityDerivatives(self.model, self.data, fid, pin.LOCAL_WORLD_ALIGNED)
+        joint = st.T[:, st.T.shape[1] - self.J:]
+        dtwist = {"q": _angular_first(Dq) @ joint, "qd": _angular_first(Dv) @ joint}
+        if self.floating:
+            chain = self._base_chain(base, st)
+            dtwist["base_velocity"] = _angular_first(Dv) @ st.T[:, :6]
+            dtwist["base_rotation"] = _angular_first(Dq @ chain["ddelta"] + Dv @ chain["dv"])
+        twist = self.frame_velocity(base, q, qd, link)
+        for key, dp in moved.items():
+            if key in dtwist:
+                dtwist[key][3:] += np.cross(twist[:3], dp.T).T                # omega x dp
+        if not acceleration:
+            return {f"dtwist_d{k}": v for k, v in dtwist.items()}
+        _, Aq, Av, Aa = pin.getFrameAccelerationDerivatives(self.model, self.data, fid, pin.LOCAL_WORLD_ALIGNED)
+        out = {"q": _angular_first(Aq) @ joint, "qd": _angular_first(Av) @ joint, "qdd": _angular_first(Aa) @ joint}
+        if self.floating:
+            out["base_velocity"] = _angular_first(Av @ st.T[:, :6] + Aa @ chain["dbias"])
+            out["base_acceleration"] = _angular_first(Aa) @ st.T[:, :6]
+            out["base_rotation"] = _angular_first(Aq @ chain["ddelta"] + Av @ chain["dv"] + Aa @ chain["da"])
+        wdot = self.frame_acceleration(base, q, qd, qdd, link)[:3]
+        for key, dp in moved.items():
+            if key in out:
+                out[key][3:] += np.cross(wdot, dp.T).T                        # omegadot x dp
+        w, pdot = twist[:3], twist[3:]
+        for key, value in out.items():
+            d = dtwist.get(key, np.zeros_like(value))                   # qdd, base acceleration: no twist change
+            value[3:] += np.cross(d[:3].T, pdot).T + np.cross(w, d[3:].T).T  # domega x pdot + omega x dpdot
+        return {f"dacceleration_d{k}": v for k, v in out.items()}
+
+    def frame_velocity_derivatives(self, base, q, qd, link) -> dict:
+        """rbdgen's ``forward_velocity_kinematics_derivatives`` from Pinocchio (`_frame_derivatives`)."""
+        return self._frame_derivatives(base, q, qd, None, link, False)
+
+    def frame_acceleration_derivatives(self, base, q, qd, qdd, link) -> dict:
+        """rbdgen's ``forward_acceleration_kinematics_derivatives`` from Pinocchio (`_frame_derivatives`)."""
+        return self._frame_derivatives(base, q, qd, qdd, link, True)
+
+    def center_of_mass_velocity(self, base, q, qd):
+        st = self.pinocchio_state(base, q, qd)
+        self._pin.centerOfMass(self.model, self.data, st.q, st.v)
+        return np.array(self.data.vcom[0])
+
+    def center_of_mass_derivatives(self, base, q, qd) -> dict:
+        """``getCenterOfMassVelocityDerivatives`` (after ``computeForwardKinematicsDerivatives`` and
+        ``centerOfMass``) and ``jacobianCenterOfMass`` as rbdgen's Jacobians of the CoM velocity."""
+        pin = self._pin
+        st = self.pinocchio_state(base, q, qd)
+        pin.computeForwardKinematicsDerivatives(self.model, self.data, st.q, st.v, np.zeros(self.model.nv))
+        pin.centerOfMass(self.model, self.data, st.q, st.v)
+        D = np.array(pin.getCenterOfMassVelocityDerivatives(self.model, self.data))
+        Jc = np.array(pin.jacobianCenterOfMass(self.model, self.data, st.q))
+        joint = st.T[:, st.T.shape[1] - self.J:]
+        out = {"dvcom_dq": D @ joint, "dvcom_dqd": Jc @ joint}
+        if self.floating:
+            chain = self._base_chain(base, st)
+            out["dvcom_dbase_velocity"] = Jc @ st.T[:, :6]
+            out["dvcom_dbase_rotation"] = D @ chain["ddelta"] + Jc @ chain["dv"]
+        return out
+
+    # -- the configuration space: rbdgen's base moves on R3 x SO(3) (world omega held), Pinocchio's free flyer on
+    # SE(3) (a body twist held); they share pure rotations about the base origin and pure translations.
+    def _configuration(self, qp):
+        """``(translation, quaternion xyzw, q)`` of a Pinocchio configuration (a continuous joint's angle in
+        (-pi, pi]); a fixed base: ``q``."""
+        q = np.array([qp[iq] if nq == 1 else np.arctan2(qp[iq + 1], qp[iq]) for iq, nq in self._iq])
+        return (qp[0:3].copy(), qp[3:7].copy(), q) if self.floating else q
+
+    def _base_step(self, qp, angular, linear):
+        """pin.integrate of a world rotation vector ``angular`` about the base origin, or of a world translation
+        ``linear`` (body axes: R^T of either), nothing else moving."""
+        step = np.zeros(self.model.nv)
+        R = rotation_matrix(qp[3:7])
+        step[0:3], step[3:6] = R.T @ linear, R.T @ angular
+        return self._pin.integrate(self.model, qp, step)
+
+    def integrate(self, base, q, v, dt):
+        """rbdgen's ``integrate`` as two pin.integrate steps: a rotation exp(omega dt) about the base origin with
+        the joints' motion qd dt, then the translation pdot dt; returns ``(translation, quaternion, q)``."""
+        s = self.pinocchio_state(base, q, v[6:] if self.floating else v)
+        step = s.v * dt
+        if not self.floating:
+            return self._configuration(self._pin.integrate(self.model, s.q, step))
+        step[0:3] = 0.0
+        step[3:6] = rotation_matrix(s.q[3:7]).T @ v[0:3] * dt
+        moved = self._base_step(self._pin.integrate(self.model, s.q, step), np.zeros(3), v[3:6] * dt)
+        return self._configuration(moved)
+
+    def se3_integrate(self, base, q, v, dt):
+        """Pinocchio's own pin.integrate of ``v`` (rbdgen's velocity, converted: the body twist T v) for ``dt``:
+        ``(translation, quaternion, q)``, the SE(3) exponential; rbdgen's ``integrate`` where the base only
+        turns about its origin or only translates."""
+        s = self.pinocchio_state(base, q)
+        return self._configuration(self._pin.integrate(self.model, s.q, s.T @ np.asarray(v, dtype=float) * dt))
+
+    def difference(self, base0, q0, base1, q1):
+        """rbdgen's ``difference`` from pin.difference: to the state with x1's rotation and joints and x0's
+        translation (a pure rotation: body angular log3(R0^T R1), world R0 of it), and from there to x1 (a pure
+        translation)."""
+        a, b = self.pinocchio_state(base0, q0), self.pinocchio_state(base1, q1)
+        if not self.floating:
+            return self._Tjoint.T @ self._pin.difference(self.model, a.q, b.q)
+        turned = b.q.copy()
+        turned[0:3] = a.q[0:3]
+        first = self._pin.difference(self.model, a.q, turned)
+        second = self._pin.difference(self.model, turned, b.q)
+        R0, R1 = rotation_matrix(a.q[3:7]), rotation_matrix(b.q[3:7])
+        return np.concatenate([R0 @ first[3:6], R1 @ second[0:3], (self._Tjoint.T @ first)[6:]])
+
+    def _joint_block(self, jacobian) -> np.ndarray:
+        """The joints' rows and columns of a Pinocchio tangent-space Jacobian, in rbdgen's joint order."""
+        return np.asarray(jacobian)[np.ix_(self._iv, self._iv)]
+
+    def _tangent(self, rotation, linear, joints) -> np.ndarray:
+        """``diag(rotation, linear I3, joints)`` (a fixed base: ``joints``)."""
+        if not self.floating:
+            return joints
+        out = np.zeros((self.G, self.G))
+        out[0:3, 0:3], out[3:6, 3:6], out[6:, 6:] = rotation, linear * np.eye(3), joints
+        return out
+
+    def integrate_derivatives(self, base, q, v, dt):
+        """``{"dx_next_dx", "dx_next_dv", "dx_next_ddt"}``: the base rotation's blocks from Pinocchio's SO(3) maps,
+        exp3(phi) and dt J_l(phi) = dt exp3(phi) Jexp3(phi), phi = omega dt; the joints' from pin.dIntegrate."""
+        pin = self._pin
+        s = self.pinocchio_state(base, q, v[6:] if self.floating else v)
+        by_q, by_v = (self._joint_block(pin.dIntegrate(self.model, s.q, s.v * dt, arg))
+                      for arg in (pin.ArgumentPosition.ARG0, pin.ArgumentPosition.ARG1))
+        phi = np.asarray(v[0:3], dtype=float) * dt
+        E = pin.exp3(phi) if self.floating else None
+        return {"dx_next_dx": self._tangent(E, 1.0, by_q),
+                "dx_next_dv": self._tangent(dt * E @ pin.Jexp3(phi) if self.floating else None, dt, dt * by_v),
+                "dx_next_ddt": np.array(v, dtype=float)}
+
+    def difference_derivatives(self, base0, q0, base1, q1):
+        """``{"dv_dx0", "dv_dx1"}``: the base rotation's blocks from Jlog3 of R = R1 R0^T (J_r^-1), -J_r^-1 and
+        J_l^-1 = J_r^-1 R^T; the joints' from pin.dDifference."""
+        pin = self._pin
+        a, b = self.pinocchio_state(base0, q0), self.pinocchio_state(base1, q1)
+        by_0, by_1 = (self._joint_block(pin.dDifference(self.model, a.q, b.q, arg))
+                      for arg in (pin.ArgumentPosition.ARG0, pin.ArgumentPosition.ARG1))
+        if not self.floating:
+            return {"dv_dx0": by_0, "dv_dx1": by_1}
+        R = rotation_matrix(b.q[3:7]) @ rotation_matrix(a.q[3:7]).T
+        inverse = pin.Jlog3(R)
+        return {"dv_dx0": self._tangent(-inverse, -1.0, by_0), "dv_dx1": self._tangent(inverse @ R.T, 1.0, by_1)}
+
 
 # ---------------------------------------------------------------------------
 # dynibo

@@ -95,6 +95,10 @@ class States:
             return [value[k] for k in index]
         return value[index]
 
+    def velocities(self) -> np.ndarray:
+        """The generalized velocities ``(N, G)``: the base velocity then ``qd`` (a fixed base: ``qd``)."""
+        return np.concatenate([self.velocity, self.qd], axis=1) if self.floating else self.qd
+
     def flat(self) -> dict:
         """The generated C's flat inputs, ``(N, size)`` arrays: ``base`` (`operations.BASE`),
         ``q``, ``qd``, ``qdd``, ``tau`` and ``loads`` (``6 L`` values per state)."""
