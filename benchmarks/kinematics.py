@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -145,42 +146,46 @@ class Robot:
 
 # -- the tools --------------------------------------------------------------------------------------------
 class GeneratedC:
-    """The generated C in a C loop (`c_loop.build_c_bench`); its dump gives the results to check."""
+    """The generated C of ``rows`` ((row key, operation, label), one function each) in a C loop
+    (`c_loop.build_c_bench`); its dump gives the results to check."""
 
     label = "rbdgen C"
 
-    def __init__(self, robot: Robot, flags, cache: Path, work: Path):
+    def __init__(self, robot: Robot, flags, cache: Path, work: Path, rows=ROWS):
+        ops = tuple(op for _, op, _ in rows)
         start = time.perf_counter()
-        self.generated = rbdgen.generate(robot.model, ops=OPS, prefix=robot.name, frames=[robot.link])
+        self.generated = rbdgen.generate(robot.model, ops=ops, prefix=robot.name, frames=[robot.link])
         self.generate_s = time.perf_counter() - start
-        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=robot.states.flat(), ops=OPS,
+        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=robot.states.flat(), ops=ops,
                                                  one_output=True)  # as Pinocchio's loop reuses its Data
-        self.functions = bench_operations(self.generated, OPS)  # one per row, in row order
+        self.rows = rows
+        self.functions = bench_operations(self.generated, ops)  # one per row, in row order
         self.dump = work / f"{robot.name}-c.bin"
 
     def run_round(self, target_ms) -> dict:
         times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
-        return {row: times[fn][0] for (row, _, _), fn in zip(ROWS, self.functions)}
+        return {row: times[fn][0] for (row, _, _), fn in zip(self.rows, self.functions)}
 
     def results(self) -> dict:
         manifest = self.generated.manifest
         flat, out = np.fromfile(self.dump), {}
-        for (row, _, _), fn in zip(ROWS, self.functions):
+        for (row, _, _), fn in zip(self.rows, self.functions):
             size = manifest["sizes"][manifest["operations"][fn]["outputs"][0]]
             out[row], flat = flat[:STATES * size].reshape(STATES, size), flat[STATES * size:]
         return out
 
     def counts(self) -> dict:
         ops = self.generated.manifest["operations"]
-        return {row: ops[fn]["counts"] for (row, _, _), fn in zip(ROWS, self.functions)}
+        return {row: ops[fn]["counts"] for (row, _, _), fn in zip(self.rows, self.functions)}
 
 
 class PinocchioCpp:
+    """A Pinocchio C++ loop (benchmarks/``source``, taking the link as its argument) on the robot's states."""
+
     label = "Pinocchio C++"
 
-    def __init__(self, robot: Robot, cxx_flags, cache: Path, work: Path):
-        self.exe, self.compile_s = build_pinocchio_bench(cxx_flags, cache, log=lambda *a: None,
-                                                         source="pinocchio_kinematics.cpp")
+    def __init__(self, robot: Robot, cxx_flags, cache: Path, work: Path, source="pinocchio_kinematics.cpp"):
+        self.exe, self.compile_s = build_pinocchio_bench(cxx_flags, cache, log=lambda *a: None, source=source)
         pin = getattr(robot.pinocchio, "full", robot.pinocchio)  # with mimic joints: every joint
         rows = []
         for i in range(STATES):  # Pinocchio's (q, v, a) of rbdgen's state at zero accelerations
@@ -195,7 +200,7 @@ class PinocchioCpp:
         proc = subprocess.run([str(self.exe), str(self.model_file), str(self.states_file), self.link, "1",
                                str(target_ms)], capture_output=True, text=True)
         if proc.returncode != 0:
-            raise Unavailable(f"pinocchio_kinematics failed: {proc.stderr.strip()[-300:]}")
+            raise Unavailable(f"{Path(self.exe).name} failed: {proc.stderr.strip()[-300:]}")
         return {line.split()[0]: float(line.split()[1]) for line in proc.stdout.splitlines() if line.strip()}
 
 
@@ -252,6 +257,17 @@ def adam_status() -> str:
 
 
 # -- one robot -------------------------------------------------------------------------------------------
+def interleaved(tools: dict, rounds: int, target_ms: float) -> dict:
+    """``{tool: {row: [us per call of each round]}}``: each round runs every tool once, the order rotating."""
+    times = {key: {} for key in tools}
+    order = list(tools)
+    for k in range(rounds):
+        for key in order[k % len(order):] + order[:k % len(order)]:
+            for row, t in tools[key].run_round(target_ms).items():
+                times[key].setdefault(row, []).append(t)
+    return times
+
+
 def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     robot = Robot.load(name, urdf, floating, args.link)
     log(f"{name}: link {robot.link}, generating and compiling ...")
@@ -271,17 +287,25 @@ def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     if "dynibo" in tools:
         errors["dynibo"] = {row: robot.error(row, r) for row, r in tools["dynibo"].results().items()}
 
-    times = {key: {} for key in tools}
-    order = list(tools)
-    for k in range(args.rounds):  # interleaved, the order rotating
-        for key in order[k % len(order):] + order[:k % len(order)]:
-            for row, t in tools[key].run_round(args.target_ms).items():
-                times[key].setdefault(row, []).append(t)
+    times = interleaved(tools, args.rounds, args.target_ms)
     return dict(name=name, link=robot.link, J=robot.model.joint_count, L=len(robot.model.links),
                 counts=tools["rbdgen"].counts(), errors=errors, notes=notes,
                 times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
                 fastest={key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()},
                 generate_s=tools["rbdgen"].generate_s, compile_s=tools["rbdgen"].compile_s)
+
+
+def pinocchio_cells(r, row: str, wrong: bool) -> tuple:
+    """``(Pinocchio C++'s median time, ratio, fastest-round ratio)`` of ``row`` as table cells."""
+    ours, pin = r["times"]["rbdgen"][row], r["times"].get("pinocchio", {}).get(row)
+    if wrong:
+        ratio = fastest = "WRONG"
+    elif pin:
+        ratio = f"{ours / pin:.2f}"
+        fastest = f"{r['fastest']['rbdgen'][row] / r['fastest']['pinocchio'][row]:.2f}"
+    else:
+        ratio = fastest = "n/a"
+    return ("n/a" if pin is None else f"{pin:.3f}"), ratio, fastest
 
 
 def markdown(results, adam) -> str:
@@ -290,79 +314,103 @@ def markdown(results, adam) -> str:
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         for row, _, label in ROWS:
-            ours, pin = r["times"]["rbdgen"][row], r["times"].get("pinocchio", {}).get(row)
             err, dy_err = r["errors"]["rbdgen"][row], r["errors"].get("dynibo", {}).get(row)
-            if err > TOLERANCE:
-                ratio = fastest = "WRONG"
-            elif pin:
-                ratio = f"{ours / pin:.2f}"
-                fastest = f"{r['fastest']['rbdgen'][row] / r['fastest']['pinocchio'][row]:.2f}"
-            else:
-                ratio = fastest = "n/a"
+            pin, ratio, fastest = pinocchio_cells(r, row, err > TOLERANCE)
             dynibo = r["times"].get("dynibo", {}).get(row)
             dynibo = "n/a" if dynibo is None else ("WRONG" if dy_err > TOLERANCE else f"{dynibo:.2f}")
             n = r["counts"][row]
-            lines.append(f"| {r['name']} | {label} | {ours:.3f} | {'n/a' if pin is None else f'{pin:.3f}'} | {ratio} | {fastest} | "
+            lines.append(f"| {r['name']} | {label} | {r['times']['rbdgen'][row]:.3f} | {pin} | {ratio} | {fastest} | "
                          f"{dynibo} | {'n/a' if adam != 'installed' else '-'} | {n['mul']} | {n['add']} | "
                          f"{err:.1e} | {'n/a' if dy_err is None else f'{dy_err:.1e}'} |")
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def log(message) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def loop_parser(description: str, flags_help: str) -> argparse.ArgumentParser:
+    """The options of a benchmark of the generated C in a C loop beside Pinocchio C++ (this one, controller.py)."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--robots", nargs="+", default=["panda", "solo12", "g1", "talos"], choices=sorted(ROBOTS))
-    p.add_argument("--link", help="the link of the operations on one link (default: LINKS or the deepest leaf)")
-    p.add_argument("--flags", help="C flags (default: rbdgen's, -O2 -g0 -std=c99 -fno-math-errno; --quick: -O1)")
+    p.add_argument("--flags", help=flags_help)
     p.add_argument("--cxx-flags", help="Pinocchio's C++ flags (default: --flags with -std=c++17 -DNDEBUG)")
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds (medians)")
     p.add_argument("--target-ms", type=float, default=10.0, help="each timed loop lasts about this long")
     p.add_argument("--no-pinocchio-cpp", dest="pinocchio_cpp", action="store_false")
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
     p.add_argument("--quick", action="store_true", help="Panda, 2 rounds, 2 ms, -O1, no Pinocchio C++: a harness check")
+    return p
+
+
+def parse_loop_arguments(p: argparse.ArgumentParser, argv, default_flags) -> argparse.Namespace:
+    """`loop_parser`'s arguments, ``--quick`` applied and the flags split (C: ``default_flags`` unless given)."""
     args = p.parse_args(argv)
     if args.quick:
         args.robots, args.rounds, args.target_ms, args.pinocchio_cpp = ["panda"], 2, 2.0, False
-    args.flags = shlex.split(args.flags) if args.flags else (
-        ["-O1", "-g0", "-std=c99"] if args.quick else list(rbdgen.build.DEFAULT_FLAGS))
+    args.flags = shlex.split(args.flags) if args.flags else (["-O1", "-g0", "-std=c99"] if args.quick
+                                                              else list(default_flags))
     args.cxx_flags = shlex.split(args.cxx_flags) if args.cxx_flags else (
         [f for f in args.flags if not f.startswith("-std=")] + ["-std=c++17", "-DNDEBUG"])
-    adam = adam_status()
+    return args
 
-    def log(message):
-        print(message, file=sys.stderr, flush=True)
 
+def bench_robots(names, bench) -> Optional[list]:
+    """``[bench(name, work folder)]`` per robot; None (the reason logged) when a build fails or a tool is missing."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.robots:
-            robot = ROBOTS[name]
+        for name in names:
             try:
-                results.append(bench_robot(name, robot.path, robot.floating, args, Path(tmp), log))
+                results.append(bench(name, Path(tmp)))
             except (BuildError, Unavailable) as exc:
                 log(f"{name}: {exc}")
-                return 1
-    print(f"flags: C `{' '.join(args.flags)}`, C++ "
-          f"`{' '.join(args.cxx_flags) if args.pinocchio_cpp else 'not built'}`; medians of {args.rounds} "
-          f"interleaved rounds, {STATES} states; target: rbdgen C at most {TARGET}x Pinocchio C++\n")
+                return None
+    return results
+
+
+def flags_line(args, target: float) -> str:
+    return (f"flags: C `{' '.join(args.flags)}`, C++ "
+            f"`{' '.join(args.cxx_flags) if args.pinocchio_cpp else 'not built'}`; medians of {args.rounds} "
+            f"interleaved rounds, {STATES} states; target: rbdgen C at most {target}x Pinocchio C++\n")
+
+
+def conclude(results, notes, wrong, tolerance: str, rows, target: float) -> int:
+    """Print the notes, then the ``wrong`` results (exit status 1) or the ratios rbdgen C / Pinocchio C++
+    over every robot and row, their range and how many meet ``target`` (exit status 0)."""
+    print("\nNotes:\n" + "\n".join(f"- {n}" for n in notes))
+    if wrong:
+        print(f"\nWRONG results (normwise relative error above {tolerance} against Pinocchio): {wrong}")
+        return 1
+    for what in ("times", "fastest"):
+        pin = [r[what]["rbdgen"][row] / r[what]["pinocchio"][row] for r in results if "pinocchio" in r[what]
+               for row, _, _ in rows]
+        if pin:
+            print(f"\nrbdgen C / Pinocchio C++ ({'medians' if what == 'times' else 'fastest rounds'}): "
+                  f"{min(pin):.2f}x to {max(pin):.2f}x; {sum(x <= target for x in pin)} of {len(pin)} at or under "
+                  f"{target}x")
+    print("every rbdgen result agrees with Pinocchio")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = loop_parser(__doc__.splitlines()[0],
+                    "C flags (default: rbdgen's, -O2 -g0 -std=c99 -fno-math-errno; --quick: -O1)")
+    p.add_argument("--link", help="the link of the operations on one link (default: LINKS or the deepest leaf)")
+    args = parse_loop_arguments(p, argv, rbdgen.build.DEFAULT_FLAGS)
+    adam = adam_status()
+    results = bench_robots(args.robots, lambda name, work: bench_robot(name, ROBOTS[name].path, ROBOTS[name].floating,
+                                                                       args, work, log))
+    if results is None:
+        return 1
+    print(flags_line(args, TARGET))
     print(markdown(results, adam))
     print("\n| robot | link | J | L | generate (s) | compile (s) |\n|---|---|---:|---:|---:|---:|")
     for r in results:
         print(f"| {r['name']} | {r['link']} | {r['J']} | {r['L']} | {r['generate_s']:.1f} | {r['compile_s']:.1f} |")
     notes = [f"adam: {adam}"] + [f"{r['name']}: {n}" for r in results for n in r["notes"]]
-    print("\nNotes:\n" + "\n".join(f"- {n}" for n in notes))
     wrong = [(r["name"], tool, row) for r in results for tool, rows in r["errors"].items()
              for row, e in rows.items() if e > TOLERANCE]
-    if wrong:
-        print(f"\nWRONG results (normwise relative error above {TOLERANCE:g} against Pinocchio): {wrong}")
-        return 1
-    for what in ("times", "fastest"):
-        pin = [r[what]["rbdgen"][row] / r[what]["pinocchio"][row] for r in results if "pinocchio" in r[what]
-               for row, _, _ in ROWS]
-        if pin:
-            print(f"\nrbdgen C / Pinocchio C++ ({'medians' if what == 'times' else 'fastest rounds'}): "
-                  f"{min(pin):.2f}x to {max(pin):.2f}x; {sum(x <= TARGET for x in pin)} of {len(pin)} at or under "
-                  f"{TARGET}x")
-    print("every rbdgen result agrees with Pinocchio")
-    return 0
+    return conclude(results, notes, wrong, f"{TOLERANCE:g}", ROWS, TARGET)
 
 
 if __name__ == "__main__":

@@ -29,12 +29,11 @@ int main(int argc, char ** argv)
   const int rounds = command.rounds;
   const double target = command.target;
   pinocchio::Model model;
-  model.loadFromBinary(command.model);
+  timing::States st;
+  if (!timing::load(command, model, st))
+    return 2;
   pinocchio::Data data(model);
   const int nv = model.nv;
-  timing::States st;
-  if (!timing::read_states(command.states, model.nq, nv, st))
-    return 2;
   const auto & q = st.q;
   const auto & v = st.v;
   const auto & a = st.a;

@@ -38,18 +38,12 @@ int main(int argc, char ** argv)
   const int rounds = command.rounds;
   const double target = command.target;
   pinocchio::Model model;
-  model.loadFromBinary(command.model);
+  timing::States st;
+  std::size_t frame = 0;
+  if (!timing::load(command, model, st) || !timing::find_link(model, command.arg, pinocchio::BODY, frame))
+    return 2;
   pinocchio::Data data(model);
   const int nv = model.nv;
-  if (!model.existFrame(command.arg, pinocchio::BODY))
-  {
-    std::fprintf(stderr, "the model has no link (BODY frame) %s\n", command.arg);
-    return 2;
-  }
-  const pinocchio::FrameIndex frame = model.getFrameId(command.arg, pinocchio::BODY);
-  timing::States st;
-  if (!timing::read_states(command.states, model.nq, nv, st))
-    return 2;
   const auto & q = st.q;
   const auto & v = st.v;
   const auto & a = st.a;

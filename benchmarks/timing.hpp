@@ -4,7 +4,7 @@
 // conventions, written by the Python side.
 //
 // Command line: every program takes MODEL STATES [ARG] ROUNDS TARGET_MS (`parse_command`),
-// ARG being its own argument, if any.
+// ARG being its own argument, if any; `load` reads MODEL and STATES, `find_link` a link ARG.
 //
 // Timing: `time_rounds` loops over all S states, calling `call(i)` for state i and adding
 // the value it returns to `sink` (so nothing is optimised away). It first calibrates the
@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstddef>
 #include <cstdlib>
 #include <fstream>
 #include <vector>
@@ -102,6 +103,29 @@ inline bool read_states(const char * path, int nq, int nv, States & states)
     states.a[i] = Eigen::Map<const Vec>(p + nq + nv, nv);
     states.tau[i] = Eigen::Map<const Vec>(p + nq + 2 * nv, nv);
   }
+  return true;
+}
+
+// Loads MODEL (a pinocchio::Model's binary file) and STATES for it; prints why and returns false
+// when the states cannot be read.
+template <class Model>
+bool load(const Command & command, Model & model, States & states)
+{
+  model.loadFromBinary(command.model);
+  return read_states(command.states, model.nq, model.nv, states);
+}
+
+// The index of the link ARG, a frame of `type` (pinocchio::BODY); prints why and returns false when
+// the model has no such frame.
+template <class Model, class FrameType>
+bool find_link(const Model & model, const char * name, FrameType type, std::size_t & frame)
+{
+  if (!model.existFrame(name, type))
+  {
+    std::fprintf(stderr, "the model has no link (BODY frame) %s\n", name);
+    return false;
+  }
+  frame = model.getFrameId(name, type);
   return true;
 }
 

@@ -20,6 +20,7 @@ import rbdgen
 from rbdgen.codegen.generator import CONTROL_OPERATIONS
 
 from helpers import LOOSE, TIGHT, assert_close, model, pinocchio, random_states, rel_error
+from rbdgen.testing import MimicReference
 from test_mimic import _small
 
 ROBOT_NAMES = ["panda", "ur5", "solo12"]
@@ -131,6 +132,27 @@ def test_identities_with_mimic_joints(case):
     mimic = rbdgen.load_urdf_string(_small(case))
     assert mimic.joint_count < len(mimic.joints)
     _identities(rbdgen.NumpySolver(mimic), random_states(mimic, STATES, seed=7))
+
+
+@pytest.mark.parametrize("case,floating", [("chain", False), ("cross", False), ("mixed", True)])
+def test_mimic_joints_against_reduced_pinocchio(case, floating, tmp_path):
+    """The NumPy engine in reduced coordinates against Pinocchio's full model reduced by the mimic
+    map (`rbdgen.testing.MimicReference`: C = P^T C_full P, M^-1 = (P^T M_full P)^-1); the
+    task-space inertia where the link can move in six directions (the floating base)."""
+    text = _small(case)
+    mimic = rbdgen.load_urdf_string(text, floating=floating)
+    path = tmp_path / "robot.urdf"
+    path.write_text(text)
+    ref = MimicReference(path, floating, joint_names=list(mimic.joint_names))
+    engine, st = rbdgen.NumpySolver(mimic), random_states(mimic, STATES, seed=8)
+    for i in range(st.n):
+        b, q, qd = st.ref_base(i), st.q[i], st.qd[i]
+        assert_close(engine.coriolis_matrix(*st.head(i), q, qd), ref.coriolis_matrix(b, q, qd), TIGHT, f"C {i}")
+        assert_close(engine.mass_matrix_inverse(*st.head(i), q), ref.mass_matrix_inverse(b, q), LOOSE, f"M^-1 {i}")
+        assert abs(engine.potential_energy(*st.head(i), q) - ref.potential_energy(b, q)) < TIGHT
+        if floating:
+            assert_close(engine.operational_space_inertia(*st.head(i), q, "v"), ref.operational_space_inertia(b, q, "v"),
+                         LOOSE, f"Lambda {i}")
 
 
 @pytest.mark.parametrize("name", ["panda", "ur5"])

@@ -1,5 +1,8 @@
 """examples/c_impedance: operational-space control of the Panda in C on one generated folder.
 
+The task-space inertia and the dynamically consistent inverse come from the generated
+operational_space_inertia and dynamically_consistent_inverse (no factorisation in main.c).
+
 The folder is generated with the command of the example's README (`rbdgen generate
 --no-compile --frames panda_hand_tcp --ops ...`), the program compiled with plain cc at
 -O1 against it and run: 500 semi-implicit Euler steps of 2 ms with the generated forward
@@ -12,49 +15,21 @@ an error status, which the program reports and fails on.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from conftest import TEST_FLAGS
+from c_examples import build, parse, run
 from helpers import pinocchio
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "c_impedance"
-OPS = ("passive_terms", "forward_dynamics", "jacobian", "forward_acceleration_kinematics", "forward_kinematics")
+OPS = ("passive_terms", "forward_dynamics", "jacobian", "forward_acceleration_kinematics", "forward_kinematics",
+       "operational_space_inertia", "dynamically_consistent_inverse")
 HAND = "panda_hand_tcp"
 Q_START = np.array([0.0, -np.pi / 4, 0.0, -3 * np.pi / 4, 0.0, np.pi / 2, np.pi / 4])
 
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    work = tmp_path_factory.mktemp("c_impedance")
-    subprocess.run([sys.executable, "-m", "rbdgen", "-q", "generate", str(ROOT / "generated" / "panda" / "panda.urdf"),
-                    "-o", str(work / "panda"), "--no-compile", "--frames", HAND, "--ops", *OPS], check=True)
-    sources = sorted(str(p) for p in (work / "panda").glob("*.c"))
-    subprocess.run([cc, *TEST_FLAGS, "-Wall", "-Wextra", "-Werror", "-I", str(work / "panda"),
-                    str(EXAMPLE / "main.c"), *sources, "-lm", "-o", str(work / "impedance")], check=True)
-    return work / "impedance"
-
-
-def run(program, *args):
-    return subprocess.run([str(program), *map(str, args)], capture_output=True, text=True, timeout=60)
-
-
-def parse(stdout):
-    """``{first word: [the numbers of each line starting with it]}`` ("step 50 distance 0.2": [50, 0.2])."""
-    rows = {}
-    for line in stdout.splitlines():
-        key, *words = line.split()
-        rows.setdefault(key, []).append([float(w) for w in words if w != "distance"])
-    return rows
+    return build(tmp_path_factory.mktemp("c_impedance"), "c_impedance", (HAND,), OPS)
 
 
 @pytest.mark.parametrize("target", [(0.5, 0.3, 0.35), (0.3, -0.4, 0.6)])

@@ -7,35 +7,23 @@ a speed measurement: nothing here looks at the times beyond their being positive
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from benchmarks.kinematics import ROWS, TOLERANCE, Robot
+from quick_benchmarks import run_quick, table_cells
 from robots import ROBOTS
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("kinematics-bench-cache")
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.kinematics", "--quick", "--cache", str(cache)],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert proc.returncode == 0, f"kinematics.py --quick failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return proc.stdout
+    return run_quick("kinematics", tmp_path_factory.mktemp("kinematics-bench-cache"))
 
 
 def test_every_row_reported_and_checked(quick):
     assert "every rbdgen result agrees with Pinocchio" in quick
     for _, _, label in ROWS:
-        match = re.search(rf"^\| panda \| {re.escape(label)} \| (.*)\|$", quick, re.M)
-        assert match, f"no row for {label}"
-        cells = [c.strip() for c in match.group(1).split("|")]
+        cells = table_cells(quick, "panda", label)
         ours, rbdgen_error, dynibo_error = float(cells[0]), float(cells[-2]), cells[-1]
         assert ours > 0
         assert rbdgen_error <= TOLERANCE

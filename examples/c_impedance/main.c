@@ -11,22 +11,31 @@
  *     posture   tau_0 = -Kn (q - q_rest) - Dn qd              (acts in the null space of J only)
  *
  * so the hand's classical acceleration J qdd + Jdot nu equals a_d: a critically damped
- * spring towards the target. M, g and C qd come from panda_passive_terms (one pass), J
- * from panda_jacobian_panda_hand_tcp, Jdot nu from panda_forward_acceleration_kinematics_
+ * spring towards the target. Since Lambda J M^-1 = J#^T with the dynamically consistent
+ * inverse J# = M^-1 J^T Lambda, the torque is computed as
+ *
+ *     tau = J^T (Lambda (a_d - Jdot nu) - J#^T tau_0) + tau_0 + C(q, qd) qd + g(q).
+ *
+ * g and C qd come from panda_passive_terms (one pass, M not wanted), J from
+ * panda_jacobian_panda_hand_tcp, Jdot nu from panda_forward_acceleration_kinematics_
  * panda_hand_tcp at zero joint acceleration, the pose from panda_forward_kinematics_
- * panda_hand_tcp. The arm is simulated with panda_forward_dynamics (ABA) and semi-implicit
- * Euler: qd += dt qdd, q += dt qd. Every generated function's status is checked.
+ * panda_hand_tcp, Lambda from panda_operational_space_inertia_panda_hand_tcp and J# from
+ * panda_dynamically_consistent_inverse_panda_hand_tcp. The arm is simulated with
+ * panda_forward_dynamics (ABA) and semi-implicit Euler: qd += dt qdd, q += dt qd. Every
+ * generated function's status is checked.
  *
  * Generate the folder and build (README.md):
  *     rbdgen generate panda.urdf -o panda --no-compile --frames panda_hand_tcp --ops passive_terms \
- *         forward_dynamics jacobian forward_acceleration_kinematics forward_kinematics
+ *         forward_dynamics jacobian forward_acceleration_kinematics forward_kinematics \
+ *         operational_space_inertia dynamically_consistent_inverse
  *     cc -std=c99 -O2 -Ipanda main.c panda/panda_*.c -lm -o impedance   (every .c of the folder)
  *
  * Usage: impedance [X Y Z [STEPS]]: the target of the tool point in m (default 0.5 0.3 0.35),
  * STEPS steps of 2 ms (default 500). Prints the distance to the target every 50 steps, then
  * "q" and the final joint positions, "hand" and the final tool point, "distance" and the
  * final distance. Exit status: 0; 1 when a generated function reports an error (its name
- * and status on stderr) or the task inertia is singular; 2 on bad arguments.
+ * and status on stderr; status 2 or 3 from the task inertia: the hand's Jacobian lost
+ * rank); 2 on bad arguments.
  */
 #include <math.h>
 #include <stdio.h>
@@ -52,38 +61,6 @@ static const double KP_POSITION = 150.0, KP_ROTATION = 150.0;  /* 1/s^2 */
 static const double KN = 10.0, DN = 5.0;               /* posture stiffness and damping */
 static const double Q_REST[N] = {0.0, -0.78539816339744831, 0.0, -2.3561944901923448, 0.0, 1.5707963267948966,
                                  0.78539816339744831}; /* the "ready" pose, also the start */
-
-/* In-place Cholesky factor (lower, column-major n x n) of a symmetric positive-definite A; -1 if it is not. */
-static int cholesky(int n, double *A)
-{
-    int i, j, k;
-    for (j = 0; j < n; ++j) {
-        double d = A[j * n + j];
-        for (k = 0; k < j; ++k) d -= A[k * n + j] * A[k * n + j];
-        if (!(d > 0.0)) return -1;
-        A[j * n + j] = sqrt(d);
-        for (i = j + 1; i < n; ++i) {
-            double s = A[j * n + i];
-            for (k = 0; k < j; ++k) s -= A[k * n + i] * A[k * n + j];
-            A[j * n + i] = s / A[j * n + j];
-        }
-    }
-    return 0;
-}
-
-/* Solve L L^T x = b in place (L from cholesky). */
-static void cholesky_solve(int n, const double *L, double *b)
-{
-    int i, k;
-    for (i = 0; i < n; ++i) {
-        for (k = 0; k < i; ++k) b[i] -= L[k * n + i] * b[k];
-        b[i] /= L[i * n + i];
-    }
-    for (i = n - 1; i >= 0; --i) {
-        for (k = i + 1; k < n; ++k) b[i] -= L[i * n + k] * b[k];
-        b[i] /= L[i * n + i];
-    }
-}
 
 /* a b for quaternions [x, y, z, w]. */
 static void quat_mul(const double *a, const double *b, double *out)
@@ -111,38 +88,30 @@ static void pose_error(const double *pose, const double *target, double *e)
 static int control(const double *q, const double *qd, const double *target, double *tau)
 {
     static const double zero[N] = {0};
-    double M[N * N], g[N], c[N], Jac[6 * N], bias[6], pose[7], e[6], twist[6] = {0};
-    double MinvJt[N * 6], Linv[36], tau0[N], f[6];
+    double g[N], c[N], Jac[6 * N], bias[6], pose[7], e[6], twist[6] = {0};
+    double Lambda[36], Jsharp[N * 6], tau0[N], a[6], f[6];
     int i, k, col;
 
-    CHECK(panda_passive_terms(q, qd, M, g, c));
+    CHECK(panda_passive_terms(q, qd, NULL, g, c));                                 /* g(q), C(q, qd) qd */
     CHECK(panda_jacobian_panda_hand_tcp(q, Jac));                                  /* 6 x N, column-major */
     CHECK(panda_forward_acceleration_kinematics_panda_hand_tcp(q, qd, zero, bias)); /* Jdot nu */
     CHECK(panda_forward_kinematics_panda_hand_tcp(q, pose));
+    CHECK(panda_operational_space_inertia_panda_hand_tcp(q, Lambda));       /* 6 x 6; status 2/3: J lost rank */
+    CHECK(panda_dynamically_consistent_inverse_panda_hand_tcp(q, Jsharp)); /* N x 6, M^-1 J^T Lambda */
     pose_error(pose, target, e);
     for (col = 0; col < N; ++col)
         for (i = 0; i < 6; ++i) twist[i] += Jac[col * 6 + i] * qd[col];
 
-    if (cholesky(N, M) != 0) return RBDGEN_panda_SINGULAR;
-    for (i = 0; i < 6; ++i) { /* column i of M^-1 J^T: M^-1 times row i of J */
-        for (col = 0; col < N; ++col) MinvJt[i * N + col] = Jac[col * 6 + i];
-        cholesky_solve(N, M, MinvJt + i * N);
-    }
-    for (i = 0; i < 6; ++i) /* Lambda^-1 = J M^-1 J^T */
-        for (k = 0; k < 6; ++k) {
-            double s = 0;
-            for (col = 0; col < N; ++col) s += Jac[col * 6 + i] * MinvJt[k * N + col];
-            Linv[k * 6 + i] = s;
-        }
-    if (cholesky(6, Linv) != 0) return RBDGEN_panda_SINGULAR; /* the hand's Jacobian lost rank */
-
     for (col = 0; col < N; ++col) tau0[col] = -KN * (q[col] - Q_REST[col]) - DN * qd[col];
-    for (i = 0; i < 6; ++i) { /* f = a_d - Jdot nu - J M^-1 tau_0 */
+    for (i = 0; i < 6; ++i) { /* a = a_d - Jdot nu */
         double kp = i < 3 ? KP_ROTATION : KP_POSITION;
-        f[i] = kp * e[i] - 2.0 * sqrt(kp) * twist[i] - bias[i];
-        for (col = 0; col < N; ++col) f[i] -= MinvJt[i * N + col] * tau0[col];
+        a[i] = kp * e[i] - 2.0 * sqrt(kp) * twist[i] - bias[i];
     }
-    cholesky_solve(6, Linv, f); /* f = Lambda (...) */
+    for (i = 0; i < 6; ++i) { /* f = Lambda a - J#^T tau_0 (Lambda J M^-1 = J#^T) */
+        f[i] = 0.0;
+        for (k = 0; k < 6; ++k) f[i] += Lambda[k * 6 + i] * a[k];
+        for (col = 0; col < N; ++col) f[i] -= Jsharp[i * N + col] * tau0[col];
+    }
     for (col = 0; col < N; ++col) {
         tau[col] = tau0[col] + c[col] + g[col];
         for (i = 0; i < 6; ++i) tau[col] += Jac[col * 6 + i] * f[i];

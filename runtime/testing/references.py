@@ -124,6 +124,11 @@ def _angular_first(M):
     return np.concatenate([M[3:6], M[0:3]])
 
 
+def task_space_inertia(J, Minv) -> np.ndarray:
+    """Lambda = (J M^-1 J^T)^-1 of a link Jacobian ``J`` (6 x G) and ``M^-1``."""
+    return np.linalg.inv(J @ Minv @ J.T)
+
+
 def _skew(w):
     return np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
 
@@ -414,8 +419,7 @@ class PinocchioReference(_Common):
                 + self.gravity(base, q, loads))
 
     def operational_space_inertia(self, base, q, link):
-        J = self.jacobian(base, q, link)
-        return np.linalg.inv(J @ self.mass_matrix_inverse(base, q) @ J.T)
+        return task_space_inertia(self.jacobian(base, q, link), self.mass_matrix_inverse(base, q))
 
     def dynamically_consistent_inverse(self, base, q, link):
         J = self.jacobian(base, q, link)
@@ -839,6 +843,19 @@ class MimicReference:
 
     def kinetic_energy(self, base, q, qd):
         return self.full.kinetic_energy(base, *self.full_state(q, qd))
+
+    def potential_energy(self, base, q):
+        return self.full.potential_energy(base, *self.full_state(q))
+
+    def mass_matrix_inverse(self, base, q):
+        return np.linalg.inv(self.mass_matrix(base, q))
+
+    def coriolis_matrix(self, base, q, qd):
+        """``P^T C_full(P qd) P``: the Christoffel symbols of ``P^T M_full(P q + o) P`` (P constant)."""
+        return self.PG.T @ self.full.coriolis_matrix(base, *self.full_state(q, qd)) @ self.PG
+
+    def operational_space_inertia(self, base, q, link):
+        return task_space_inertia(self.jacobian(base, q, link), self.mass_matrix_inverse(base, q))
 
     # -- kinematics at a link origin, world axes, angular first -----------------------------
 
