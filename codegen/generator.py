@@ -119,8 +119,14 @@ def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algor
 #: The algorithms ``forward_dynamics`` can be generated with: ``"aba"``, the articulated-body
 #: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
-#: the one of fewer `optimize.estimated_cycles` for the robot; mimic joints always take CRBA.
+#: CRBA unless its `optimize.estimated_cycles` exceed ABA's by more than `CRBA_MARGIN`; mimic joints
+#: always take CRBA.
 FD_ALGORITHMS = {"aba": "forward_dynamics", "crba": "forward_dynamics_crba"}
+
+#: How much more CRBA may be estimated to cost than ABA and still be taken: the estimate counts ABA's
+#: serial divisions and its floating base's dense solve too lightly (measured against it:
+#: docs/benchmarks.md, "Pinocchio's generated code").
+CRBA_MARGIN = 1.25
 
 
 def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") -> Kernel:
@@ -134,7 +140,7 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
     names = list(FD_ALGORITHMS) if choice == "auto" else [choice]
     kernels = {name: trace(model, "forward_dynamics", tree, algorithm=FD_ALGORITHMS[name]) for name in names}
     cost = {name: estimated_cycles(k, schedule(k, optional=emit_c.optional_inputs(k))) for name, k in kernels.items()}
-    best = min(cost, key=cost.get)
+    best = choice if choice != "auto" else "crba" if cost["crba"] <= CRBA_MARGIN * cost["aba"] else "aba"
     if choice == "auto":
         log.info("forward_dynamics by %s (estimated cycles: %s)", best.upper(),
                  ", ".join(f"{name.upper()} {c:.0f}" for name, c in cost.items()))

@@ -51,6 +51,14 @@ def test_each_algorithm_matches_pinocchio(algorithm, build_cache):
                      ref.forward_dynamics(None, st.q[i], st.qd[i], st.tau[i]), LOOSE, f"{algorithm} state {i}")
 
 
+def test_auto_takes_aba_on_a_long_chain():
+    """CRBA's factor grows with n d (a chain: n^2 / 2), ABA's sweeps with n: a 40-joint chain takes ABA."""
+    from test_deep_chain import _chain
+
+    generated = rbdgen.generate(_chain(40), ops=["forward_dynamics"])
+    assert generated.manifest["operations"]["forward_dynamics"]["algorithm"] == "aba"
+
+
 def test_auto_takes_the_cheaper_and_says_which():
     model = rbdgen.load_urdf(ROBOTS["ur5"].path)
     auto = rbdgen.generate(model, ops=["forward_dynamics"], prefix="ur5")

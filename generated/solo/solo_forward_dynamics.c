@@ -3,11 +3,11 @@
  * solo_forward_dynamics and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfc645125802e30eULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x8b8150da2d5dd8f1ULL
 #error "solo_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics: 2426 mul, 2031 add, 9 div, 12 sin, 12 cos, 1 calls */
+/* forward_dynamics: 2517 mul, 2335 add, 15 div, 12 sin, 12 cos, 4 sqrt */
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -15,21 +15,27 @@ int solo_forward_dynamics(const double *base, const double *q, const double *qd,
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[217];  /* the values a part computes for a later one */
+        double w[242];  /* the values a part computes for a later one */
         int s;
-        s = solo__1_forward_dynamics(base, q, qd, tau, loads, acc, w);
+        s = solo__1_forward_dynamics(q, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__2_forward_dynamics(qd, tau, loads, acc, w);
+        s = solo__2_forward_dynamics(w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__3_forward_dynamics(tau, acc, w);
+        s = solo__3_forward_dynamics(base, qd, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__4_forward_dynamics(tau, acc, w);
+        s = solo__4_forward_dynamics(qd, loads, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__5_forward_dynamics(tau, w);
+        s = solo__5_forward_dynamics(qd, loads, w);
         if (s != RBDGEN_solo_OK) return s;
         s = solo__6_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__7_forward_dynamics(base, acc, w);
+        s = solo__7_forward_dynamics(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo__8_forward_dynamics(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo__9_forward_dynamics(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo__10_forward_dynamics(acc, w);
         if (s != RBDGEN_solo_OK) return s;
     }
     if (!solo_finite(acc, 18)) {
