@@ -293,7 +293,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",
-                   help="forward_dynamics' algorithm in the C: auto (the cheaper for the robot, the default), aba "
+                   help="forward_dynamics' algorithm in the C: auto (the default: CRBA, or ABA where a cost model expects "
+                        "it to be much cheaper, as on long chains), aba "
                         "or crba (mass matrix and a tree-sparse solve)")
     g.add_argument("--float", action="store_true", help="single precision")
     g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")

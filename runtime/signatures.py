@@ -55,7 +55,7 @@ SUMMARIES = {
                          "tau : ndarray, shape (G,) or (N, G)\n    Generalized forces [N m, N]; floating base: "
                          "the base wrench [torque, force] (world axes, about the base origin) first."),
     "forward_dynamics": ("Forward dynamics qdd = M^-1 (tau - C qd - g - J^T loads) (articulated-body algorithm; the\n"
-                         "generated C may use CRBA and a tree-sparse solve instead, where cheaper for the robot).",
+                         "generated C usually uses CRBA and a tree-sparse solve instead: its manifest says which).",
                          "acc : ndarray, shape (G,) or (N, G)\n    Generalized accelerations; floating base: the "
                          "base's classical acceleration [omegadot_W, pddot_W] first [rad/s^2, m/s^2]."),
     "forward_dynamics_crba": ("Forward dynamics by M (CRBA), the bias of one RNEA and one checked Cholesky solve.",
