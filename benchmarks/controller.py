@@ -96,16 +96,15 @@ def second_batch(robot: Robot) -> States:
     return random_states(robot.model, STATES, seed=1)
 
 
-def generalized(st: States, what: str) -> np.ndarray:
-    """``(N, G)`` velocities or accelerations (``what``) of a batch: the base's, then the joints'."""
-    joints = st.qd if what == "velocity" else st.qdd
-    return np.concatenate([getattr(st, what), joints], axis=1) if st.floating else joints
+def accelerations(st: States) -> np.ndarray:
+    """``(N, G)`` accelerations of a batch: the base's, then the joints' (as `States.velocities`)."""
+    return np.concatenate([st.acceleration, st.qdd], axis=1) if st.floating else st.qdd
 
 
 def inputs(robot: Robot, other: States) -> dict:
     """The generated C's inputs beyond `States.flat`: ``qd_ref``, ``qdd_ref``, ``v``, ``dt``, ``base1``, ``q1``."""
-    extra = {"qd_ref": generalized(other, "velocity"), "qdd_ref": generalized(other, "acceleration"),
-             "v": generalized(robot.states, "velocity"), "dt": np.full((STATES, 1), DT), "q1": other.q}
+    extra = {"qd_ref": other.velocities(), "qdd_ref": accelerations(other),
+             "v": robot.states.velocities(), "dt": np.full((STATES, 1), DT), "q1": other.q}
     if robot.floating:
         extra["base1"] = other.flat()["base"]
     return extra
@@ -167,16 +166,16 @@ def expected(robot: Robot, row: str, i: int, other: States) -> np.ndarray:
     b, q, qd = st.ref_base(i), st.q[i], st.qd[i]
     # the references' passivity forces and J̄ compose M, C, g, J, M⁻¹ and Λ, which a MimicReference reduces
     if row == "passivity_forces":
-        rates = (qd, generalized(other, "velocity")[i], generalized(other, "acceleration")[i])
+        rates = (qd, other.velocities()[i], accelerations(other)[i])
         return PinocchioReference.passivity_forces(ref, b, q, *rates)
     if row == "dynamically_consistent_inverse":
         return PinocchioReference.dynamically_consistent_inverse(ref, b, q, robot.link).ravel(order="F")
     if row == "integrate":
-        return integrated(robot, ref, b, q, generalized(st, "velocity")[i])
+        return integrated(robot, ref, b, q, st.velocities()[i])
     if row in ("difference", "difference_derivatives"):
         return flat(configuration(ref, row, b, q, other.ref_base(i), other.q[i]))
     if row == "integrate_derivatives":
-        return flat(configuration(ref, row, b, q, generalized(st, "velocity")[i], DT))
+        return flat(configuration(ref, row, b, q, st.velocities()[i], DT))
     if row == "forward_velocity_kinematics_derivatives":
         return flat(link_derivatives(ref, "frame_velocity_derivatives", b, q, qd, link=(robot.link,)))
     if row == "forward_acceleration_kinematics_derivatives":
