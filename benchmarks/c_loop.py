@@ -123,10 +123,11 @@ def build_c_bench(generated, flags, cache, data=None, reps=200, rounds=15, ops=O
     bodies = []
     for name in bench_operations(generated, ops):
         args = "".join(f"in_{n} + i * {sizes[n]}, " if n != "loads" else "NULL, " for n in functions[name]["inputs"])
-        (out,) = functions[name]["outputs"]
-        call = f"{prefix}_{name}({args}out[%s])"
-        bodies.append(BODY.format(STATES=states, out_size=sizes[out], op=name, call=call % "i",
-                                  timed_call=call % ("0" if one_output else "i")))
+        offsets = np.cumsum([0] + [sizes[out] for out in functions[name]["outputs"]])  # outputs side by side
+        outs = ", ".join(f"out[%(row)s] + {offset}" for offset in offsets[:-1])
+        call = f"{prefix}_{name}({args}{outs})"
+        bodies.append(BODY.format(STATES=states, out_size=offsets[-1], op=name, call=call % {"row": "i"},
+                                  timed_call=call % {"row": "0" if one_output else "i"}))
     program = BENCH_C.format(includes=f'#include "{prefix}.h"', arrays=arrays, bodies="".join(bodies),
                              rounds=rounds, reps=reps)
     files = {name: text for name, text in generated.files.items() if name.endswith((".c", ".h"))}

@@ -151,12 +151,13 @@ class GeneratedC:
 
     label = "rbdgen C"
 
-    def __init__(self, robot: Robot, flags, cache: Path, work: Path, rows=ROWS):
+    def __init__(self, robot: Robot, flags, cache: Path, work: Path, rows=ROWS, inputs=None):
         ops = tuple(op for _, op, _ in rows)
         start = time.perf_counter()
         self.generated = rbdgen.generate(robot.model, ops=ops, prefix=robot.name, frames=[robot.link])
         self.generate_s = time.perf_counter() - start
-        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=robot.states.flat(), ops=ops,
+        data = {**robot.states.flat(), **(inputs or {})}  # inputs: the operations' other inputs ((N, size) arrays)
+        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=data, ops=ops,
                                                  one_output=True)  # as Pinocchio's loop reuses its Data
         self.rows = rows
         self.functions = bench_operations(self.generated, ops)  # one per row, in row order
@@ -170,7 +171,7 @@ class GeneratedC:
         manifest = self.generated.manifest
         flat, out = np.fromfile(self.dump), {}
         for (row, _, _), fn in zip(self.rows, self.functions):
-            size = manifest["sizes"][manifest["operations"][fn]["outputs"][0]]
+            size = sum(manifest["sizes"][out] for out in manifest["operations"][fn]["outputs"])
             out[row], flat = flat[:STATES * size].reshape(STATES, size), flat[STATES * size:]
         return out
 
@@ -374,20 +375,23 @@ def flags_line(args, target: float) -> str:
             f"interleaved rounds, {STATES} states; target: rbdgen C at most {target}x Pinocchio C++\n")
 
 
-def conclude(results, notes, wrong, tolerance: str, rows, target: float) -> int:
+def conclude(results, notes, wrong, tolerance: str, rows, target) -> int:
     """Print the notes, then the ``wrong`` results (exit status 1) or the ratios rbdgen C / Pinocchio C++
-    over every robot and row, their range and how many meet ``target`` (exit status 0)."""
+    over every robot and row, their range and how many meet ``target`` (a ratio, or ``{row: ratio}``)
+    (exit status 0)."""
+    goal = target if isinstance(target, dict) else {row: target for row, _, _ in rows}
     print("\nNotes:\n" + "\n".join(f"- {n}" for n in notes))
     if wrong:
         print(f"\nWRONG results (normwise relative error above {tolerance} against Pinocchio): {wrong}")
         return 1
     for what in ("times", "fastest"):
-        pin = [r[what]["rbdgen"][row] / r[what]["pinocchio"][row] for r in results if "pinocchio" in r[what]
-               for row, _, _ in rows]
+        pin = [(r[what]["rbdgen"][row] / r[what]["pinocchio"][row], goal[row]) for r in results
+               if "pinocchio" in r[what] for row, _, _ in rows if row in r[what]["pinocchio"]]
         if pin:
+            ratios = [x for x, _ in pin]
             print(f"\nrbdgen C / Pinocchio C++ ({'medians' if what == 'times' else 'fastest rounds'}): "
-                  f"{min(pin):.2f}x to {max(pin):.2f}x; {sum(x <= target for x in pin)} of {len(pin)} at or under "
-                  f"{target}x")
+                  f"{min(ratios):.2f}x to {max(ratios):.2f}x; {sum(x <= g for x, g in pin)} of {len(pin)} at or "
+                  f"under the target ({', '.join(f'{g}x' for g in sorted(set(goal.values())))})")
     print("every rbdgen result agrees with Pinocchio")
     return 0
 
