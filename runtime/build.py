@@ -581,7 +581,7 @@ def jobs() -> int:
     """Compiler processes run at once: ``$RBDGEN_JOBS``, or the cores this process may use."""
     env = os.environ.get("RBDGEN_JOBS", "").strip()
     if env:
-        if not env.isdigit() or int(env) < 1:
+        if not (env.isascii() and env.isdigit()) or int(env) < 1:
             raise SettingError(f"RBDGEN_JOBS must be a positive whole number, got {env!r}")
         return int(env)
     if hasattr(os, "sched_getaffinity"):

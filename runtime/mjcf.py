@@ -97,8 +97,9 @@ def is_mjcf(path) -> bool:
     return False
 
 
-#: Attributes that name files MuJoCo reads (``<include>``, meshes, textures, height fields, skins, models)
-#: and the ``<compiler>`` folders those are looked up in.
+#: Attributes that name files MuJoCo reads: ``file`` and every attribute that starts with it (``<include>``,
+#: meshes, textures and a cube's ``fileright``... ``fileback``, height fields, skins, models), and the
+#: ``<compiler>`` folders those are looked up in.
 _FILE_ATTRIBUTE = "file"
 _FOLDER_ATTRIBUTES = ("assetdir", "meshdir", "texturedir")
 
@@ -117,18 +118,19 @@ def _confine_files(path: str):
         seen.add(current)
         try:
             root = defusedxml.ElementTree.fromstring(read_robot_file(current, "MJCF"), forbid_dtd=True)
-        except (defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException):
-            return  # MuJoCo's own parser names what is wrong
+        except (defusedxml.ElementTree.ParseError, defusedxml.DefusedXmlException) as exc:
+            # MuJoCo's parser would read it (a DTD, say): one file left unchecked would unconfine them all
+            raise ModelError(f"{current}: not XML that rbdgen can check without a DTD ({exc}); MJCF files and "
+                             f"their includes must be plain XML") from None
         for element in root.iter():
-            for attribute in (_FILE_ATTRIBUTE, *_FOLDER_ATTRIBUTES):
-                value = element.get(attribute)
-                if value is None:
+            for attribute, value in element.attrib.items():
+                if not (attribute.startswith(_FILE_ATTRIBUTE) or attribute in _FOLDER_ATTRIBUTES):
                     continue
                 where = f"{current}: <{element.tag} {attribute}={value!r}>"
                 target = _inside(folder, value, where)
                 if element.tag == "include":
                     pending.append(target)
-                elif attribute == _FILE_ATTRIBUTE:
+                elif attribute not in _FOLDER_ATTRIBUTES:
                     files.append((where, value))
                 else:
                     folders.append(value)

@@ -771,3 +771,22 @@ def test_part_peak_against_counting_each_step():
             for t in range(begin, last):
                 counts[t - start] += 1
         assert held.peak(start, end) == max(counts), (start, end)
+
+
+def test_validate_allows_no_more_than_its_ceiling_however_ill_conditioned(tmp_path, generated, build_cache,
+                                                                          monkeypatch):
+    """A wrong constant in forward dynamics still fails validation where M's equilibrated condition number is
+    huge (here: said to be 1e30): the allowance G eps cond stops at `solver.CONDITIONED_CEILING`."""
+    from rbdgen import solver as solver_module
+
+    name, op = "double_pendulum", "forward_dynamics"
+    folder = generated(name).write(tmp_path / name)
+    path = folder / f"{name}_{op}.c"
+    text = path.read_text()
+    start = text.index(f"int {name}_{op}(")
+    literal = next(m for m in LITERAL.finditer(text, start, text.index("\n}\n", start))
+                   if 1e-6 < float(m.group(1)) != 1.0)
+    path.write_text(text[:literal.start()] + repr(float(literal.group(1)) * 1.01) + text[literal.end():])
+    monkeypatch.setattr(solver_module, "_equilibrated_condition", lambda M: np.full(len(M), 1e30))
+    with pytest.raises(rbdgen.ValidationError, match=rf"{op}: relative error"):
+        rbdgen.load(folder, TEST_FLAGS, build_cache).validate(samples=4)

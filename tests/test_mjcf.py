@@ -237,3 +237,21 @@ def test_mjcf_nested_include_and_assets_confined(tmp_path):
         with pytest.raises(ModelError, match="asset.xml: <(compiler|mesh|texture) .*names a file outside"):
             rbdgen.load_mjcf(path)
     assert nested.exists()
+
+
+def test_mjcf_a_dtd_or_a_cube_texture_does_not_unconfine(tmp_path):
+    """MuJoCo's parser reads a file with a DOCTYPE that rbdgen's (DTDs forbidden) cannot check: such an include
+    is refused, not skipped (it would have unconfined every file after it); and a cube texture's six faces
+    (``fileright`` ... ``fileback``) are files too."""
+    outside = tmp_path / "secret.xml"
+    outside.write_text('<mujocoinclude><body name="s"><joint name="s"/><geom size="0.1"/></body></mujocoinclude>')
+    folder = tmp_path / "model"
+    folder.mkdir()
+    _write(folder, f'<!DOCTYPE x><mujocoinclude><include file="{outside}"/></mujocoinclude>', "sub.xml")
+    path = _write(folder, BODY.replace("</worldbody>", '</worldbody><include file="sub.xml"/>'), "robot.xml")
+    with pytest.raises(ModelError, match="sub.xml: not XML that rbdgen can check without a DTD"):
+        rbdgen.load_mjcf(path)
+    cube = '<asset><texture name="t" type="cube" fileright="/etc/x.png"/></asset>'
+    path = _write(folder, BODY.replace("<worldbody>", cube + "<worldbody>"), "cube.xml")
+    with pytest.raises(ModelError, match="cube.xml: <texture fileright='/etc/x.png'>: names a file outside"):
+        rbdgen.load_mjcf(path)
