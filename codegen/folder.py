@@ -57,8 +57,8 @@ def write(folder: Path, files: dict, manifest: str, overwrite: bool) -> Path:
         return _write_new(folder, files, order)
     current = {name: _text(folder / name) for name in files}
     changed = [name for name in files if current[name] is not None and current[name] != files[name]]
-    previous = _previous(folder)
-    foreign = [name for name in changed if name not in previous and GENERATED not in current[name][:400].lower()]
+    previous, listed = _previous(folder), _previous(folder, marked=False)
+    foreign = [name for name in changed if name not in listed and GENERATED not in current[name][:400].lower()]
     if foreign:  # the user's own README.md or CMakeLists.txt, say: never replaced, not even with --force
         raise FileExistsError(f"{folder}: {', '.join(foreign)} would be replaced but rbdgen did not write "
                               f"{'them' if len(foreign) > 1 else 'it'} (no {GENERATED!r} line): move "
@@ -124,9 +124,10 @@ def _text(path: Path):
         return ""
 
 
-def _previous(folder: Path) -> list:
+def _previous(folder: Path, marked: bool = True) -> list:
     """The files the previous runs wrote in ``folder``, by their manifests (see the module): only regular files
-    whose names and content are rbdgen's."""
+    whose names and (``marked``) content are rbdgen's. Unmarked, a listed source edited by hand counts too: it
+    may be replaced, never removed."""
     names = []
     for path in sorted(folder.glob("*.json")):
         try:
@@ -139,7 +140,8 @@ def _previous(folder: Path) -> list:
             continue
         names.append(path.name)
         own = re.compile(rf"{re.escape(prefix)}(_[A-Za-z0-9_]+)?\.[ch]")
-        names += [n for n in sources if own.fullmatch(n) and MARK in (_text(folder / n) or "")[:400]]
+        names += [n for n in sources
+                  if own.fullmatch(n) and (not marked or MARK in (_text(folder / n) or "")[:400])]
         if (_text(folder / f"{prefix}.pc.in") or "").startswith(PC_FIRST_LINE):
             names.append(f"{prefix}.pc.in")
     return list(dict.fromkeys(names))
