@@ -101,6 +101,7 @@ class CFunction:
     stack: int = 0  # bytes, see `stack_bound`
     summary: str = ""
     doc: str = ""
+    calls: str = ""  # the operation whose function computes this one's results, called as it is (`render`)
 
     @property
     def split(self) -> bool:
@@ -312,6 +313,15 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
             fn.checked.append(Check(p, tuple(computed.values()) if sparse else ()))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
     fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8, trig=precision == "double")
+    return fn
+
+
+def alias_function(kernel: Kernel, target: CFunction) -> CFunction:
+    """``kernel``'s function as a call of ``target``, which traced the same algorithm with the same parameters
+    (`forward_dynamics_crba` where `forward_dynamics` is CRBA's): its checks, counts and results are the
+    target's; its stack one frame more."""
+    fn = CFunction(kernel.name, list(target.params), fail=target.fail, doc=kernel.doc, calls=target.op)
+    fn.counts, fn.summary, fn.stack = dict(target.counts), target.summary, target.stack + FRAME
     return fn
 
 
@@ -828,12 +838,19 @@ def source_names(prefix: str, functions: list) -> list:
 
 
 def render(kernels: list, plans: list, prefix: str, precision: str, sizes: dict, header_info: dict,
-           interface: dict):
+           interface: dict, aliases=None):
     """The C files of a robot (`source_names`) from its kernels and their `Schedule`: ({filename: text},
     [CFunction]). ``interface`` is the manifest's interface (`rbdgen.manifest.INTERFACE`) but the sources:
-    with them, its key goes into the header and every source checks it."""
+    with them, its key goes into the header and every source checks it. ``aliases``: ``{function: function
+    before it}`` of kernels that trace the same algorithm; each calls the other (`alias_function`)."""
+    aliases = aliases or {}
     check_prefix(prefix)
-    functions = [c_function(k, plan, prefix, precision, sizes) for k, plan in zip(kernels, plans)]
+    functions = []
+    for kernel, plan in zip(kernels, plans):
+        same = aliases.get(kernel.name)
+        target = next((fn for fn in functions if fn.op == same), None)
+        functions.append(c_function(kernel, plan, prefix, precision, sizes) if target is None
+                         else alias_function(kernel, target))
     env = environment()
     names = source_names(prefix, functions)
     context = dict(header_info, **spellings(prefix, precision), functions=functions, sources=names,
@@ -843,7 +860,7 @@ def render(kernels: list, plans: list, prefix: str, precision: str, sizes: dict,
              names[1]: env.get_template("internal.h.j2").render(context)}
     for fn in functions:
         parts = fn.parts if fn.split else []
-        whole = fn.parts[0] if not parts else Part()
+        whole = fn.parts[0] if fn.parts and not parts else Part()
         files[f"{prefix}_{fn.op}.c"] = env.get_template("operation.c.j2").render(
             context, fn=fn, cholesky_copies=_copies(whole.solves), ltdl_kernels=_kernels(prefix, whole))
         for index, part in enumerate(parts):

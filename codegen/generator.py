@@ -329,7 +329,10 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                                          **({} if link is None else {"operation": op, "link": link})}
                                 for (op, link), k in zip(plan, kernels)},
                  "cdef": _cdef(prefix, kernels, real, size)}
-    files, functions = emit_c.render(kernels, plans, prefix, precision, size, info, interface)
+    # forward dynamics by CRBA is forward_dynamics_crba's algorithm: one function computes, the other calls it
+    by_crba = any(k.name == "forward_dynamics" and k.algorithm == "crba" for k in kernels)
+    aliases = {"forward_dynamics_crba": "forward_dynamics"} if by_crba else {}
+    files, functions = emit_c.render(kernels, plans, prefix, precision, size, info, interface, aliases)
     timings["emit"] = time.perf_counter() - start
     manifest = {
         "rbdgen": __version__,
@@ -346,6 +349,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "sources": [name for name in files],
         "operations": {fn.op: {**interface["operations"][fn.op], "counts": fn.counts, "stack_bytes": fn.stack,
                                **({"algorithm": kernel.algorithm} if kernel.algorithm else {}),
+                               **({"calls": fn.calls} if fn.calls else {}),
                                **_always_fails(kernel)}
                        for fn, kernel in zip(functions, kernels)},
         "cdef": interface["cdef"],

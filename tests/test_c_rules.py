@@ -79,9 +79,12 @@ def _exported(folder: Path) -> set:
 
 def _parts(folder: Path) -> set:
     """The parts of the split operations (docs/generated-c.md): each defined in a source of its own, called
-    from its operation's source."""
+    from its operation's source; and the operations another operation calls (the manifest's ``calls``:
+    forward_dynamics_crba where forward_dynamics is CRBA's)."""
     manifest = json.loads(next(folder.glob("*.json")).read_text())
-    return {Path(n).stem for n in manifest["sources"] if re.fullmatch(rf"{manifest['prefix']}__\d+_\w+\.c", n)}
+    prefix = manifest["prefix"]
+    return ({Path(n).stem for n in manifest["sources"] if re.fullmatch(rf"{prefix}__\d+_\w+\.c", n)}
+            | {f"{prefix}_{info['calls']}" for info in manifest["operations"].values() if "calls" in info})
 
 
 def _compile_each(tmp_path: Path, folder: Path, command: list) -> set:

@@ -168,9 +168,9 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1006 mul, 958 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 18728 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 18984 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 18728
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 18984
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after
