@@ -23,12 +23,14 @@ from pathlib import Path
 from .. import __version__
 from ..build import cache_dir
 from ..builder import TRAVERSALS
+from ..contacts import Contact
 from ..errors import BuildError, ManifestError, ModelError, SettingError, SolverError, ValidationError
 from ..inertias import INERTIA_POLICIES
 from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
-from .generator import (ALL_OPERATIONS, CONFIGURATION_OPERATIONS, CONTROL_OPERATIONS, DERIVATIVE_OPERATIONS,
+from .generator import (ALL_OPERATIONS, CONFIGURATION_OPERATIONS, CONTACT_OPERATIONS, CONTROL_OPERATIONS,
+                        DERIVATIVE_OPERATIONS,
                         FD_ALGORITHMS, KINEMATICS_OPERATIONS, generate, load_robot)
 
 
@@ -145,14 +147,27 @@ def _inertia(args) -> dict:
     return {} if args.inertia is None else {"inertia": args.inertia}
 
 
+def _contacts(args) -> dict:
+    """``generate``'s contact options from ``--contact``, ``--baumgarte``, ``--damping`` and ``--restitution``."""
+    try:
+        contacts = [Contact.parse(spec) for spec in args.contact or ()]
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"--contact: {exc}") from None
+    return {"contacts": contacts, "baumgarte": tuple(args.baumgarte), "damping": args.damping,
+            "restitution": args.restitution}
+
+
 def cmd_generate(args, progress: Progress) -> int:
     options = _load_options(args)
     progress.step(f"tracing and emitting {len(args.ops)} operations")
     try:
         generated = generate(args.robot, ops=args.ops, precision="float" if args.float else "double",
                              prefix=_prefix(args.prefix), frames=args.frames, fd_algorithm=args.fd_algorithm,
-                             **options)
+                             **_contacts(args), **options)
     except ValueError as exc:
+        if (args.contact and "link" in str(exc) or "contacts" in str(exc)
+                or str(exc).startswith(("baumgarte", "damping", "restitution"))):
+            raise UsageError(f"--contact: {exc}") from None
         if args.frames is None or "link" not in str(exc):
             raise
         raise UsageError(f"--frames: {exc}") from None
@@ -283,13 +298,23 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     g.add_argument("--ops", nargs="+",
                    choices=(ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS + CONTROL_OPERATIONS
-                            + CONFIGURATION_OPERATIONS),
+                            + CONFIGURATION_OPERATIONS + CONTACT_OPERATIONS),
                    default=list(ALL_OPERATIONS), metavar="OP",
                    help=f"operations to generate (default: the {len(ALL_OPERATIONS)} dynamics operations "
                         f"{' '.join(ALL_OPERATIONS)}; on request: the derivatives {' '.join(DERIVATIVE_OPERATIONS)}, "
                         f"the kinematics {' '.join(KINEMATICS_OPERATIONS)}, for controllers "
                         f"{' '.join(CONTROL_OPERATIONS)} and the configuration space "
-                        f"{' '.join(CONFIGURATION_OPERATIONS)})")
+                        f"{' '.join(CONFIGURATION_OPERATIONS)}; with --contact: {' '.join(CONTACT_OPERATIONS)})")
+    g.add_argument("--contact", nargs="+", metavar="LINK[:point|frame][@x,y,z]",
+                   help="contacts of the constrained operations: a point (3 rows, default) or a frame (6 rows) on LINK, "
+                        "at the offset x,y,z in the link frame [m]")
+    g.add_argument("--baumgarte", type=float, nargs=2, default=(0.0, 0.0), metavar=("KP", "KD"),
+                   help="contact_dynamics' Baumgarte gains: each contact's classical acceleration is -kd v - kp e "
+                        "(kp not 0 adds the input reference)")
+    g.add_argument("--damping", type=float, default=0.0, metavar="MU",
+                   help="proximal damping of the contact solve (10 iterations): dependent contacts then solve; "
+                        "0 (default): they return ConstraintError's status")
+    g.add_argument("--restitution", type=float, default=0.0, help="impulse_dynamics' restitution in [0, 1]")
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",

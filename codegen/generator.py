@@ -15,6 +15,7 @@ from .. import __version__
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import OPERATIONS, dimensions, evaluate, operation, sizes
 from ..build import DEFAULT_FLAGS
+from ..contacts import ContactModel
 from ..mjcf import is_mjcf, load_mjcf
 from ..errors import ModelError
 from ..model import RobotModel
@@ -42,6 +43,9 @@ CONTROL_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group =
 
 #: The configuration space (integrate, difference and their Jacobians): when asked for.
 CONFIGURATION_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "configuration")
+
+#: Constrained dynamics on the contacts declared with ``contacts=`` (`rbdgen.contacts`): when asked for.
+CONTACT_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "contacts")
 
 
 def leaf_links(model: RobotModel) -> tuple:
@@ -101,7 +105,7 @@ def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algor
     tree = tree or Tree.from_model(model)
     record, source = operation(op), operation(algorithm or op)
     dims = dimensions(tree, len(model.links))
-    size = {p.name: p.size(dims) for p in record.input_ports(model.floating)}
+    size = {p.name: p.size(dims) for p in record.input_ports(model.floating, bool(tree.contacts and tree.contacts.kp))}
     try:
         graph = Graph()
         inputs = {name: graph.input(name, n) for name, n in size.items()}
@@ -174,6 +178,7 @@ class Generated:
     files: dict
     manifest: dict
     timings: dict = field(default_factory=dict)
+    contacts: object = None  # the declared contacts (`rbdgen.contacts.ContactModel`), None: none
 
     @property
     def c_sources(self) -> list:
@@ -203,7 +208,7 @@ class Generated:
         """
         from . import emit_casadi
 
-        return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link))
+        return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link), self.contacts)
 
     def write_casadi(self, folder, ops=None, overwrite: bool = False) -> list:
         """Save ``casadi.Function`` files ``<prefix>_<op>.casadi`` (loadable by ``casadi.Function.load``)."""
@@ -251,7 +256,8 @@ def load_robot(path, **load_options) -> RobotModel:
 
 
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
-             prefix: str = None, frames=None, fd_algorithm: str = "auto", **load_options) -> Generated:
+             prefix: str = None, frames=None, fd_algorithm: str = "auto", contacts=(), baumgarte=(0.0, 0.0),
+             damping=0.0, restitution=0.0, **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
     ``model_or_urdf`` is a `RobotModel` or the path of a URDF, xacro or MJCF file (then
@@ -261,6 +267,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     per link of ``frames`` (names or ids; default: `leaf_links`), ``<prefix>_<op>_<link>``.
     ``fd_algorithm``: ``forward_dynamics``' algorithm in the C, ``"auto"`` (the cheaper one for the
     robot), ``"aba"`` or ``"crba"`` (`FD_ALGORITHMS`); the manifest and the header say which.
+    ``contacts`` (`rbdgen.Contact` objects), ``baumgarte=(kp, kd)``, ``damping`` (mu, or ``(mu, iterations)``)
+    and ``restitution`` declare what ``contact_dynamics`` and ``impulse_dynamics`` (`CONTACT_OPERATIONS`)
+    solve for (`rbdgen.contacts`); the manifest records them.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
@@ -272,6 +281,10 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     unknown = [op for op in ops if op not in OPERATIONS]
     if unknown or not ops:
         raise ValueError(f"unknown operations {unknown}; choose from {list(OPERATIONS)}")
+    declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution)
+    constrained = [op for op in ops if operation(op).group == "contacts"]
+    if constrained and declared is None:
+        raise ValueError(f"{constrained} need contacts: pass contacts=[rbdgen.Contact(link), ...] (--contact LINK)")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     if prefix is None:
@@ -286,7 +299,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         raise ValueError(f"frames: name at least one link for {linked}")
     plan = [(op, k) for op in ops for k in (links if operation(op).link else [None])]
     check_names(model, plan)
-    tree = Tree.from_model(model)
+    tree = Tree.from_model(model, declared)
     size = sizes(tree, len(model.links))
     dims = dimensions(tree, len(model.links))
     timings = {}
@@ -343,6 +356,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
                     **({"frames": [model.links[k].name for k in links]} if linked else {}),
                     **({"fd_algorithm": fd_algorithm} if fd_algorithm != "auto" else {}),
+                    **(declared.as_dict() if declared else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "shapes": interface["shapes"],
@@ -360,4 +374,4 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     files[f"{prefix}.json"] = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
     files.update(packaging.files(manifest, files))
     log.info("generated %s: %s", prefix, {k: f"{v:.2f}s" for k, v in timings.items()})
-    return Generated(model, prefix, precision, files, manifest, timings)
+    return Generated(model, prefix, precision, files, manifest, timings, declared)

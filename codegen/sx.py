@@ -116,7 +116,8 @@ def trace(model, op: str, tree: Tree = None, link: int = None) -> tuple:
     record = operation(op)
     dims = dimensions(tree, len(model.links))
     source = operation(record.of) if record.of else record
-    symbols = {p.name: ca.SX.sym(p.name, p.size(dims)) for p in source.input_ports(model.floating)}
+    reference = bool(tree.contacts and tree.contacts.kp)
+    symbols = {p.name: ca.SX.sym(p.name, p.size(dims)) for p in source.input_ports(model.floating, reference)}
     traced = dict(symbols)
     dtheta = ca.SX.sym("dtheta", 3)
     if record.of and model.floating:

@@ -8,6 +8,7 @@ from .errors import (
     BuildError,
     CacheError,
     CompilerNotFoundError,
+    ConstraintError,
     IkJointLimitError,
     IkNotConvergedError,
     IllConditionedError,
@@ -20,6 +21,7 @@ from .errors import (
     SolverError,
     ValidationError,
 )
+from .contacts import Contact
 from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
 from .ik import IkOptions
 from .interface import KINEMATICS, OPERATIONS, BaseState, Load, Pose
@@ -74,6 +76,8 @@ __all__ = [
     "ManifestError",
     "ModelError",
     "NonFiniteError",
+    "ConstraintError",
+    "Contact",
     "RobotBuilder",
     "RobotModel",
     "SettingError",

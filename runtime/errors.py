@@ -53,6 +53,15 @@ class IllConditionedError(SolverError):
     reason = "ill-conditioned solve"
 
 
+class ConstraintError(SolverError):
+    """The active contact constraints are dependent or redundant: ``J M^-1 J^T`` of the active contacts is
+    singular or ill-conditioned and no damping was declared (`rbdgen.contacts`)."""
+
+    status = 5
+    reason = ("the active contact constraints are dependent or redundant (J M^-1 J^T singular or ill-conditioned; "
+              "generate with damping=)")
+
+
 class NonFiniteError(SolverError):
     """An intermediate or final result is not finite (numerical failure)."""
 
@@ -118,4 +127,5 @@ STATUS = {
     SingularError.status: SingularError,
     IllConditionedError.status: IllConditionedError,
     NonFiniteError.status: NonFiniteError,
+    ConstraintError.status: ConstraintError,
 }

@@ -20,6 +20,7 @@ from .algorithms.kinematics import Tree
 from .algorithms.operations import evaluate
 from . import threads as batch_threads
 from .backends import NumpyOps
+from .contacts import ContactModel
 from .errors import NonFiniteError, SolverError
 from .interface import SolverBase, flat_inputs
 from .model import RobotModel
@@ -30,16 +31,20 @@ class NumpySolver(SolverBase):
     """Generic dynamics for any `RobotModel`, single states or batches (see `rbdgen.signatures`).
 
     ``NumpySolver(model)`` is a `FixedNumpySolver` or a `FloatingNumpySolver`, as the model's base.
+    ``contacts`` (`rbdgen.Contact` objects), ``baumgarte=(kp, kd)``, ``damping=mu`` or ``(mu, iterations)``
+    and ``restitution`` declare the contacts of ``contact_dynamics`` and ``impulse_dynamics``
+    (`rbdgen.contacts`), as `rbdgen.generate` takes them.
     """
 
-    def __new__(cls, model: RobotModel):
+    def __new__(cls, model: RobotModel, **contacts):
         if cls is NumpySolver:
             cls = FloatingNumpySolver if model.floating else FixedNumpySolver
         return super().__new__(cls)
 
-    def __init__(self, model: RobotModel):
-        super().__init__(model)
-        self.tree = Tree.from_model(model)
+    def __init__(self, model: RobotModel, contacts=(), baumgarte=(0.0, 0.0), damping=0.0, restitution=0.0):
+        declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution)
+        super().__init__(model, declared)
+        self.tree = Tree.from_model(model, declared)
         self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable
         self._small_calls: dict = {}  # the same key -> small calls so far
 

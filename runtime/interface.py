@@ -179,11 +179,15 @@ class SolverBase(abc.ABC):
     #: Floating-point type of the computation ("double" or "float").
     precision: str = "double"
 
-    def __init__(self, model: RobotModel):
+    def __init__(self, model: RobotModel, contacts=None):
         self.model = model
-        #: The sizes shapes are written in (J, G, L), computed once: every call reads them.
-        self._dimensions = {"J": model.joint_count, "G": model.generalized_count, "L": len(model.links)}
-        self._input_sizes = {name: port.size(self._dimensions) for name, port in INPUTS.items()}
+        #: The contacts declared for the constrained operations (`rbdgen.contacts.ContactModel`), or None.
+        self.contacts = contacts
+        #: The sizes shapes are written in (J, G, L; K, C, R with contacts), computed once: every call reads them.
+        self._dimensions = {"J": model.joint_count, "G": model.generalized_count, "L": len(model.links),
+                            **(contacts.dimensions() if contacts else {})}
+        self._input_sizes = {name: port.size(self._dimensions) for name, port in INPUTS.items()
+                             if all(d in self._dimensions or not isinstance(d, str) for d in port.shape)}
         self._output_shapes = {name: port.dims(self._dimensions) for name, port in OUTPUTS.items()}
 
     def __repr__(self) -> str:
@@ -236,6 +240,20 @@ class SolverBase(abc.ABC):
         b = results["base_next"]
         base = BaseState(*(b[..., BASE[k]] for k in BASE))
         return base, results["q_next"]
+
+    def _constrained(self, op: str, args: tuple, reference, loads, mask: Optional[ArrayLike],
+                     threads: Optional[int]) -> tuple:
+        """A constrained operation's outputs as a tuple (``reference``: required where kp is not zero, else None)."""
+        if reference is not None or (self.contacts and self.contacts.kp):
+            if not (self.contacts and self.contacts.kp):
+                raise ValueError(f"{op}: reference is an input only where the Baumgarte kp is not zero "
+                                 f"(baumgarte=(kp, kd) at generation)")
+            if reference is None:
+                raise ValueError(f"{op}: pass reference= (each contact's target; kp = {self.contacts.kp:g})")
+            args = args + (reference,)
+        names = tuple(p.name for p in operation(op).output_ports(self.floating))
+        results = self._results(op, args, loads, names, mask, threads)
+        return tuple(results[n] for n in names)
 
     def _jacobians(self, op: str, args: tuple, loads, mask: Optional[ArrayLike],
                    threads: Optional[int]) -> Dict[str, np.ndarray]:
@@ -343,7 +361,10 @@ class SolverBase(abc.ABC):
         An operation on a link takes it last (a name or an id): the dict's ``"link"`` holds its id.
         """
         record = operation(op)
-        names = [n for n in record.input_names(self.floating) if n != "loads"] + (["link"] if record.link else [])
+        if record.group == "contacts" and not self.contacts:
+            raise ValueError(f"{op}: no contacts declared; pass contacts=[rbdgen.Contact(link), ...] to "
+                             f"rbdgen.generate or rbdgen.NumpySolver")
+        names = [n for n in self._input_names(record) if n != "loads"] + (["link"] if record.link else [])
         if len(args) != len(names):
             raise TypeError(f"{op}({', '.join(names)}) takes {len(names)} positional arguments, got {len(args)}")
         arrays: Dict[str, Any] = {"link": self._link(args[-1], "link", "the link")} if record.link else {}
@@ -375,6 +396,10 @@ class SolverBase(abc.ABC):
                 a = a[None] if N == 1 else np.broadcast_to(a, (N,) + a.shape)
             out[key] = np.ascontiguousarray(a)
         return out, bool(batched)
+
+    def _input_names(self, record) -> tuple:
+        """``record``'s inputs for this solver (``reference`` where the contacts' kp is not zero)."""
+        return record.input_names(self.floating, bool(self.contacts and self.contacts.kp))
 
     def _base_vector(self, base, name: str) -> np.ndarray:
         """A second `BaseState` (``base1``) as one `BASE`-layout array, (19,) or (N, 19)."""

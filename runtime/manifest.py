@@ -73,6 +73,7 @@ def check_model(manifest: dict, where: str):
     """A `ManifestError` unless the manifest's model has the manifest's digest and sizes."""
     from .algorithms.kinematics import Tree
     from .algorithms.operations import sizes
+    from .contacts import ContactModel
     from .model import RobotModel
 
     try:
@@ -81,7 +82,11 @@ def check_model(manifest: dict, where: str):
         raise ManifestError(f"{where}: the manifest's model cannot be read ({exc}); {REGENERATE}") from None
     if model.digest != manifest["digest"]:
         raise ManifestError(f"{where}: the manifest's model is not the one its digest names; {REGENERATE}")
-    if sizes(Tree.from_model(model), len(model.links)) != manifest["sizes"]:
+    try:
+        contacts = ContactModel.from_dict(model, manifest.get("options"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ManifestError(f"{where}: the manifest's contacts cannot be read ({exc}); {REGENERATE}") from None
+    if sizes(Tree.from_model(model, contacts), len(model.links)) != manifest["sizes"]:
         raise ManifestError(f"{where}: the manifest's sizes are not its model's; {REGENERATE}")
 
 

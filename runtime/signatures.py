@@ -322,6 +322,37 @@ def _configuration_doc(op: str, floating: bool, out: bool) -> str:
             f"Returns\n-------\n{returns}\n\nRaises\n------\n{RAISES}\n")
 
 
+#: The constrained operations (`rbdgen.contacts`): summary and returns.
+CONTACTS = {
+    "contact_dynamics": ("Forward dynamics under the declared contacts: M acc + h = tau + J^T forces, each active "
+                         "contact's\nclassical acceleration -kd v_c - kp e_c (tree-sparse LTDL of M, then J M^-1 J^T).",
+                         "(acc, forces) : (ndarray, ndarray)\n    acc, shape (G,) or (N, G), as `forward_dynamics`'s; "
+                         "forces, shape (C,) or (N, C):\n    per point contact [fx, fy, fz], per frame contact [torque, "
+                         "force] about its point,\n    world axes, exerted on the robot; zero for an inactive contact."),
+    "impulse_dynamics": ("The velocity after an impact on the active contacts: J qd_plus = -e J nu (restitution e).",
+                         "(qd_plus, impulses) : (ndarray, ndarray)\n    qd_plus, shape (G,) or (N, G); impulses, "
+                         "shape (C,) or (N, C), laid out as\n    `contact_dynamics`' forces [N s, N m s]."),
+}
+
+PARAMETERS.update({
+    "active": "active : array_like, shape (K,) or (N, K)\n    1.0 (active) or 0.0 per declared contact, in "
+              "declaration order.",
+    "reference": "reference : array_like, shape (R,) or (N, R)\n    Only where kp is not zero: each contact's "
+                 "target position (3) and, for a frame\n    contact, unit quaternion xyzw (4), world frame.",
+})
+
+
+def _contacts_doc(op: str, floating: bool) -> str:
+    summary, returns = CONTACTS[op]
+    record = OPERATIONS[op]
+    names = [n for n in record.input_names(floating, True) if n != "loads"]
+    names += (["loads"] if record.loads else []) + ["mask", "threads"]
+    params = "\n".join(PARAMETERS[n] for n in names)
+    return (f"{summary}\n\n{CONVENTIONS}\n\nParameters\n----------\n{params}\n\n"
+            f"Returns\n-------\n{returns}\n\nRaises\n------\n{RAISES}\nConstraintError\n    Dependent "
+            f"active contacts without damping (a SolverError).\n")
+
+
 PASSIVE_DOC = """Any of M(q), g(q) and C(q, qd) qd from one pass (one recursive pass over the tree).
 
 Parameters
@@ -481,6 +512,16 @@ class FixedBaseSolver(SolverBase):
     def center_of_mass_derivatives(self, q: ArrayLike, qd: ArrayLike, *, mask: Mask = None,
                                    threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._jacobians("center_of_mass_derivatives", (q, qd), None, mask, threads)
+    # -- constrained dynamics (rbdgen.contacts) ------------------------------------------------------
+    def contact_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, active: ArrayLike,
+                         reference: Optional[ArrayLike] = None, *, loads: Loads = None, mask: Mask = None,
+                         threads: Threads = None) -> Tuple[np.ndarray, np.ndarray]:
+        return self._constrained("contact_dynamics", (q, qd, tau, active), reference, loads, mask, threads)
+
+    def impulse_dynamics(self, q: ArrayLike, qd: ArrayLike, active: ArrayLike, *, mask: Mask = None,
+                         threads: Threads = None) -> Tuple[np.ndarray, np.ndarray]:
+        return self._constrained("impulse_dynamics", (q, qd, active), None, None, mask, threads)
+
     # -- the configuration space (rbdgen.algorithms.configuration) ---------------------------------
     def integrate(self, q: ArrayLike, v: ArrayLike, dt: ArrayLike, *, out: Out = None,
                   mask: Mask = None, threads: Threads = None) -> np.ndarray:
@@ -645,6 +686,16 @@ class FloatingBaseSolver(SolverBase):
     def center_of_mass_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, mask: Mask = None,
                                    threads: Threads = None) -> Dict[str, np.ndarray]:
         return self._jacobians("center_of_mass_derivatives", (base, q, qd), None, mask, threads)
+    # -- constrained dynamics (rbdgen.contacts) ------------------------------------------------------
+    def contact_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, active: ArrayLike,
+                         reference: Optional[ArrayLike] = None, *, loads: Loads = None, mask: Mask = None,
+                         threads: Threads = None) -> Tuple[np.ndarray, np.ndarray]:
+        return self._constrained("contact_dynamics", (base, q, qd, tau, active), reference, loads, mask, threads)
+
+    def impulse_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, active: ArrayLike, *,
+                         mask: Mask = None, threads: Threads = None) -> Tuple[np.ndarray, np.ndarray]:
+        return self._constrained("impulse_dynamics", (base, q, qd, active), None, None, mask, threads)
+
     # -- the configuration space (rbdgen.algorithms.configuration) ---------------------------------
     def integrate(self, base: BaseState, q: ArrayLike, v: ArrayLike, dt: ArrayLike, *,
                   mask: Mask = None, threads: Threads = None) -> Tuple[BaseState, np.ndarray]:
@@ -695,7 +746,8 @@ def _unsupported(method: Callable) -> Callable:
 
 
 def _document(cls: Any, floating: bool) -> None:
-    for op in list(SUMMARIES) + list(KINEMATICS_RETURNS) + list(DERIVATIVES) + list(CONFIGURATION) + ["passive_terms"]:
+    for op in (list(SUMMARIES) + list(KINEMATICS_RETURNS) + list(DERIVATIVES) + list(CONFIGURATION) + list(CONTACTS)
+               + ["passive_terms"]):
         if floating:
             setattr(cls, op, _base_first(getattr(cls, op)))
     for op in list(SUMMARIES) + list(KINEMATICS_RETURNS):
@@ -704,6 +756,8 @@ def _document(cls: Any, floating: bool) -> None:
     cls.passive_terms.__doc__ = PASSIVE_DOC.format(head=head, threads=PARAMETERS["threads"], raises=RAISES)
     for op in DERIVATIVES:
         getattr(cls, op).__doc__ = _derivatives_doc(op, floating)
+    for op in CONTACTS:
+        getattr(cls, op).__doc__ = _contacts_doc(op, floating)
     for op in CONFIGURATION:
         method = getattr(cls, op)
         method.__doc__ = _configuration_doc(op, floating, "out" in inspect.signature(method).parameters)

@@ -22,6 +22,7 @@ from . import fastpath, manifest as manifests
 from . import threads as batch_threads
 from .algorithms.operations import operation
 from .build import DEFAULT_FLAGS, load_extension
+from .contacts import ContactModel
 from .errors import STATUS, ManifestError, ValidationError
 from .interface import OUTPUTS, SolverBase, flat_inputs
 from .model import RobotModel
@@ -45,7 +46,8 @@ class CompiledSolver(SolverBase):
         return super().__new__(cls)
 
     def __init__(self, manifest: dict, files: dict, flags=DEFAULT_FLAGS, cache=None):
-        super().__init__(RobotModel.from_dict(manifest["model"]))
+        model = RobotModel.from_dict(manifest["model"])
+        super().__init__(model, ContactModel.from_dict(model, manifest["options"]))
         self.manifest = manifest
         self.prefix = manifest["prefix"]
         self.precision = manifest["precision"]
@@ -102,7 +104,7 @@ class CompiledSolver(SolverBase):
         flat = flat_inputs(inputs)
         N = flat["q"].shape[0]
         arrays = [np.ascontiguousarray(flat[name], self.dtype) if name in flat else None
-                  for name in operation(op).input_names(self.floating)]
+                  for name in self._input_names(operation(op))]
         results = {}
         for name in self.manifest["operations"][function]["outputs"]:
             if name in outputs:
@@ -166,15 +168,17 @@ class CompiledSolver(SolverBase):
         reference, the worst absolute and relative errors and the tolerance when one exceeds it.
         """
         from .fallback import NumpySolver
-        from .testing.states import random_states
+        from .testing.states import contact_inputs, random_states
 
         log.info("validating %s: %d operations against the NumPy engine at %d random states", self.prefix,
                  len(self.operations), samples)
-        reference = NumpySolver(self.model)
+        reference = NumpySolver(self.model, **(self.contacts.options() if self.contacts else {}))
         st = random_states(self.model, samples, seed, load_links=self.link_names)
         other = random_states(self.model, samples, seed + 1)  # the second state of `difference`
         state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads,
                                  "v": st.velocities(), "dt": 0.05, "base1": other.base, "q1": other.q}
+        if self.contacts:
+            state.update(contact_inputs(self.contacts, samples, seed))
         conditioning = _equilibrated_condition(getattr(reference, "mass_matrix")(*st.head(), st.q))
         worst = {}
         for op in self.operations:
@@ -191,12 +195,17 @@ class CompiledSolver(SolverBase):
             bound = f"tolerance {tol:g}" + (f" + G eps cond(equilibrated M), cond {kappa.max():.3g}" if record.solves else "")
             what = "the NumPy engine"
             if record.of is None:
-                names = record.input_names(self.floating)
+                names = self._input_names(record)
                 args = tuple(state[n] for n in names if n != "loads")
                 kwargs = {"loads": state["loads"]} if "loads" in names else {}
                 if op == "passive_terms":
                     both = getattr(self, op)(*args)
                     pairs = [(both[k], v) for k, v in getattr(reference, op)(*args).items()]
+                elif record.group == "contacts":
+                    outs = tuple(p.name for p in record.output_ports(self.floating))
+                    got, ref = (engine._results(op, args, kwargs.get("loads"), outs, None, None)
+                                for engine in (self, reference))
+                    pairs = [(got[n], ref[n]) for n in outs]
                 elif len(record.output_ports(self.floating)) > 1:  # integrate, the configuration Jacobians
                     outs = tuple(p.name for p in record.output_ports(self.floating))
                     got, ref = (engine._results(op, args, None, outs, None, None) for engine in (self, reference))

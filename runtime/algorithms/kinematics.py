@@ -43,9 +43,10 @@ class Tree:
     floating: bool
     coordinates: tuple  # per body: (k, multiplier, offset), its joint position multiplier * q[k] + offset
     nj: int  # independent coordinates (J); nb - nj bodies are moved by mimic joints
+    contacts: object = None  # the declared contacts (`rbdgen.contacts.ContactModel`), None: none
 
     @staticmethod
-    def from_model(model: RobotModel) -> "Tree":
+    def from_model(model: RobotModel, contacts=None) -> "Tree":
         axes = tuple(tuple(sp.const(x) for x in j.axis) for j in model.joints)
         return Tree(
             names=tuple(j.name for j in model.joints),
@@ -66,6 +67,7 @@ class Tree:
             floating=model.floating,
             coordinates=tuple((k, sp.const(a), sp.const(b)) for k, a, b in model.coordinates),
             nj=model.joint_count,
+            contacts=contacts,
         )
 
     @property

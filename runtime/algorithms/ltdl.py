@@ -83,8 +83,11 @@ def ancestors(lam, k):
         j = lam[j]
 
 
-def ltdl(H, lam, ops, what: str):
-    """``H = L^T D L`` (RBDA table 6.3) with the positivity and conditioning checks.
+def ltdl(H, lam, ops, what: str, errors=None, conditioned: bool = True):
+    """``H = L^T D L`` (RBDA table 6.3) with the positivity and (where ``conditioned``) conditioning checks.
+
+    ``errors``: one `SolverError` class that both checks report instead of `SingularError` and
+    `IllConditionedError` (the contact constraints' `ConstraintError`).
 
     ``H``: rows of a symmetric matrix with the pattern of ``lam``. Returns
     ``(L, Dinv)``: ``L[k]`` maps each ancestor ``j`` of ``k`` to ``L[k][j]``,
@@ -96,9 +99,10 @@ def ltdl(H, lam, ops, what: str):
     D = [H[k][k] for k in range(n)]
     Dinv = [None] * n
     for k in reversed(range(n)):
-        ops.require_positive(D[k], SingularError, f"{what} is not positive definite (pivot {k})")
-        ops.require_positive(sp.sub(D[k], sp.mul(rcond_min, H[k][k])), IllConditionedError,
-                             f"{what} is ill-conditioned (equilibrated pivot {k} <= sqrt(eps))")
+        ops.require_positive(D[k], errors or SingularError, f"{what} is not positive definite (pivot {k})")
+        if conditioned:
+            ops.require_positive(sp.sub(D[k], sp.mul(rcond_min, H[k][k])), errors or IllConditionedError,
+                                 f"{what} is ill-conditioned (equilibrated pivot {k} <= sqrt(eps))")
         Dinv[k] = 1 / D[k]
         for i in ancestors(lam, k):
             a = sp.mul(A[k][i], Dinv[k])                                            # a = H_ki / H_kk
@@ -147,19 +151,19 @@ class _Residual:
             r[k] = sp.sub(r[k], sp.mul(H[k][j], x[j]))
             r[j] = sp.sub(r[j], sp.mul(H[k][j], x[k]))
 
-    def check(self, x, ops, what: str):
+    def check(self, x, ops, what: str, error=IllConditionedError):
         bound = sp.mul(residual_tolerance(len(self.b), ops.eps),
                        sp.add(sp.mul(self.trace, _norm2(x, ops)), _norm2(self.b, ops)))
-        ops.require_not_negative(sp.sub(bound, _norm2(self.r, ops)), IllConditionedError,
+        ops.require_not_negative(sp.sub(bound, _norm2(self.r, ops)), error,
                                  f"{what}: residual check failed (||b - H x||_2 above its bound)")
 
 
-def check_residual(H, lam, x, b, ops, what: str):
-    """Step 3 of the module docstring, over the pattern of ``lam``."""
+def check_residual(H, lam, x, b, ops, what: str, error=IllConditionedError):
+    """Step 3 of the module docstring, over the pattern of ``lam`` (``error``: the class it raises)."""
     residual = _Residual(H, lam, b)
     for k in range(len(b)):
         residual.take(k, x)
-    residual.check(x, ops, what)
+    residual.check(x, ops, what, error)
 
 
 def solve_tree(H, b, lam, ops, what: str):

@@ -14,6 +14,9 @@ angular first.
 An input marked ``floating_only`` (``base1``, the second state's base of ``difference``, laid out as
 ``base``) exists for a floating base only, as such outputs do. ``dt`` is a scalar input (shape ``()``).
 ``loads`` holds L*6 values, one ``[torque, force]`` wrench per link in link order.
+The constrained operations (group ``"contacts"``, `contact_dynamics`) are sized by the contacts the
+tree declares (`rbdgen.contacts`): K contacts, C constraint rows, R reference values; ``reference``
+exists only where the Baumgarte gain kp is not zero (``baumgarte_only``).
 Matrices are stored column-major; per-link tables (``loads``) row by row.
 
 Mimic joints (`coordinates`): the joint inputs are the J independent coordinates;
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .. import spatial as sp
-from . import centroidal, configuration, coordinates, energy, frames, kinematics_derivatives, taskspace
+from . import centroidal, configuration, contact_dynamics, coordinates, energy, frames, kinematics_derivatives, taskspace
 from .aba import aba
 from .coriolis import coriolis_matrix
 from .crba import crba
@@ -62,6 +65,7 @@ class Port:
     floating_only: bool = False  # exists for a floating base only (an input or an output)
     wrt: Optional[str] = None  # a Jacobian: the input it differentiates by
     optional: bool = False  # an input the C takes as NULL for none (zero)
+    baumgarte_only: bool = False  # an input that exists only where the contacts' kp is not zero
 
     @property
     def c_ordered(self) -> bool:
@@ -101,7 +105,13 @@ INPUTS = {p.name: p for p in (
     Port("base1", (BASE_SIZE,), "the second state's base, laid out as base (its velocity and acceleration "
          "unused)", floating_only=True),
     Port("q1", ("J",), "the second state's joint positions (J)"),
+    Port("active", ("K",), "1.0 (active) or 0.0 (inactive) per declared contact (K)"),
+    Port("reference", ("R",), "each contact's target: a point's position (3), a frame's position and unit "
+         "quaternion xyzw (7), world frame (R)", baumgarte_only=True),
 )}
+
+#: The sizes of the constrained operations' ports (`rbdgen.contacts.ContactModel.dimensions`).
+CONTACT_SIZES = ("K", "C", "R")
 
 
 @dataclass(frozen=True)
@@ -131,19 +141,24 @@ class Operation:
         """The doc line for ``tree``'s model."""
         return self.mimic_doc if self.mimic_doc and tree.nj < tree.nb else self.doc
 
-    def input_names(self, floating: bool) -> tuple:
-        return (("base",) if floating else ()) + tuple(n for n in self.inputs if floating or not INPUTS[n].floating_only)
+    def input_names(self, floating: bool, reference: bool = False) -> tuple:
+        """The inputs in signature order (``reference``: the contacts' kp is not zero)."""
+        return (("base",) if floating else ()) + tuple(
+            n for n in self.inputs if (floating or not INPUTS[n].floating_only)
+            and (reference or not INPUTS[n].baumgarte_only))
 
-    def input_ports(self, floating: bool) -> tuple:
-        return tuple(INPUTS[n] for n in self.input_names(floating))
+    def input_ports(self, floating: bool, reference: bool = False) -> tuple:
+        return tuple(INPUTS[n] for n in self.input_names(floating, reference))
 
     def output_ports(self, floating: bool) -> tuple:
         return tuple(p for p in self.outputs if floating or not p.floating_only)
 
 
 def dimensions(tree: Tree, link_count: int) -> dict:
-    """The sizes shapes are written in: J joints, G generalized coordinates, L links."""
-    return {"J": tree.nj, "G": tree.nj + (6 if tree.floating else 0), "L": link_count}
+    """The sizes shapes are written in: J joints, G generalized coordinates, L links (and, with contacts,
+    `CONTACT_SIZES`)."""
+    contacts = tree.contacts.dimensions() if tree.contacts else {}
+    return {"J": tree.nj, "G": tree.nj + (6 if tree.floating else 0), "L": link_count, **contacts}
 
 
 class _State:
@@ -167,6 +182,9 @@ class _State:
         self.positions, self.v, self.q1 = inputs["q"], inputs.get("v"), inputs.get("q1")
         self.dt = inputs["dt"][0] if "dt" in inputs else None
         self.base1 = tuple(inputs["base1"][BASE[k]] for k in BASE) if "base1" in inputs and tree.floating else None
+        self.active, self.reference = inputs.get("active"), inputs.get("reference")
+        # the G velocities nu = [base velocity, qd] (independent coordinates)
+        self.nu = (list(self.velocity) if tree.floating else []) + list(inputs["qd"]) if "qd" in inputs else None
 
 
 def _column_major(H):
@@ -362,6 +380,18 @@ def _difference_derivatives(tree, ops, x):
     return {"dv_dx0": by_x0, "dv_dx1": by_x1}
 
 
+def _contact_dynamics(tree, ops, x):
+    h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    acc, forces = contact_dynamics.contact_dynamics(tree, ops, x.q, x.qd, x.nu, x.tau, h, x.base, x.active,
+                                                    x.reference)
+    return {"acc": acc, "forces": forces}
+
+
+def _impulse_dynamics(tree, ops, x):
+    qd_plus, impulses = contact_dynamics.impulse_dynamics(tree, ops, x.q, x.nu, x.base, x.active)
+    return {"qd_plus": qd_plus, "impulses": impulses}
+
+
 _M = Port("M", ("G", "G"), "mass matrix (G x G, column-major)", symmetric=True)
 _C = Port("c", ("G",), "velocity-product forces C(q, qd) qd (G)")
 _ACC = Port("acc", ("G",), "generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]")
@@ -514,6 +544,18 @@ OPERATIONS = {op.name: op for op in (
               (Port("dv_dx0", ("G", "G"), "d v/d x0, the first state's tangent vector (G x G, column-major)"),
                Port("dv_dx1", ("G", "G"), "d v/d x1, the second state's tangent vector (G x G, column-major)")),
               _difference_derivatives, tolerance=(1e-10, 1e-3), group="configuration"),
+    # constrained dynamics (rbdgen.algorithms.contact_dynamics) on the contacts declared at generation
+    Operation("contact_dynamics", "acc and the contact forces: M acc + h = tau + J^T f with each active contact's "
+              "classical acceleration -kd v_c - kp e_c (M's tree-sparse LTDL, then J M^-1 J^T).",
+              ("q", "qd", "tau", "active", "reference", "loads"),
+              (_ACC, Port("forces", ("C",), "contact forces: per point [fx, fy, fz], per frame [torque, force] "
+                          "about the point, world axes, on the robot (C)")),
+              _contact_dynamics, _FD_TOLERANCE, group="contacts", solves=True),
+    Operation("impulse_dynamics", "qd_plus = nu + M^-1 J^T impulses with J qd_plus = -e J nu on the active "
+              "contacts (restitution e).", ("q", "qd", "active"),
+              (Port("qd_plus", ("G",), "velocity after the impact (G): floating base, [omega_W, pdot_W] first"),
+               Port("impulses", ("C",), "contact impulses, laid out as the forces (C)")),
+              _impulse_dynamics, _FD_TOLERANCE, group="contacts", solves=True),
 )}
 
 
@@ -526,11 +568,11 @@ def operation(name: str) -> Operation:
 
 
 def sizes(tree: Tree, link_count: int) -> dict:
-    """Length of every named input and output of every operation."""
+    """Length of every named input and output of every operation (those sized by contacts: where the tree has
+    contacts)."""
     dims = dimensions(tree, link_count)
-    out = {name: p.size(dims) for name, p in INPUTS.items()}
-    out.update({p.name: p.size(dims) for op in OPERATIONS.values() for p in op.outputs})
-    return out
+    ports = list(INPUTS.values()) + [p for op in OPERATIONS.values() for p in op.outputs]
+    return {p.name: p.size(dims) for p in ports if all(d in dims or not isinstance(d, str) for d in p.shape)}
 
 
 def evaluate(tree: Tree, ops, op: str, inputs: dict, link: Optional[int] = None) -> dict:

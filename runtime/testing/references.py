@@ -418,6 +418,66 @@ class PinocchioReference(_Common):
         return (self.mass_matrix(base, q) @ qdd_ref + self.coriolis_matrix(base, q, qd) @ qd_ref
                 + self.gravity(base, q, loads))
 
+    # -- constrained dynamics: contacts are (link, kind "point"/"frame", offset), ``active`` one flag each --
+
+    def _constraints(self, contacts, active, s: PinocchioState):
+        """Pinocchio's ``RigidConstraintModel`` (CONTACT_3D / CONTACT_6D, LOCAL_WORLD_ALIGNED) of each active
+        contact, the contact frame at the link frame moved by the offset. Pinocchio's 6-D contact holds the
+        frame's spatial acceleration at zero (its ``desired_contact_acceleration`` is not read by
+        ``constraintDynamics`` in 4.1), rbdgen's the classical one: both are one problem where the contact
+        frame does not move (``J nu = 0``), which is where the tests compare frame contacts."""
+        pin = self._pin
+        models = []
+        for (link, kind, offset), on in zip(contacts, active):
+            if not on:
+                continue
+            frame = self.model.frames[self._frame_id(link)]
+            placement = frame.placement * pin.SE3(np.eye(3), np.asarray(offset, dtype=float))
+            c = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D if kind == "point" else pin.ContactType.CONTACT_6D,
+                                         self.model, frame.parentJoint, placement, pin.LOCAL_WORLD_ALIGNED)
+            models.append(c)
+        models = pin.StdVec_RigidConstraintModel(models)
+        return models, pin.StdVec_RigidConstraintData([c.createData() for c in models])
+
+    def _constraint_values(self, datas, contacts, active, attribute):
+        """Per declared contact, rbdgen's layout (a frame: [torque, force]) of Pinocchio's world-axes result;
+        zero for an inactive one."""
+        out, at = [], 0
+        for (link, kind, _), on in zip(contacts, active):
+            n = 3 if kind == "point" else 6
+            if on:
+                f = getattr(datas[at], attribute) if attribute else None
+                out.append(f.linear if n == 3 else np.concatenate([f.angular, f.linear]))
+                at += 1
+            else:
+                out.append(np.zeros(n))
+        return np.concatenate(out)
+
+    def contact_dynamics(self, base, q, qd, tau, contacts, active, loads=()):
+        """``constraintDynamics`` (no damping): ``(acc, forces)`` in rbdgen's layout. Loads enter as the
+        generalized forces they add (``tau - J^T loads``, `gravity` with and without them)."""
+        pin = self._pin
+        tau = np.asarray(tau, dtype=float)
+        if loads:
+            tau = tau - (self.gravity(base, q, loads) - self.gravity(base, q))
+        s = self.pinocchio_state(base, q, qd, tau=tau)
+        models, datas = self._constraints(contacts, active, s)
+        data = self.model.createData()
+        pin.initConstraintDynamics(self.model, data, models, datas)
+        a = pin.constraintDynamics(self.model, data, s.q, s.v, s.tau, models, datas)
+        return self.accelerations(a, s), self._constraint_values(datas, contacts, active, "contact_force")
+
+    def impulse_dynamics(self, base, q, qd, contacts, active, restitution=0.0):
+        """``impulseDynamics``: ``(qd_plus, impulses)`` in rbdgen's layout (Pinocchio's ``dq_after`` and
+        ``contact_forces``, impulses, per constraint)."""
+        pin = self._pin
+        s = self.pinocchio_state(base, q, qd)
+        models, datas = self._constraints(contacts, active, s)
+        data = self.model.createData()
+        pin.initConstraintDynamics(self.model, data, models, datas)
+        v = pin.impulseDynamics(self.model, data, s.q, s.v, models, datas, restitution)
+        return s.T.T @ np.asarray(v), self._constraint_values(datas, contacts, active, "contact_force")
+
     def operational_space_inertia(self, base, q, link):
         return task_space_inertia(self.jacobian(base, q, link), self.mass_matrix_inverse(base, q))
 

@@ -138,3 +138,22 @@ def random_states(robot, n: int, seed: int, load_links=(), base_wrench: bool = T
             entries.append((link, torque, force))
         load_lists.append(entries)
     return States(*base, q, qd, qdd, tau, loads, load_lists)
+
+
+def contact_inputs(contacts, n: int, seed: int) -> dict:
+    """The constrained operations' inputs for ``n`` states of the declared ``contacts``
+    (`rbdgen.contacts.ContactModel`): ``active`` 1.0 or 0.0 at random (every contact active in the first
+    state) and, where kp is not zero, a ``reference`` of positions in [-1, 1] m and random unit quaternions."""
+    rng = np.random.default_rng(seed)
+    active = rng.integers(0, 2, (n, len(contacts.contacts))).astype(float)
+    active[0] = 1.0
+    out = {"active": active}
+    if contacts.kp:
+        parts = []
+        for c in contacts.contacts:
+            parts.append(rng.uniform(-1.0, 1.0, (n, 3)))
+            if c.kind == "frame":
+                quat = rng.normal(size=(n, 4))
+                parts.append(quat / np.linalg.norm(quat, axis=1, keepdims=True))
+        out["reference"] = np.concatenate(parts, axis=1)
+    return out

@@ -1,0 +1,149 @@
+"""Constrained dynamics: forward dynamics under contacts and the impact map (`rbdgen.contacts`).
+
+Each declared contact ``k`` (`ContactModel`) gives rows ``J_k`` (3 for a point, 6 for a
+frame) of the Jacobian of its point ``p`` (link origin + offset, world axes, angular rows
+first): ``J_k nu`` is ``[omega, pdot]`` of the point (a point contact: ``pdot`` only). With
+``M`` the mass matrix (CRBA) and ``h`` the inverse dynamics at zero acceleration (RNEA, with
+the loads), the contact forces ``f`` and the acceleration solve
+
+    M acc + h = tau + J^T f,      J acc + Jdot nu = -kd v_c - kp e_c
+
+(``J acc + Jdot nu``: the points' classical accelerations; ``v_c = J nu``; ``e_c`` the error
+from the ``reference``). Structure (the operational-space form, RBDA sec. 8.x):
+
+    X = M^-1 [J^T, tau - h]              (the checked tree-sparse LTDL of M, one factor)
+    D = J M^-1 J^T                       (the Delassus matrix, C x C)
+    D f = -kd v_c - kp e_c - Jdot nu - J acc_free,   acc = acc_free + M^-1 J^T f
+
+``active`` (1.0 or 0.0 per contact) masks rows without a branch: ``D_ij -> a_i a_j D_ij``,
+``D_ii -> a_i D_ii + (1 - a_i)``, ``rhs_i -> a_i rhs_i``, so an inactive contact's force is 0
+and it does not constrain the motion. ``D`` is factorised by the checked dense LTDL
+(`ltdl.ltdl` on a chain): dependent active contacts (a singular or ill-conditioned ``D``)
+return `ConstraintError`'s status. With damping ``mu`` the solve is proximal with a fixed
+iteration count: ``(D + mu I) f_{i+1} = rhs + mu f_i`` from ``f_0 = 0`` (the least-squares
+forces as the iterations grow), only positivity checked.
+
+The impact map (perfectly inelastic for restitution ``e = 0``): ``qd_plus = nu + M^-1 J^T
+Lambda`` with ``D Lambda = -(1 + e) J nu``, so ``J qd_plus = -e J nu`` on the active contacts.
+"""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from ..errors import ConstraintError
+from ..model import quaternion_matrix
+from . import coordinates
+from .crba import crba
+from .frames import at_point, base_columns, body_poses, classical, link_path, link_pose, motion_subspaces, velocities
+from .ltdl import check_residual, coordinate_parents, ltdl
+from .minv import chain, solve_columns
+
+WHAT_MASS = "mass matrix (contact dynamics)"
+WHAT_CONTACTS = "contact constraints: J M^-1 J^T of the active contacts (dependent or redundant contacts: declare damping)"
+
+
+class ContactKinematics:
+    """Per contact row (world axes): the Jacobian row over the G coordinates, ``v_c`` and ``Jdot nu``; per
+    contact: its point ``p``, its link rotation ``R`` and the first row's index."""
+
+    def __init__(self, tree, ops, q, qd, base):
+        model = tree.contacts
+        still = None if base is None else (base[0], base[1], base[2], (0,) * 6)     # Jdot nu: nudot = 0
+        bodies = sorted({b for link in model.links for b in link_path(tree, link)})
+        X0 = body_poses(tree, ops, q, still, bodies)
+        s = motion_subspaces(tree, X0, bodies)
+        v, a = velocities(tree, still, s, qd, bodies, [0] * tree.nb)
+        self.rows, self.velocity, self.drift, self.points, self.rotations, self.first = [], [], [], [], [], []
+        for contact, link in zip(model.contacts, model.links):
+            E, r = link_pose(tree, X0, link)
+            p = sp.vadd(r, sp.mtv3(E, contact.offset))                                # p = r + R offset
+            body = tree.link_body[link]
+            on_path = set(link_path(tree, link))
+            columns = [at_point(c, p) for c in base_columns(tree, still)]
+            columns += [at_point(s[i], p) if i in on_path else (0,) * 6 for i in range(tree.nb)]
+            vb, ab = v[body], a[body]
+            kept = range(6) if contact.kind == "frame" else range(3, 6)
+            self.first.append(len(self.rows))
+            self.rows += [coordinates.forces(tree, [col[r] for col in columns]) for r in kept]
+            self.velocity += [at_point(vb, p)[r] for r in kept]                        # v_c = J nu
+            self.drift += [classical(ab, vb, p)[r] for r in kept]                      # Jdot nu
+            self.points.append(p)
+            self.rotations.append(sp.transpose3(E))
+
+
+def _errors(model, kin, reference):
+    """e_c per row: ``p - p_ref`` and, for a frame, first ``vee(skew(R R_ref^T))`` (sin(angle) axis, world)."""
+    e, at = [], 0
+    for contact, p, R in zip(model.contacts, kin.points, kin.rotations):
+        target = reference[at: at + 3]
+        if contact.kind == "frame":
+            quat = reference[at + 3: at + 7]
+            Rref = quaternion_matrix(quat, 2 / sp.dot(quat, quat))
+            A = sp.mm3(R, sp.transpose3(Rref))                                        # R R_ref^T
+            e += [sp.mul(0.5, sp.sub(A[2][1], A[1][2])), sp.mul(0.5, sp.sub(A[0][2], A[2][0])),
+                  sp.mul(0.5, sp.sub(A[1][0], A[0][1]))]
+            at += 7
+        else:
+            at += 3
+        e += list(sp.vsub(p, target))
+    return e
+
+
+def _masks(model, active):
+    """The active flag of each constraint row."""
+    return [active[k] for k, c in enumerate(model.contacts) for _ in range(c.rows)]
+
+
+def _solve_constraints(model, ops, rows, X, rhs, masks):
+    """f from ``D f = rhs`` on the active rows (the module docstring's masking and proximal damping)."""
+    n = len(rows)
+    upper = {(i, j): sp.dot(rows[i], X[j]) for i in range(n) for j in range(i, n)}      # J M^-1 J^T
+    D = [[sp.mul(sp.mul(masks[i], masks[j]), upper[min(i, j), max(i, j)]) if i != j else
+          sp.add(sp.add(sp.mul(masks[i], upper[i, i]), sp.sub(1, masks[i])), model.mu) for j in range(n)]
+         for i in range(n)]
+    b = [sp.mul(m, r) for m, r in zip(masks, rhs)]
+    lam = chain(n)
+    L, Dinv = ltdl(D, lam, ops, WHAT_CONTACTS, errors=ConstraintError, conditioned=model.mu == 0)
+    if model.mu == 0:
+        (f,) = ops.solve_ltdl(L, Dinv, lam, [b])
+        check_residual(D, lam, f, b, ops, WHAT_CONTACTS, error=ConstraintError)
+        return f
+    f = [0] * n
+    for _ in range(model.iterations):
+        (f,) = ops.solve_ltdl(L, Dinv, lam, [[sp.add(bi, sp.mul(model.mu, fi)) for bi, fi in zip(b, f)]])
+    return f
+
+
+def _mass_matrix(tree, ops, q, quat):
+    return coordinates.matrix(tree, crba(tree, ops, q, quat))
+
+
+def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference):
+    """``(acc, forces)`` of the module docstring; ``nu`` the G velocities, ``h`` the G bias forces (with loads),
+    ``base`` None (fixed) or (translation, quaternion, velocity, acceleration)."""
+    model = tree.contacts
+    kin = ContactKinematics(tree, ops, q, qd, base)
+    M = _mass_matrix(tree, ops, q, None if base is None else base[1])
+    *X, acc_free = solve_columns(M, coordinate_parents(tree), kin.rows + [[sp.sub(t, b) for t, b in zip(tau, h)]],
+                                 ops, WHAT_MASS)
+    target = [sp.neg(sp.mul(model.kd, v)) for v in kin.velocity]                     # -kd v_c
+    if model.kp:
+        target = [sp.sub(t, sp.mul(model.kp, e)) for t, e in zip(target, _errors(model, kin, reference))]
+    rhs = [sp.sub(sp.sub(t, d), sp.dot(row, acc_free)) for t, d, row in zip(target, kin.drift, kin.rows)]
+    f = _solve_constraints(model, ops, kin.rows, X, rhs, _masks(model, active))
+    acc = [sp.add(a, sp.dot([x[g] for x in X], f)) for g, a in enumerate(acc_free)]   # acc_free + M^-1 J^T f
+    return acc, f
+
+
+def impulse_dynamics(tree, ops, q, nu, base, active):
+    """``(qd_plus, impulses)`` of the module docstring."""
+    model = tree.contacts
+    qd = [0] * tree.nb  # only the Jacobian is needed: the velocities of the contact points are J nu
+    kin = ContactKinematics(tree, ops, q, qd, base)
+    M = _mass_matrix(tree, ops, q, None if base is None else base[1])
+    X = solve_columns(M, coordinate_parents(tree), kin.rows, ops, WHAT_MASS)
+    gain = -(1 + model.restitution)
+    rhs = [sp.mul(gain, sp.dot(row, nu)) for row in kin.rows]                       # -(1 + e) J nu
+    impulses = _solve_constraints(model, ops, kin.rows, X, rhs, _masks(model, active))
+    qd_plus = [sp.add(v, sp.dot([x[g] for x in X], impulses)) for g, v in enumerate(nu)]
+    return qd_plus, impulses
