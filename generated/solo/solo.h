@@ -71,7 +71,7 @@ extern "C" {
 #define RBDGEN_solo_L 17
 /* The interface of these files (a hash of the model, the sizes, the functions and the file names):
  * every source of this robot refuses to compile against a header with another one. */
-#define RBDGEN_solo_INTERFACE 0xecde42551f1cdb1bULL
+#define RBDGEN_solo_INTERFACE 0x9eb6e81455b9481dULL
 #define RBDGEN_solo_BASE_SIZE 19
 
 /* Status codes */
@@ -80,6 +80,7 @@ extern "C" {
 #define RBDGEN_solo_SINGULAR 2
 #define RBDGEN_solo_ILL_CONDITIONED 3
 #define RBDGEN_solo_NON_FINITE 4
+#define RBDGEN_solo_CONSTRAINT 5
 
 /* solo_mass_matrix: M(q), the joint-space inertia matrix (CRBA).
  *   base   in  [19] base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), acceleration [omegadot_W, pddot_W] (6); world frame, angular first
