@@ -132,10 +132,9 @@ def trace(model, op: str, tree: Tree = None, link: int = None) -> tuple:
     if not record.of:
         return symbols, _propagate_nan(symbols, {p.name: _shaped(values[p.name], p, dims)
                                                  for p in record.output_ports(model.floating)})
-    (out,) = source.outputs
-    value = ca.vertcat(*values[out.name])
     jacobians = {}
     for port in record.output_ports(model.floating):
+        value = ca.vertcat(*values[port.name[1:-len(f"_d{port.wrt}")]])  # d<output>_d<wrt>
         if port.wrt == "base_rotation":
             jac = ca.jacobian(value, dtheta)
         elif port.wrt in BASE_PARTS:

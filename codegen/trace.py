@@ -20,9 +20,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..algorithms.dual import Dual
+
 class Expr:
     """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index), ``ret`` (call, index)
-    and ``eps`` (the emitted precision's machine epsilon)."""
+    and ``eps`` (the emitted precision's machine epsilon). With a `Dual` (forward-mode derivatives of a
+    trace) an operator defers to the Dual's."""
 
     __slots__ = ("graph", "op", "args", "id")
 
@@ -33,28 +36,28 @@ class Expr:
         return f"Expr#{self.id}({self.op})"
 
     def __add__(self, other):
-        return self.graph.add(self, other)
+        return NotImplemented if isinstance(other, Dual) else self.graph.add(self, other)
 
     def __radd__(self, other):
-        return self.graph.add(other, self)
+        return NotImplemented if isinstance(other, Dual) else self.graph.add(other, self)
 
     def __sub__(self, other):
-        return self.graph.sub(self, other)
+        return NotImplemented if isinstance(other, Dual) else self.graph.sub(self, other)
 
     def __rsub__(self, other):
-        return self.graph.sub(other, self)
+        return NotImplemented if isinstance(other, Dual) else self.graph.sub(other, self)
 
     def __mul__(self, other):
-        return self.graph.mul(self, other)
+        return NotImplemented if isinstance(other, Dual) else self.graph.mul(self, other)
 
     def __rmul__(self, other):
-        return self.graph.mul(other, self)
+        return NotImplemented if isinstance(other, Dual) else self.graph.mul(other, self)
 
     def __truediv__(self, other):
-        return self.graph.div(self, other)
+        return NotImplemented if isinstance(other, Dual) else self.graph.div(self, other)
 
     def __rtruediv__(self, other):
-        return self.graph.div(other, self)
+        return NotImplemented if isinstance(other, Dual) else self.graph.div(other, self)
 
     def __neg__(self):
         return self.graph.neg(self)

@@ -243,7 +243,8 @@ class SolverBase(abc.ABC):
 
     def _constrained(self, op: str, args: tuple, reference, loads, mask: Optional[ArrayLike],
                      threads: Optional[int]) -> tuple:
-        """A constrained operation's outputs as a tuple (``reference``: required where kp is not zero, else None)."""
+        """A constrained operation's outputs as a tuple, its derivatives' as a dict by name (``reference``:
+        required where kp is not zero, else None)."""
         if reference is not None or (self.contacts and self.contacts.kp):
             if not (self.contacts and self.contacts.kp):
                 raise ValueError(f"{op}: reference is an input only where the Baumgarte kp is not zero "
@@ -251,9 +252,10 @@ class SolverBase(abc.ABC):
             if reference is None:
                 raise ValueError(f"{op}: pass reference= (each contact's target; kp = {self.contacts.kp:g})")
             args = args + (reference,)
-        names = tuple(p.name for p in operation(op).output_ports(self.floating))
+        record = operation(op)
+        names = tuple(p.name for p in record.output_ports(self.floating))
         results = self._results(op, args, loads, names, mask, threads)
-        return tuple(results[n] for n in names)
+        return results if record.of else tuple(results[n] for n in names)
 
     def _jacobians(self, op: str, args: tuple, loads, mask: Optional[ArrayLike],
                    threads: Optional[int]) -> Dict[str, np.ndarray]:

@@ -266,6 +266,10 @@ JACOBIAN_DOCS = {
 }
 
 DERIVATIVES.update({
+    "contact_dynamics_derivatives": ("Jacobians of `contact_dynamics` (forward-mode derivatives of the same "
+                                     "algorithm): d acc/dx and d forces/dx.", "acc, forces"),
+    "impulse_dynamics_derivatives": ("Jacobians of `impulse_dynamics` (forward-mode derivatives of the same "
+                                     "algorithm): d qd_plus/dx and d impulses/dx.", "qd_plus, impulses"),
     "forward_velocity_kinematics_derivatives": ("Jacobians of `forward_velocity_kinematics`: the link origin's "
                                                 "twist [omega, pdot] (world axes), analytic.", "twist"),
     "forward_acceleration_kinematics_derivatives": ("Jacobians of `forward_acceleration_kinematics`: the link "
@@ -291,7 +295,7 @@ def _derivatives_doc(op: str, floating: bool) -> str:
     """The NumPy-style doc string of a derivative operation: its Jacobians from the operation record."""
     summary, result = DERIVATIVES[op]
     record = OPERATIONS[op]
-    names = [n for n in record.input_names(floating) if n != "loads"] + (["link"] if record.link else [])
+    names = [n for n in record.input_names(floating, True) if n != "loads"] + (["link"] if record.link else [])
     names += (["loads"] if record.loads else []) + ["mask", "threads"]
     params = "\n".join(PARAMETERS[n] for n in names)
     rows = []
@@ -522,6 +526,16 @@ class FixedBaseSolver(SolverBase):
                          threads: Threads = None) -> Tuple[np.ndarray, np.ndarray]:
         return self._constrained("impulse_dynamics", (q, qd, active), None, None, mask, threads)
 
+    def contact_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, active: ArrayLike,
+                                     reference: Optional[ArrayLike] = None, *, loads: Loads = None,
+                                     mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._constrained("contact_dynamics_derivatives", (q, qd, tau, active), reference, loads, mask,
+                                 threads)
+
+    def impulse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, active: ArrayLike, *, mask: Mask = None,
+                                     threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._constrained("impulse_dynamics_derivatives", (q, qd, active), None, None, mask, threads)
+
     # -- the configuration space (rbdgen.algorithms.configuration) ---------------------------------
     def integrate(self, q: ArrayLike, v: ArrayLike, dt: ArrayLike, *, out: Out = None,
                   mask: Mask = None, threads: Threads = None) -> np.ndarray:
@@ -695,6 +709,17 @@ class FloatingBaseSolver(SolverBase):
     def impulse_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, active: ArrayLike, *,
                          mask: Mask = None, threads: Threads = None) -> Tuple[np.ndarray, np.ndarray]:
         return self._constrained("impulse_dynamics", (base, q, qd, active), None, None, mask, threads)
+
+    def contact_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
+                                     active: ArrayLike, reference: Optional[ArrayLike] = None, *,
+                                     loads: Loads = None, mask: Mask = None,
+                                     threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._constrained("contact_dynamics_derivatives", (base, q, qd, tau, active), reference, loads, mask,
+                                 threads)
+
+    def impulse_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, active: ArrayLike, *,
+                                     mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
+        return self._constrained("impulse_dynamics_derivatives", (base, q, qd, active), None, None, mask, threads)
 
     # -- the configuration space (rbdgen.algorithms.configuration) ---------------------------------
     def integrate(self, base: BaseState, q: ArrayLike, v: ArrayLike, dt: ArrayLike, *,

@@ -218,18 +218,19 @@ class CompiledSolver(SolverBase):
                 continue
             worst[op] = 0.0
             for link in [(k,) for k in self.frames[op]] if record.link else [()]:  # each generated link
-                got, analytic, value, differences, h = self._validation_jacobians(op, reference, state, link)
+                got, analytic, differences, h = self._validation_jacobians(op, reference, state, link)
                 worst[op] = max(worst[op], _check(op, [(got[k], analytic[k]) for k in got], allowed,
                                 f"{what}'s analytic derivatives (the same algorithms in NumPy; {bound})"))
                 # central differences: truncation O(h^2) (in tol) plus the rounding of the NumPy engine's value,
                 # ~ eps64 cond(equilibrated M) ||f|| (Talos: 500 times what it is), over h, in each column
-                f_norm = np.linalg.norm(value.reshape(samples, -1), axis=1)
                 for k in got:
-                    j_norm = np.maximum(np.linalg.norm(differences[k].reshape(samples, -1), axis=1),
+                    difference, value = differences[k]
+                    f_norm = np.linalg.norm(value.reshape(samples, -1), axis=1)
+                    j_norm = np.maximum(np.linalg.norm(difference.reshape(samples, -1), axis=1),
                                         np.finfo(float).tiny)
                     rounding = (np.finfo(float).eps * kappa * f_norm
-                                * np.sqrt(differences[k].shape[-1]) / (h * j_norm))
-                    worst[op] = max(worst[op], _check(op, [(got[k], differences[k])], allowed + rounding,
+                                * np.sqrt(difference.shape[-1]) / (h * j_norm))
+                    worst[op] = max(worst[op], _check(op, [(got[k], difference)], allowed + rounding,
                                     f"central differences (h = {h:g}) of {what}'s {record.of} ({bound} + eps "
                                     f"cond(equilibrated M) ||{record.of}|| sqrt(columns) / (h ||Jacobian||))"))
         log.info("validated %s: %s", self.prefix, worst)
@@ -257,28 +258,31 @@ class CompiledSolver(SolverBase):
                     error.__name__)
 
     def _validation_jacobians(self, op, reference, state, link=(), h=1e-5):
-        """``op``'s Jacobians of the compiled solver and of the NumPy engine (analytic), the NumPy engine's
-        value of the operation differentiated, and its central differences: ``(got, analytic, value,
-        differences, h)``, the Jacobians as ``{output: (N, rows, columns)}`` (no columns where J = 0);
-        ``link``: ``(link id,)`` for an operation on a link."""
+        """``op``'s Jacobians of the compiled solver and of the NumPy engine (analytic), and per Jacobian the
+        central differences of the NumPy engine's operation differentiated with that output's value:
+        ``(got, analytic, {name: (differences, value)}, h)``, the Jacobians as ``{output: (N, rows,
+        columns)}`` (no columns where J = 0); ``link``: ``(link id,)`` for an operation on a link."""
         record = operation(op)
-        names = [n for n in record.input_names(self.floating) if n != "loads"]
+        names = [n for n in self._input_names(record) if n != "loads"]
         args = {n: state[n] for n in names}
         kwargs = {"loads": state["loads"]} if record.loads else {}
         got = getattr(self, op)(*args.values(), *link, **kwargs)
         analytic = getattr(reference, op)(*args.values(), *link, **kwargs)
+        outputs = [p.name for p in operation(record.of).output_ports(self.floating)]
 
-        def f(**changed):
-            return getattr(reference, record.of)(*{**args, **changed}.values(), *link, **kwargs)
+        def f(**changed):  # {output: value} of the operation differentiated
+            value = getattr(reference, record.of)(*{**args, **changed}.values(), *link, **kwargs)
+            return dict(zip(outputs, value if isinstance(value, tuple) else (value,)))
 
-        differences = {}
+        differences, values = {}, f()
         for port in record.output_ports(self.floating):
+            of = port.name[1:-len(f"_d{port.wrt}")] if len(outputs) > 1 else outputs[0]
             expected = np.empty_like(got[port.name])
             for k in range(expected.shape[-1]):
                 plus, minus = _perturbed(args, port.wrt, k, h), _perturbed(args, port.wrt, k, -h)
-                expected[..., k] = (f(**plus) - f(**minus)) / (2 * h)
-            differences[port.name] = expected
-        return got, analytic, f(), differences, h
+                expected[..., k] = (f(**plus)[of] - f(**minus)[of]) / (2 * h)
+            differences[port.name] = (expected, values[of])
+        return got, analytic, differences, h
 
 
 #: The most `validate` allows an operation that solves with M, however ill-conditioned M is: where the

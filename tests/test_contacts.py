@@ -324,3 +324,73 @@ def test_command_line_spec_and_manifest(solo_model, tmp_path):
     folder = g.write(tmp_path / "solo")
     solver = rbdgen.load(folder, flags=TEST_FLAGS)
     assert solver.contacts.restitution == 0.5 and solver.contacts.links == (solo_model.link_id("FL_FOOT"),)
+
+
+ARM = [("panda_hand", "point", (0.0, 0.0, 0.1)), ("panda_link4", "point", (0.05, 0.02, 0.0))]
+
+
+def test_panda_derivatives_match_pinocchio(panda, build_cache):
+    """C Jacobians of both operations (two point contacts) against computeConstraintDynamicsDerivatives and
+    computeImpulseDynamicsDerivatives: 1e-8 relative (the second state's D = J M^-1 J^T is less well
+    conditioned; Pinocchio's own derivatives differ from central differences there as much)."""
+    model, ref = panda
+    solver = rbdgen.generate(model, ops=["contact_dynamics_derivatives", "impulse_dynamics_derivatives"],
+                             prefix="panda_contact_derivatives", contacts=_contacts(ARM)).compile(
+        flags=TEST_FLAGS, cache=build_cache, samples=4)
+    st = random_states(model, 3, 11)
+    for i in range(3):
+        got = solver.contact_dynamics_derivatives(st.q[i], st.qd[i], st.tau[i], [1.0, 1.0])
+        for name, want in ref.contact_dynamics_derivatives(st.q[i], st.qd[i], st.tau[i], ARM, [1, 1]).items():
+            assert _rel(got[name], want) < 1e-8, name
+        got = solver.impulse_dynamics_derivatives(st.q[i], st.qd[i], [1.0, 1.0])
+        for name, want in ref.impulse_dynamics_derivatives(st.q[i], st.qd[i], ARM, [1, 1]).items():
+            assert _rel(got[name], want) < 1e-8, name
+
+
+def _central(f, x, h=1e-6):
+    return np.stack([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(len(x))], axis=-1)
+
+
+def test_floating_derivatives_against_central_differences(solo_model):
+    """Solo12 (Pinocchio's floating-base tangent is local, rbdgen's world-aligned): the NumPy engine's
+    forward-mode Jacobians against central differences of contact_dynamics, within eps cond / h."""
+    solver = rbdgen.NumpySolver(solo_model, contacts=_contacts(SOLO), baumgarte=(0.0, 2.0))
+    st = random_states(solo_model, 2, 12)
+    active = np.array([1.0, 1.0, 0.0, 1.0])
+    for i in range(2):
+        head, b = _base(st, i)
+        jac = solver.contact_dynamics_derivatives(*head, st.q[i], st.qd[i], st.tau[i], active)
+
+        def by(wrt, k):
+            def f(x):
+                args = {"q": st.q[i], "qd": st.qd[i], "tau": st.tau[i]}
+                base = rbdgen.BaseState(b[0], b[1], b[2])
+                if wrt == "base_velocity":
+                    base = rbdgen.BaseState(b[0], b[1], x)
+                else:
+                    args[wrt] = x
+                return solver.contact_dynamics(base, args["q"], args["qd"], args["tau"], active)[k]
+            return f
+
+        kappa = np.linalg.cond(solver.mass_matrix(*head, st.q[i]))
+        for wrt, x in (("q", st.q[i]), ("qd", st.qd[i]), ("tau", st.tau[i]), ("base_velocity", b[2])):
+            for k, out in enumerate(("acc", "forces")):
+                want = _central(by(wrt, k), x)
+                # truncation O(h^2) and the rounding of f over h: eps cond(M) ||f|| sqrt(columns) / (h ||J||)
+                rounding = (np.finfo(float).eps * kappa * np.linalg.norm(by(wrt, k)(x)) * np.sqrt(len(x))
+                            / (1e-6 * np.linalg.norm(want)))
+                assert _rel(jac[f"d{out}_d{wrt}"], want) < 1e-8 + rounding, (wrt, out, rounding)
+
+
+def test_casadi_derivatives_match_the_numpy_engine(solo_model):
+    pytest.importorskip("casadi")
+    g = rbdgen.generate(solo_model, ops=["impulse_dynamics"], prefix="solo_casadi_d", contacts=_contacts(SOLO))
+    f = g.casadi("impulse_dynamics_derivatives")
+    solver = rbdgen.NumpySolver(solo_model, contacts=_contacts(SOLO))
+    st = random_states(solo_model, 1, 13)
+    head, b = _base(st, 0)
+    active = np.array([0.0, 1.0, 1.0, 1.0])
+    want = solver.impulse_dynamics_derivatives(*head, st.q[0], st.qd[0], active)
+    out = f(np.concatenate(b), st.q[0], st.qd[0], active)
+    for name, value in zip(f.name_out(), out):
+        assert _rel(np.asarray(value), want[name]) < 1e-9, name

@@ -39,6 +39,7 @@ from .. import spatial as sp
 from . import centroidal, configuration, contact_dynamics, coordinates, energy, frames, kinematics_derivatives, taskspace
 from .aba import aba
 from .coriolis import coriolis_matrix
+from .dual import Dual, DualOps, seed, tangent
 from .crba import crba
 from .fd_derivatives import fd_derivatives
 from .kinematics import Tree, rotate, rotate_back
@@ -183,6 +184,7 @@ class _State:
         self.dt = inputs["dt"][0] if "dt" in inputs else None
         self.base1 = tuple(inputs["base1"][BASE[k]] for k in BASE) if "base1" in inputs and tree.floating else None
         self.active, self.reference = inputs.get("active"), inputs.get("reference")
+        self.inputs = inputs  # as given: forward-mode derivatives run the operation again on them
         # the G velocities nu = [base velocity, qd] (independent coordinates)
         self.nu = (list(self.velocity) if tree.floating else []) + list(inputs["qd"]) if "qd" in inputs else None
 
@@ -392,6 +394,56 @@ def _impulse_dynamics(tree, ops, x):
     return {"qd_plus": qd_plus, "impulses": impulses}
 
 
+def _world_rotated(quat, first: int) -> list:
+    """The base quaternion as Duals along a world-frame rotation vector dtheta (directions ``first`` to
+    ``first + 2``): q -> q + [dtheta, 0] q / 2."""
+    turns = [frames.quat_mul(tuple(int(i == k) for i in range(3)) + (0,), quat) for k in range(3)]
+    return [Dual(q, {first + k: sp.mul(0.5, turns[k][i]) for k in range(3)})
+            for i, q in enumerate(quat)]
+
+
+def _forward_jacobians(op, tree, ops, inputs):
+    """The Jacobian outputs of derivative operation ``op`` by forward-mode derivatives (`dual`) of the
+    operation it differentiates, ``wrt`` each port's input; a base rotation along a world rotation vector."""
+    record = operation(op)
+    dims = dimensions(tree, 0)
+    columns = {"q": dims["J"], "qd": dims["J"], "tau": dims["G"], "base_velocity": 6, "base_rotation": 3}
+    wrt = list(dict.fromkeys(p.wrt for p in record.output_ports(tree.floating)))
+    first, at = {}, 0
+    for w in wrt:
+        first[w], at = at, at + columns[w]
+    dual = dict(inputs)
+    for w in ("q", "qd", "tau"):
+        if w in first:
+            dual[w] = seed(inputs[w], first[w])
+    if tree.floating:
+        base = list(inputs["base"])
+        base[BASE["velocity"]] = seed(base[BASE["velocity"]], first["base_velocity"])
+        base[BASE["quat"]] = _world_rotated(tuple(base[BASE["quat"]]), first["base_rotation"])
+        dual["base"] = base
+    values = evaluate(tree, DualOps(ops), record.of, dual)
+    out = {}
+    for port in record.output_ports(tree.floating):
+        of = port.name[1:-len(f"_d{port.wrt}")]
+        out[port.name] = [tangent(y, first[port.wrt] + c) for c in range(columns[port.wrt]) for y in values[of]]
+    return out
+
+
+def _contact_dynamics_derivatives(tree, ops, x):
+    return _forward_jacobians("contact_dynamics_derivatives", tree, ops, x.inputs)
+
+
+def _impulse_dynamics_derivatives(tree, ops, x):
+    return _forward_jacobians("impulse_dynamics_derivatives", tree, ops, x.inputs)
+
+
+def _constrained_jacobians(outputs: tuple, wrt: tuple) -> tuple:
+    """``d<out>_d<x>`` for each ``(out, rows)`` of ``outputs`` and each input ``x`` of ``wrt`` (column-major)."""
+    cols = {"q": "J", "qd": "J", "tau": "G", "base_velocity": 6, "base_rotation": 3}
+    return tuple(Port(f"d{out}_d{x}", (rows, cols[x]), f"Jacobian d{out}/d{x} ({rows} rows, column-major)",
+                      floating_only=x.startswith("base_"), wrt=x) for out, rows in outputs for x in wrt)
+
+
 _M = Port("M", ("G", "G"), "mass matrix (G x G, column-major)", symmetric=True)
 _C = Port("c", ("G",), "velocity-product forces C(q, qd) qd (G)")
 _ACC = Port("acc", ("G",), "generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]")
@@ -550,12 +602,27 @@ OPERATIONS = {op.name: op for op in (
               ("q", "qd", "tau", "active", "reference", "loads"),
               (_ACC, Port("forces", ("C",), "contact forces: per point [fx, fy, fz], per frame [torque, force] "
                           "about the point, world axes, on the robot (C)")),
-              _contact_dynamics, _FD_TOLERANCE, group="contacts", solves=True),
+              _contact_dynamics, _FD_TOLERANCE, group="contacts", solves=True,
+              derivative="contact_dynamics_derivatives"),
     Operation("impulse_dynamics", "qd_plus = nu + M^-1 J^T impulses with J qd_plus = -e J nu on the active "
               "contacts (restitution e).", ("q", "qd", "active"),
               (Port("qd_plus", ("G",), "velocity after the impact (G): floating base, [omega_W, pdot_W] first"),
                Port("impulses", ("C",), "contact impulses, laid out as the forces (C)")),
-              _impulse_dynamics, _FD_TOLERANCE, group="contacts", solves=True),
+              _impulse_dynamics, _FD_TOLERANCE, group="contacts", solves=True,
+              derivative="impulse_dynamics_derivatives"),
+    # their Jacobians: forward-mode derivatives (`dual`) in NumPy and C, CasADi's own AD in CasADi
+    Operation("contact_dynamics_derivatives", "Jacobians of contact_dynamics (forward-mode derivatives of the same "
+              "algorithm), column-major.", ("q", "qd", "tau", "active", "reference", "loads"),
+              _constrained_jacobians((("acc", "G"), ("forces", "C")),
+                                     ("q", "qd", "tau", "base_velocity", "base_rotation")),
+              _contact_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="contact_dynamics", group="contacts",
+              solves=True),
+    Operation("impulse_dynamics_derivatives", "Jacobians of impulse_dynamics (forward-mode derivatives of the same "
+              "algorithm), column-major.", ("q", "qd", "active"),
+              _constrained_jacobians((("qd_plus", "G"), ("impulses", "C")), ("q", "qd", "base_velocity",
+                                                                              "base_rotation")),
+              _impulse_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="impulse_dynamics", group="contacts",
+              solves=True),
 )}
 
 
@@ -568,10 +635,11 @@ def operation(name: str) -> Operation:
 
 
 def sizes(tree: Tree, link_count: int) -> dict:
-    """Length of every named input and output of every operation (those sized by contacts: where the tree has
-    contacts)."""
+    """Length of every named input and output of every operation (the constrained operations' and those sized by
+    contacts: where the tree has contacts)."""
     dims = dimensions(tree, link_count)
-    ports = list(INPUTS.values()) + [p for op in OPERATIONS.values() for p in op.outputs]
+    ports = list(INPUTS.values()) + [p for op in OPERATIONS.values() for p in op.outputs
+                                     if tree.contacts or op.group != "contacts"]
     return {p.name: p.size(dims) for p in ports if all(d in dims or not isinstance(d, str) for d in p.shape)}
 
 

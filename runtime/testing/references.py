@@ -478,6 +478,40 @@ class PinocchioReference(_Common):
         v = pin.impulseDynamics(self.model, data, s.q, s.v, models, datas, restitution)
         return s.T.T @ np.asarray(v), self._constraint_values(datas, contacts, active, "contact_force")
 
+    def contact_dynamics_derivatives(self, q, qd, tau, contacts, active):
+        """``computeConstraintDynamicsDerivatives`` of a fixed base (a floating base's tangent is Pinocchio's
+        local one, not rbdgen's): rbdgen's ``dacc_dq``, ``dacc_dqd``, ``dacc_dtau``, ``dforces_d*`` (active rows;
+        point contacts: LOCAL_WORLD_ALIGNED forces are rbdgen's)."""
+        pin = self._pin
+        if self.floating:
+            raise NotImplementedError("contact_dynamics_derivatives: fixed base only")
+        s = self.pinocchio_state(None, q, qd, tau=tau)
+        models, datas = self._constraints(contacts, active, s)
+        data = self.model.createData()
+        pin.initConstraintDynamics(self.model, data, models, datas)
+        pin.constraintDynamics(self.model, data, s.q, s.v, s.tau, models, datas)
+        pin.computeConstraintDynamicsDerivatives(self.model, data, models, datas)
+        T = s.T
+        return {"dacc_dq": T.T @ data.ddq_dq @ T, "dacc_dqd": T.T @ data.ddq_dv @ T, "dacc_dtau": T.T @ data.ddq_dtau @ T,
+                "dforces_dq": data.dlambda_dq @ T, "dforces_dqd": data.dlambda_dv @ T,
+                "dforces_dtau": data.dlambda_dtau @ T}
+
+    def impulse_dynamics_derivatives(self, q, qd, contacts, active, restitution=0.0):
+        """``computeImpulseDynamicsDerivatives`` of a fixed base as rbdgen's Jacobians: Pinocchio 4.1's
+        ``ddq_dv`` is the velocity *change*'s, so d qd_plus/dqd adds the identity."""
+        pin = self._pin
+        if self.floating:
+            raise NotImplementedError("impulse_dynamics_derivatives: fixed base only")
+        s = self.pinocchio_state(None, q, qd)
+        models, datas = self._constraints(contacts, active, s)
+        data = self.model.createData()
+        pin.initConstraintDynamics(self.model, data, models, datas)
+        pin.impulseDynamics(self.model, data, s.q, s.v, models, datas, restitution)
+        pin.computeImpulseDynamicsDerivatives(self.model, data, models, datas, restitution)
+        T = s.T
+        return {"dqd_plus_dq": T.T @ data.ddq_dq @ T, "dqd_plus_dqd": T.T @ data.ddq_dv @ T + np.eye(self.G),
+                "dimpulses_dq": data.dlambda_dq @ T, "dimpulses_dqd": data.dlambda_dv @ T}
+
     def operational_space_inertia(self, base, q, link):
         return task_space_inertia(self.jacobian(base, q, link), self.mass_matrix_inverse(base, q))
 
