@@ -1,0 +1,268 @@
+"""Constrained dynamics of the generated C beside Pinocchio C++, every rbdgen result checked first.
+
+Usage: python -m benchmarks.contacts [--robots solo12 g1 talos] [--flags "-O3 -march=native -std=c99 -ffp-contract=fast"]
+                                     [--cxx-flags ...] [--rounds 7] [--target-ms 10] [--no-pinocchio-cpp] [--cache DIR]
+
+Per robot, one generated build with its contacts (`CONTACTS`: Solo12's four feet as points, G1's
+ankles and Talos' soles as frames; every contact active), timed in a C loop over 64 random
+states (`c_loop.py`), beside Pinocchio C++ (`pinocchio_contacts.cpp`, the same flags, the C++
+standard aside):
+
+| row | rbdgen (generated C) | Pinocchio C++ |
+|---|---|---|
+| contact dynamics | `contact_dynamics` | `constraintDynamics` (CONTACT_3D / 6D, LOCAL_WORLD_ALIGNED) |
+| impulse dynamics | `impulse_dynamics` | `impulseDynamics` |
+| ∂contact dynamics | `contact_dynamics_derivatives` | `constraintDynamics` + `computeConstraintDynamicsDerivatives` |
+| ∂impulse dynamics | `impulse_dynamics_derivatives` | `impulseDynamics` + `computeImpulseDynamicsDerivatives` |
+
+The derivatives are forward-mode (`rbdgen.algorithms.dual`): generated for Solo12 only, G1's and
+Talos' would be millions of operations. The states' velocities are in the null space of the
+contact Jacobian, where Pinocchio's 6-D contact (spatial acceleration) and rbdgen's (classical) are
+one problem. Before timing, the generated C's results at every state are compared with
+Pinocchio's (Python bindings, `PinocchioReference.contact_dynamics` / `impulse_dynamics`), the
+derivatives at four states with central differences of those (h = 1e-6): a normwise relative error
+above 1e-9 (derivatives: 1e-5) is WRONG and the script exits with status 1. Talos runs without its
+grippers' mimic tags on both sides (G = 50). Times are medians of interleaved rounds.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import rbdgen
+from rbdgen.testing import random_states
+from rbdgen.testing.compare import rel_error
+from rbdgen.testing.references import PinocchioReference, without_mimic
+from tests.robots import ROBOTS
+
+from .c_loop import bench_operations, build_c_bench, run_c_bench
+from .case import Unavailable
+from .kinematics import STATES, bench_robots, conclude, flags_line, interleaved, log, loop_parser, parse_loop_arguments
+from .peers.pinocchio import build_pinocchio_bench
+
+FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
+#: The contacts of each robot: (link, kind).
+CONTACTS = {"solo12": [(f, "point") for f in FEET],
+            "g1": [("left_ankle_roll_link", "frame"), ("right_ankle_roll_link", "frame")],
+            "talos": [("left_sole_link", "frame"), ("right_sole_link", "frame")]}
+ROWS = (("contact_dynamics", "contact_dynamics", "contact dynamics"),
+        ("impulse_dynamics", "impulse_dynamics", "impulse dynamics"),
+        ("contact_dynamics_derivatives", "contact_dynamics_derivatives", "∂contact dynamics"),
+        ("impulse_dynamics_derivatives", "impulse_dynamics_derivatives", "∂impulse dynamics"))
+#: The robots whose derivatives are generated (forward mode: a few hundred thousand operations at most).
+DERIVATIVES = ("solo12",)
+TARGET = {"contact_dynamics": 0.4, "impulse_dynamics": 0.4, "contact_dynamics_derivatives": 0.5,
+          "impulse_dynamics_derivatives": 0.5}
+TOLERANCE = {"value": 1e-9, "derivative": 1e-5}
+FLAGS = ("-O3", "-march=native", "-std=c99", "-ffp-contract=fast")
+
+
+class Setup:
+    """A robot with contacts: model, Pinocchio reference, states (velocities with J nu = 0)."""
+
+    def __init__(self, name: str, work: Path):
+        robot = ROBOTS[name]
+        text = without_mimic(Path(robot.path).read_text(encoding="utf-8"))
+        urdf = work / f"{name}.urdf"
+        urdf.write_text(text, encoding="utf-8")
+        self.name, self.floating = name, robot.floating
+        self.model = rbdgen.load_urdf(str(urdf), floating=robot.floating)
+        self.ref = PinocchioReference(str(urdf), robot.floating, self.model.joint_names)
+        self.spec = [(link, kind, (0.0, 0.0, 0.0)) for link, kind in CONTACTS[name]]
+        self.contacts = [rbdgen.Contact(*c) for c in self.spec]
+        st = random_states(self.model, STATES, seed=0)
+        rng = np.random.default_rng(0)
+        off = 6 if self.floating else 0
+        for i in range(STATES):  # a velocity that leaves every contact still
+            J = np.vstack([self._rows(st, i, link, kind) for link, kind, _ in self.spec])
+            _, sv, Vt = np.linalg.svd(J)
+            null = Vt[int(np.sum(sv > 1e-10 * sv[0])):]
+            nu = null.T @ rng.normal(size=null.shape[0])
+            st.qd[i] = nu[off:]
+            if self.floating:
+                st.velocity[i] = nu[:6]
+        self.states = st
+        self.active = np.ones((STATES, len(self.spec)))
+
+    def _rows(self, st, i, link, kind):
+        J = self.ref.jacobian(st.ref_base(i), st.q[i], link)
+        return J[3:] if kind == "point" else J
+
+    def base(self, i):
+        b = self.states.ref_base(i)
+        return None if b is None else (b[0], b[1], b[2], np.zeros(6))
+
+    def expected(self, row: str, i: int) -> np.ndarray:
+        st = self.states
+        if row == "contact_dynamics":
+            return np.concatenate(self.ref.contact_dynamics(self.base(i), st.q[i], st.qd[i], st.tau[i], self.spec,
+                                                            self.active[i]))
+        return np.concatenate(self.ref.impulse_dynamics(self.base(i), st.q[i], st.qd[i], self.spec, self.active[i]))
+
+    def differences(self, row: str, i: int, h: float = 1e-6) -> np.ndarray:
+        """Central differences of Pinocchio's ``row`` (value) by q, qd, tau and the base velocity, laid out
+        as the generated derivatives' outputs (d<out>_d<x>, each column-major, the outputs one after the
+        other; no base rotation: its columns are left out of the comparison)."""
+        st, of = self.states, row[:-len("_derivatives")]
+        wrt = ["q", "qd"] + (["tau"] if of == "contact_dynamics" else []) + (["base_velocity"] if self.floating else [])
+
+        def f(**x):
+            q, qd, tau, b = x.get("q", st.q[i]), x.get("qd", st.qd[i]), x.get("tau", st.tau[i]), self.base(i)
+            if "base_velocity" in x:
+                b = (b[0], b[1], x["base_velocity"], b[3])
+            if of == "contact_dynamics":
+                return self.ref.contact_dynamics(b, q, qd, tau, self.spec, self.active[i])
+            return self.ref.impulse_dynamics(b, q, qd, self.spec, self.active[i])
+
+        blocks = {}
+        for w in wrt:
+            x = {"q": st.q[i], "qd": st.qd[i], "tau": st.tau[i], "base_velocity": self.base(i)[2] if self.floating
+                 else None}[w]
+            cols = [[], []]
+            for k in range(len(x)):
+                e = np.zeros(len(x))
+                e[k] = h
+                plus, minus = f(**{w: x + e}), f(**{w: x - e})
+                for o in range(2):
+                    cols[o].append((plus[o] - minus[o]) / (2 * h))
+            blocks[w] = [np.array(c).T for c in cols]
+        return blocks
+
+
+class GeneratedC:
+    label = "rbdgen C"
+
+    def __init__(self, setup: Setup, rows, flags, cache: Path, work: Path):
+        ops = tuple(op for _, op, _ in rows)
+        self.generated = rbdgen.generate(setup.model, ops=ops, prefix=f"{setup.name}_contacts", contacts=setup.contacts)
+        data = {**setup.states.flat(), "active": setup.active}
+        self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=data, ops=ops, one_output=True)
+        self.rows, self.functions = rows, bench_operations(self.generated, ops)
+        self.dump = work / f"{setup.name}-contacts-c.bin"
+
+    def run_round(self, target_ms) -> dict:
+        times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
+        return {row: times[fn][0] for (row, _, _), fn in zip(self.rows, self.functions)}
+
+    def results(self) -> dict:
+        manifest = self.generated.manifest
+        flat, out = np.fromfile(self.dump), {}
+        for (row, _, _), fn in zip(self.rows, self.functions):
+            sizes = [manifest["sizes"][o] for o in manifest["operations"][fn]["outputs"]]
+            block, flat = flat[:STATES * sum(sizes)].reshape(STATES, sum(sizes)), flat[STATES * sum(sizes):]
+            names = manifest["operations"][fn]["outputs"]
+            out[row] = [dict(zip(names, np.split(b, np.cumsum(sizes)[:-1]))) for b in block]
+        return out
+
+    def counts(self) -> dict:
+        ops = self.generated.manifest["operations"]
+        return {row: ops[fn]["counts"] for (row, _, _), fn in zip(self.rows, self.functions)}
+
+
+class PinocchioCpp:
+    label = "Pinocchio C++"
+
+    def __init__(self, setup: Setup, rows, cxx_flags, cache: Path, work: Path):
+        self.exe, self.compile_s = build_pinocchio_bench(cxx_flags, cache, log=lambda *a: None,
+                                                         source="pinocchio_contacts.cpp")
+        records = []
+        for i in range(STATES):
+            s = setup.ref.pinocchio_state(setup.base(i), setup.states.q[i], setup.states.qd[i],
+                                          np.zeros(setup.model.joint_count), setup.states.tau[i])
+            records.append(np.concatenate([s.q, s.v, s.a, s.tau]))
+        self.model_file, self.states_file = work / f"{setup.name}-model.bin", work / f"{setup.name}-states.bin"
+        setup.ref.model.saveToBinary(str(self.model_file))
+        np.asarray(records, dtype=np.float64).tofile(self.states_file)
+        self.arg = ",".join(f"{link}:{3 if kind == 'point' else 6}" for link, kind, _ in setup.spec)
+        self.rows = {row for row, _, _ in rows}
+
+    def run_round(self, target_ms) -> dict:
+        proc = subprocess.run([str(self.exe), str(self.model_file), str(self.states_file), self.arg, "1",
+                               str(target_ms)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise Unavailable(f"{Path(self.exe).name} failed: {proc.stderr.strip()[-300:]}")
+        times = {line.split()[0]: float(line.split()[1]) for line in proc.stdout.splitlines() if line.strip()}
+        return {row: t for row, t in times.items() if row in self.rows}
+
+
+def errors(setup: Setup, results: dict) -> dict:
+    """``{row: worst error / its tolerance}``: values at every state against Pinocchio, derivatives at four
+    states against central differences of Pinocchio's values."""
+    worst = {}
+    for row, per_state in results.items():
+        if not row.endswith("_derivatives"):
+            for i, got in enumerate(per_state):
+                value = np.concatenate(list(got.values()))
+                err = rel_error(value, setup.expected(row, i), floor=1e-2) / TOLERANCE["value"]
+                worst[row] = max(worst.get(row, 0.0), err)
+            continue
+        outs = ("acc", "forces") if row.startswith("contact") else ("qd_plus", "impulses")
+        for i in range(4):
+            for w, blocks in setup.differences(row, i).items():
+                for o, want in zip(outs, blocks):
+                    got = per_state[i][f"d{o}_d{w}"].reshape(want.shape[1], want.shape[0]).T
+                    err = rel_error(got, want, floor=1e-2) / TOLERANCE["derivative"]
+                    worst[row] = max(worst.get(row, 0.0), err)
+    return worst
+
+
+def bench_robot(name, args, work: Path) -> dict:
+    setup = Setup(name, work)
+    rows = ROWS if name in DERIVATIVES else ROWS[:2]
+    log(f"{name}: {len(setup.spec)} contacts, generating and compiling ...")
+    tools = {"rbdgen": GeneratedC(setup, rows, args.flags, args.cache, work)}
+    notes = []
+    if args.pinocchio_cpp:
+        try:
+            tools["pinocchio"] = PinocchioCpp(setup, rows, args.cxx_flags, args.cache, work)
+        except Unavailable as exc:
+            notes.append(f"Pinocchio C++: {exc}")
+    tools["rbdgen"].run_round(0.01)  # writes the dump
+    checked = errors(setup, tools["rbdgen"].results())
+    times = interleaved(tools, args.rounds, args.target_ms)
+    if name not in DERIVATIVES:
+        notes.append("derivatives not generated (forward mode: too large)")
+    return dict(name=name, rows=rows, counts=tools["rbdgen"].counts(), errors=checked, notes=notes,
+                contacts=", ".join(f"{link} ({kind})" for link, kind, _ in setup.spec),
+                times={key: {row: float(np.median(t)) for row, t in r.items()} for key, r in times.items()},
+                fastest={key: {row: float(np.min(t)) for row, t in r.items()} for key, r in times.items()})
+
+
+def markdown(results) -> str:
+    lines = ["| robot | operation | rbdgen C (µs) | Pinocchio C++ (µs) | ratio | fastest-round ratio | target | mul "
+             "| add | error / tolerance |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        for row, _, label in r["rows"]:
+            pin = r["times"].get("pinocchio", {}).get(row)
+            cells = ("n/a", "n/a", "n/a") if pin is None else (
+                f"{pin:.3f}", f"{r['times']['rbdgen'][row] / pin:.2f}x",
+                f"{r['fastest']['rbdgen'][row] / r['fastest']['pinocchio'][row]:.2f}x")
+            n = r["counts"][row]
+            lines.append(f"| {r['name']} | {label} | {r['times']['rbdgen'][row]:.3f} | {cells[0]} | {cells[1]} | "
+                         f"{cells[2]} | {TARGET[row]} | {n['mul']} | {n['add']} | {r['errors'][row]:.1e} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = loop_parser(__doc__.splitlines()[0], f"C flags (default: {' '.join(FLAGS)}; --quick: -O1)")
+    p.set_defaults(robots=["solo12", "g1", "talos"])
+    args = parse_loop_arguments(p, argv, FLAGS)
+    if args.quick:
+        args.robots = ["solo12"]
+    results = bench_robots(args.robots, lambda name, work: bench_robot(name, args, work))
+    if results is None:
+        return 1
+    print(flags_line(args, "0.4 (derivatives: 0.5)"))
+    print(markdown(results))
+    notes = [f"{r['name']}: {r['contacts']}" for r in results] + [f"{r['name']}: {n}" for r in results
+                                                                   for n in r["notes"]]
+    wrong = [(r["name"], row) for r in results for row, e in r["errors"].items() if e > 1]
+    return conclude(results, notes, wrong, "the tolerance", ROWS, TARGET)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
