@@ -337,7 +337,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     real = emit_c.PRECISIONS[precision][0]
     interface = {"prefix": prefix, "precision": precision, "digest": model.digest, "sizes": size,
                  "shapes": {p.name: list(p.dims(dims)) for op in OPERATIONS.values() for p in op.outputs
-                            if len(p.shape) == 2},
+                            if len(p.shape) == 2 and p.name in size},
                  "operations": {k.name: {"inputs": list(k.inputs), "outputs": list(k.outputs),
                                          **({} if link is None else {"operation": op, "link": link})}
                                 for (op, link), k in zip(plan, kernels)},

@@ -242,7 +242,7 @@ class SolverBase(abc.ABC):
         return base, results["q_next"]
 
     def _constrained(self, op: str, args: tuple, reference, loads, mask: Optional[ArrayLike],
-                     threads: Optional[int]) -> tuple:
+                     threads: Optional[int]) -> Any:
         """A constrained operation's outputs as a tuple, its derivatives' as a dict by name (``reference``:
         required where kp is not zero, else None)."""
         if reference is not None or (self.contacts and self.contacts.kp):
