@@ -83,7 +83,7 @@ def robot_source(name: str, folder: Path):
 def measure(name: str, flags: tuple, ops, part_steps=None) -> dict:
     """Generate one robot in this (fresh) process, compile it in another one into an empty cache."""
     import rbdgen
-    from rbdgen.codegen import emit_c
+    from rbdgen.codegen.c import printer as emit_c
 
     if part_steps:
         emit_c.PART_STEPS = part_steps

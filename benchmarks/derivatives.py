@@ -44,7 +44,7 @@ import numpy as np
 
 import rbdgen
 from rbdgen.algorithms.operations import operation
-from rbdgen.codegen import emit_c
+from rbdgen.codegen.c import printer as emit_c
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 

@@ -21,7 +21,8 @@ from ..model import RobotModel
 from ..names import c_text, check_prefix, default_prefix
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
-from . import emit_c, packaging
+from . import packaging
+from .c import printer as emit_c
 from . import folder as folder_files
 from .optimize import estimated_cycles, schedule
 from .trace import Graph, Kernel, StructuralFailure, SymbolicOps

@@ -30,7 +30,7 @@ import pytest
 
 import rbdgen
 from models import body, point_mass_wrist
-from rbdgen.codegen import emit_c
+from rbdgen.codegen.c import printer as emit_c
 from robots import path
 
 pytestmark = pytest.mark.skipif(not shutil.which("gcc"), reason="needs gcc")

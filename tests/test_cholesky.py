@@ -36,7 +36,7 @@ CFLAGS = ["-O1", "-std=c99", "-ffp-contract=off"]
 
 
 def render(real: str, cholesky_copies=(("", None, None),)) -> str:
-    from rbdgen.codegen.emit_c import cholesky_source
+    from rbdgen.codegen.c.printer import cholesky_source
 
     return cholesky_source("t", real, cholesky_copies)
 

@@ -45,7 +45,7 @@ from robots import ROBOTS
 from rbdgen.algorithms.kinematics import Tree
 from rbdgen.algorithms.ltdl import coordinate_parents
 from rbdgen.algorithms.operations import OPERATIONS as RECORDS
-from rbdgen.codegen import emit_c
+from rbdgen.codegen.c import printer as emit_c
 from rbdgen.codegen.generator import ALL_OPERATIONS
 from rbdgen.codegen.optimize import COUNT_KEYS
 
@@ -684,7 +684,7 @@ def test_committed_output_regenerates_byte_identical(folder):
 def test_sincos_pairs_never_read_a_result_before_its_call():
     """Two angles share one `<p>_sincos2` call only where neither needs the other's results: sin(q) and
     cos(q), then sin and cos of sin(q), take two calls, the second after the first."""
-    from rbdgen.codegen.emit_c import Printer
+    from rbdgen.codegen.c.printer import Printer
     from rbdgen.codegen.trace import Graph, SymbolicOps
 
     graph = Graph()

@@ -26,7 +26,7 @@ import pytest
 import rbdgen
 from conftest import TEST_FLAGS
 from helpers import solver
-from rbdgen.codegen import emit_c
+from rbdgen.codegen.c import printer as emit_c
 from rbdgen.codegen import folder as folder_files
 from rbdgen.codegen.generator import kernel_name
 from robots import ROBOTS

@@ -29,7 +29,7 @@ BOUND = 2.0**19 * np.pi / 2
 def clib(tmp_path_factory):
     if shutil.which("gcc") is None and shutil.which("cc") is None:
         pytest.skip("no C compiler")
-    from rbdgen.codegen.emit_c import sincos_source
+    from rbdgen.codegen.c.printer import sincos_source
 
     ffi = cffi.FFI()
     ffi.cdef("void t_many(int n, const double *x, double *s, double *c);"

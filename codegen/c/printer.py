@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 import jinja2
 import numpy as np
 
-from ..algorithms.ltdl import ancestors
-from ..algorithms.operations import INPUTS, operation
-from ..errors import STATUS
-from ..manifest import interface_key
-from ..names import c_text, check_prefix, checked
-from .optimize import COUNT_KEYS, Schedule, operands
-from .trace import Call, Expr, Guard, Kernel, TreeSolve
+from ...algorithms.ltdl import ancestors
+from ...algorithms.operations import INPUTS, operation
+from ...errors import STATUS
+from ...manifest import interface_key
+from ...names import c_text, check_prefix, checked
+from ..optimize import COUNT_KEYS, Schedule, operands
+from ..trace import Call, Expr, Guard, Kernel, TreeSolve
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 

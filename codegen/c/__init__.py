@@ -1,0 +1,1 @@
+"""The C99 backend (being split into modules: the printer first)."""
