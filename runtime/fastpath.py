@@ -15,10 +15,10 @@ import ctypes
 import inspect
 from pathlib import Path
 
-from . import pyentry_source
+from . import c_sources
 from .algorithms.operations import BASE, BASE_SIZE
 from .interface import OPERATIONS, BaseState, Load
-from .pyentry_source import cdef  # noqa: F401 (the binder's declaration, for solver.py)
+from .c_sources import cdef  # noqa: F401 (the binder's declaration, for solver.py)
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 from .threads import MIN_STATES
 
@@ -68,10 +68,10 @@ def entry_files(manifest: dict) -> dict:
         arrays = [n for n in inputs if n not in ("base", "loads")]
         links = sizes["loads"] // 6 if "loads" in inputs else 0
         dims = (G, G) if output == "M" else (sizes[output],)
-        entries.append(pyentry_source.entry(prefix, op, _doc(op, floating), len(inputs), "base" in inputs,
-                                            [sizes[n] for n in arrays], links, dims))
-    text = pyentry_source.source(prefix, [s.stop - s.start for s in BASE.values()], BASE_SIZE, BASE["quat"].start,
-                                 2 * MIN_STATES, entries)
+        entries.append(c_sources.entry(prefix, op, _doc(op, floating), len(inputs), "base" in inputs,
+                                       [sizes[n] for n in arrays], links, dims))
+    text = c_sources.entry_source(prefix, [s.stop - s.start for s in BASE.values()], BASE_SIZE, BASE["quat"].start,
+                                   2 * MIN_STATES, entries)
     return {f"{prefix}_python.c": text, HEADER.name: HEADER.read_text()}
 
 
@@ -90,7 +90,7 @@ def _self_type(solver_class: type) -> type:
 
 def install(solver, ffi, lib) -> None:
     """Shadow the solver's single-output methods with the entry points, falling back to the methods."""
-    address = int(ffi.cast("uintptr_t", ffi.addressof(lib, pyentry_source.function_name(solver.prefix))))
+    address = int(ffi.cast("uintptr_t", ffi.addressof(lib, c_sources.function_name(solver.prefix))))
     bind = _BIND(address)
     link_ids = {name: k for k, name in enumerate(solver.link_names)}
     for index, op in enumerate(operations(solver.manifest)):

@@ -1,5 +1,6 @@
-"""The C of the CPython entry points (`fastpath`), spelled without jinja2: the runtime does not need the
-code-generation extra. `fastpath` decides what each entry holds; this module only spells it."""
+"""The C the runtime writes itself, spelled without jinja2 (the runtime does not need the code-generation
+extra): the CPython entry points (`fastpath` decides what each entry holds), the function that reports a
+compiled header's interface key (`manifest.key_source`) and the cffi wrapper's source (`build`)."""
 
 from __future__ import annotations
 
@@ -71,8 +72,39 @@ def entry(prefix: str, op: str, doc: str, inputs: int, base: bool, sizes: list, 
     return adapter, row
 
 
-def source(prefix: str, base_fields: list, base_length: int, quat: int, thread_states: int, entries: list) -> str:
+def entry_source(prefix: str, base_fields: list, base_length: int, quat: int, thread_states: int, entries: list) -> str:
     """The entry source of a robot: its ``entries`` (`entry`) after the layout macros pyentry.h reads."""
     return _SOURCE.substitute(prefix=prefix, base_fields=_list(base_fields), base_length=base_length, quat=quat,
                               thread_states=thread_states, adapters="".join(a for a, _ in entries),
                               entries="".join(row for _, row in entries), function=function_name(prefix))
+
+
+#: A function that reports an interface macro of a robot's header (`key_function`).
+_KEY = Template("""\
+#include "${prefix}.h"
+unsigned long long ${function}(void)
+{
+#ifdef ${macro}
+    return ${macro};
+#else
+    return 0;
+#endif
+}
+""")
+
+
+def interface_macro(prefix: str) -> str:
+    """The macro of ``<prefix>.h`` that holds its interface key (templates/c/robot.h.j2)."""
+    return f"RBDGEN_{prefix}_INTERFACE"
+
+
+def key_function(prefix: str, function: str) -> tuple:
+    """(source, cdef) of ``function``, which returns `interface_macro` of ``<prefix>.h``, or 0 where the header
+    does not define it."""
+    text = _KEY.substitute(prefix=prefix, function=function, macro=interface_macro(prefix))
+    return text, f"unsigned long long {function}(void);\n"
+
+
+def wrapper(prefix: str, cdef: str) -> str:
+    """The source cffi compiles around ``cdef`` (prototypes, some defined outside the header)."""
+    return f'#include "{prefix}.h"\n{cdef}'
