@@ -23,8 +23,8 @@ from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c, packaging
 from . import folder as folder_files
-from .optimize import estimated_cycles, schedule
-from .trace import Graph, Kernel, StructuralFailure, SymbolicOps
+from ..ir.optimize import estimated_cycles, schedule
+from ..ir.trace import Graph, Kernel, StructuralFailure, SymbolicOps
 
 log = logging.getLogger(__name__)
 
@@ -199,9 +199,9 @@ class Generated:
 
         ``op`` is any operation of `operations.OPERATIONS`, ``link`` (a name or an id) the link
         of one that takes a link (any link: CasADi does not need the generated ``frames``); see
-        `rbdgen.codegen.emit_casadi` for the signatures.
+        `rbdgen.codegen.casadi.emit_casadi` for the signatures.
         """
-        from . import emit_casadi
+        from .casadi import emit_casadi
 
         return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link))
 

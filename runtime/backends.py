@@ -6,7 +6,7 @@ check ``x > 0`` that raises, or becomes a guard in generated code),
 ``require_not_negative`` (the check ``!(x < 0)``: NaN passes), ``solve_spd``
 (the dense checked Cholesky solve) and, for the forward-dynamics derivatives,
 ``solve_ltdl`` (`ltdl.ltdl_apply_inverse` of many columns with one factor). The
-symbolic backend lives in ``rbdgen.codegen.trace``.
+symbolic backend lives in ``rbdgen.ir.trace``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ array of shape (N,), so a batch costs one pass of the algorithm, not N.
 One state (or a batch of a few) would pay about a microsecond per scalar operation
 that way: an operation called on few states again and again runs instead as
 straight-line Python on floats, traced once for the model from the same algorithms
-(`rbdgen.codegen.emit_python`), with the same values.
+(`rbdgen.ir.emit_python`), with the same values.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class NumpySolver(SolverBase):
         kernel = self._kernel(op, link, flat)
         if kernel is None:
             return None
-        from .codegen.emit_python import CheckFailed
+        from .ir.emit_python import CheckFailed
 
         try:
             values = [kernel(*[a[i].tolist() for a in flat.values()]) for i in range(flat["q"].shape[0])]
@@ -110,8 +110,8 @@ class NumpySolver(SolverBase):
             calls = self._small_calls[key] = self._small_calls.get(key, 0) + 1
             if calls < self.trace_after:
                 return None
-            from .codegen import emit_python
-            from .codegen.trace import StructuralFailure
+            from .ir import emit_python
+            from .ir.trace import StructuralFailure
 
             try:
                 kernel = emit_python.trace(self.tree, op, {name: a.shape[1] for name, a in flat.items()}, link)

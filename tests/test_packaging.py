@@ -29,7 +29,8 @@ def test_wheel_installs_only_rbdgen(wheel):
     names = set(wheel.namelist())
     for required in ("rbdgen/__init__.py", "rbdgen/algorithms/rnea.py", "rbdgen/codegen/generator.py",
                      "rbdgen/templates/c/operation.c.j2", "rbdgen/templates/c/cholesky.c.j2",
-                     "rbdgen/templates/c/checks.c.j2", "rbdgen/testing/states.py",
+                     "rbdgen/templates/c/checks.c.j2", "rbdgen/states.py", "rbdgen/ir/trace.py",
+                     "rbdgen/codegen/casadi/sx.py",
                      "rbdgen/templates/cmake/CMakeLists.txt.j2", "rbdgen/templates/cmake/README.md.j2",
                      "rbdgen/templates/cmake/pkgconfig.pc.in.j2", "rbdgen/generated/panda/CMakeLists.txt",
                      "rbdgen/generated/panda/panda.pc.in", "rbdgen/generated/panda/README.md",

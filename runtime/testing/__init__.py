@@ -7,7 +7,7 @@ conventions (for URDFs with mimic joints, either of them reduced by the mimic ma
 
 from .references import (GRAVITY, DyniboReference, MimicReference, PinocchioReference, PinocchioState,
                          dynibo_joint_order, load_reference, rotation_matrix)
-from .states import ARGUMENTS, States, random_states
+from ..states import ARGUMENTS, States, random_states
 
 __all__ = ["ARGUMENTS", "GRAVITY", "DyniboReference", "MimicReference", "PinocchioReference", "PinocchioState",
            "States", "dynibo_joint_order", "load_reference", "random_states", "rotation_matrix"]

@@ -27,11 +27,11 @@ import logging
 
 import casadi as ca
 
-from ..algorithms.cholesky import EPS
-from ..backends import NumpyOps
-from ..algorithms.kinematics import Tree
-from ..algorithms.operations import BASE, BASE_SIZE, dimensions, evaluate, operation
-from .trace import StructuralFailure, decided
+from ...algorithms.cholesky import EPS
+from ...backends import NumpyOps
+from ...algorithms.kinematics import Tree
+from ...algorithms.operations import BASE, BASE_SIZE, dimensions, evaluate, operation
+from ...ir.trace import StructuralFailure, decided
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ class CheckFailed(Exception):
 def trace(tree: Tree, op: str, sizes: dict, link=None) -> Kernel:
     """``op`` (on ``link``) traced for ``tree`` with flat inputs of ``sizes`` (``{name: length}``, in order).
 
-    Raises `rbdgen.codegen.trace.StructuralFailure` where a check fails for every state.
+    Raises `rbdgen.ir.trace.StructuralFailure` where a check fails for every state.
     """
     graph = Graph()
     inputs = {name: graph.input(name, n) for name, n in sizes.items()}
