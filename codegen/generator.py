@@ -5,20 +5,19 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
-from .. import __version__
+from ..version import __version__
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import OPERATIONS, dimensions, evaluate, operation, sizes
 from ..build import DEFAULT_FLAGS
 from ..mjcf import is_mjcf, load_mjcf
 from ..errors import ModelError
 from ..model import RobotModel
-from ..names import c_text, check_prefix, default_prefix
+from ..names import c_text, check_prefix, default_prefix, kernel_name
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c, packaging
@@ -49,25 +48,6 @@ def leaf_links(model: RobotModel) -> tuple:
     parents = {j.parent for j in model.joints}
     return tuple(k for k, link in enumerate(model.links) if link.body not in parents)
 
-
-def kernel_name(model: RobotModel, op: str, link: int = None) -> str:
-    """The generated function's name after the prefix: ``op``, or ``<op>_<link name>`` for a link.
-
-    ``<op>_link<id>`` instead where the name is not ASCII letters and digits in words joined by single
-    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` in any case (so no name can equal
-    another link's ``link<id>``, even but for case): names from a robot file become identifiers and file
-    names only this way.
-    """
-    if link is None:
-        return op
-    name = model.links[link].name
-    plain = (len(name) <= MAX_LINK_NAME and re.fullmatch(r"[A-Za-z0-9]+(_[A-Za-z0-9]+)*", name)
-             and not re.fullmatch(r"link[0-9]+", name, re.IGNORECASE))
-    return f"{op}_{name if plain else f'link{link}'}"
-
-
-#: Longest link name used in a generated function or file name (longer ones use the link id).
-MAX_LINK_NAME = 64
 
 PRECISIONS = tuple(emit_c.PRECISIONS)
 

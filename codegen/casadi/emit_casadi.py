@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import casadi as ca
 
-from ...names import check_prefix
-from ..generator import kernel_name
+from ...names import check_prefix, kernel_name
 from .sx import trace
 
 
