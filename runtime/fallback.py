@@ -124,7 +124,7 @@ class NumpySolver(SolverBase):
     def _evaluate_flat(self, op, flat, outputs, link):
         N = flat["q"].shape[0]
         columns = {name: list(np.ascontiguousarray(a.T)) for name, a in flat.items()}
-        values = evaluate(self.tree, NumpyOps, op, columns, link)
+        values = evaluate(self.tree, NumpyOps(), op, columns, link)
         results = {}
         for name in outputs:
             rows = np.empty((len(values[name]), N))

@@ -31,6 +31,7 @@ from ...algorithms.cholesky import EPS
 from ...backends import NumpyOps
 from ...algorithms.kinematics import Tree
 from ...algorithms.operations import BASE, BASE_SIZE, dimensions, evaluate, operation
+from ...algorithms.scalars import ScalarOps
 from ...ir.trace import StructuralFailure, decided
 
 log = logging.getLogger(__name__)
@@ -39,15 +40,14 @@ log = logging.getLogger(__name__)
 BASE_PARTS = {"base_velocity": BASE["velocity"], "base_acceleration": BASE["acceleration"]}
 
 
-class CasadiOps:
+class CasadiOps(ScalarOps):
     """SX scalars: sin/cos are CasADi's, checks are not representable, solves are symbolic LDL^T."""
 
-    sin = staticmethod(ca.sin)
-    cos = staticmethod(ca.cos)
-    sqrt = staticmethod(ca.sqrt)
-    atan2 = staticmethod(ca.atan2)
-    copysign = staticmethod(ca.copysign)
     eps = EPS
+
+    @staticmethod
+    def function(name, *args):
+        return getattr(ca, name)(*args)
 
     @staticmethod
     def require_positive(x, error, message):
@@ -123,7 +123,7 @@ def trace(model, op: str, tree: Tree = None, link: int = None) -> tuple:
         traced["base"] = _world_rotation(symbols["base"], dtheta)
     scalars = {name: [sym[i] for i in range(sym.numel())] for name, sym in traced.items()}
     try:
-        values = evaluate(tree, CasadiOps, source.name, scalars, link)
+        values = evaluate(tree, CasadiOps(), source.name, scalars, link)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the CasADi function returns NaN", op, failure.guard.message)
         return symbols, {p.name: ca.SX.nan(*(p.dims(dims) + (1,) * (2 - len(p.shape))))

@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..algorithms.scalars import ScalarOps
+
 class Expr:
     """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index), ``ret`` (call, index)
     and ``eps`` (the emitted precision's machine epsilon)."""
@@ -218,12 +220,9 @@ class Graph:
             return a.args[0]
         return self._node("neg", (a,))
 
-    def unary(self, op: str, a, fn: Callable):
-        return fn(a) if _is_number(a) else self._node(op, (a,))
-
-    def binary(self, op: str, a, b, fn: Callable):
-        """A function of two arguments (``atan2``, ``copysign``): not commutative, folded on numbers."""
-        return fn(a, b) if _is_number(a) and _is_number(b) else self._node(op, (a, b))
+    def apply(self, op: str, args: tuple, fn: Callable):
+        """The function ``op`` of ``args`` (``sin``, ``atan2``...: in argument order), ``fn(*args)`` on numbers."""
+        return fn(*args) if all(_is_number(a) for a in args) else self._node(op, tuple(args))
 
     # -- statements ---------------------------------------------------------------
     def guard(self, value, status: int, message: str, strict: bool = True):
@@ -251,26 +250,14 @@ def _sort_key(x):
     return (0, float(x)) if _is_number(x) else (1, x.id)
 
 
-class SymbolicOps:
+class SymbolicOps(ScalarOps):
     """The scalar backend for tracing: symbols in, a `Graph` of statements out."""
 
     def __init__(self, graph: Graph):
         self.graph = graph
 
-    def sin(self, x):
-        return self.graph.unary("sin", x, math.sin)
-
-    def cos(self, x):
-        return self.graph.unary("cos", x, math.cos)
-
-    def sqrt(self, x):
-        return self.graph.unary("sqrt", x, math.sqrt)
-
-    def atan2(self, y, x):
-        return self.graph.binary("atan2", y, x, math.atan2)
-
-    def copysign(self, x, y):
-        return self.graph.binary("copysign", x, y, math.copysign)
+    def function(self, name, *args):
+        return self.graph.apply(name, args, getattr(math, name))
 
     @property
     def eps(self):
