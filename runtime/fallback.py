@@ -111,10 +111,11 @@ class NumpySolver(SolverBase):
             if calls < self.trace_after:
                 return None
             from .ir import emit_python
-            from .ir.trace import StructuralFailure
+            from .ir.trace import Graph, Kernel, StructuralFailure, trace
 
+            graph, sizes = Graph(), {name: a.shape[1] for name, a in flat.items()}
             try:
-                kernel = emit_python.trace(self.tree, op, {name: a.shape[1] for name, a in flat.items()}, link)
+                kernel = Kernel(op, graph, sizes, trace(graph, self.tree, op, sizes, link))
             except StructuralFailure:  # fails at every state: the NumPy pass raises
                 self._kernels[key] = None
             else:

@@ -23,11 +23,9 @@ import math
 
 import numpy as np
 
-from ..algorithms.kinematics import Tree
-from ..algorithms.operations import evaluate
 from ..backends import NumpyOps
 from .optimize import schedule
-from .trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps, TreeSolve
+from .trace import Call, Expr, Guard, Kernel, TreeSolve
 
 #: Each node operator as a Python expression of its operands.
 FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}", "neg": "-{}",
@@ -37,16 +35,6 @@ FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}
 
 class CheckFailed(Exception):
     """A check of the kernel failed (the NumPy pass names it and the state)."""
-
-
-def trace(tree: Tree, op: str, sizes: dict, link=None) -> Kernel:
-    """``op`` (on ``link``) traced for ``tree`` with flat inputs of ``sizes`` (``{name: length}``, in order).
-
-    Raises `rbdgen.ir.trace.StructuralFailure` where a check fails for every state.
-    """
-    graph = Graph()
-    inputs = {name: graph.input(name, n) for name, n in sizes.items()}
-    return Kernel(op, graph, dict(sizes), evaluate(tree, SymbolicOps(graph), op, inputs, link))
 
 
 def _ref(x) -> str:

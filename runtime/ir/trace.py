@@ -12,14 +12,19 @@ is deterministic.
 `SymbolicOps` is the scalar backend the algorithms see: ``require_positive``
 and ``require_not_negative`` record guards, ``solve_spd`` records a call of the checked Cholesky solve
 and ``solve_ltdl`` one of the tree-sparse LTDL solve of many columns (`TreeSolve`).
+
+`trace` is the one place an operation is traced (graph -> inputs -> evaluate), on a `Graph`
+for the C and the NumPy engine's single states, on CasADi SX for the CasADi functions.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Optional, Protocol
 
+from ..algorithms.kinematics import Tree
+from ..algorithms.operations import evaluate
 from ..algorithms.scalars import ScalarOps
 
 class Expr:
@@ -161,6 +166,11 @@ class Graph:
         """The machine epsilon of the precision the kernel is emitted in (a leaf)."""
         return self._node("eps", ())
 
+    @property
+    def ops(self) -> "SymbolicOps":
+        """The scalar backend that records into this graph."""
+        return SymbolicOps(self)
+
     # -- arithmetic with folding ------------------------------------------------
     def add(self, a, b):
         if _is_number(a) and _is_number(b):
@@ -287,3 +297,26 @@ class Kernel:
     doc: str = ""
     operation: str = ""  # its operation (`operations.OPERATIONS`): the name, or the name and a link
     algorithm: str = ""  # where an operation has several: the one traced (`generator.FD_ALGORITHMS`)
+
+
+class Symbols(Protocol):
+    """Where the input scalars of a `trace` come from: a `Graph`, or CasADi SX (`rbdgen.codegen.casadi.sx`)."""
+
+    #: The scalar backend the algorithms run on over these symbols.
+    ops: ScalarOps
+
+    def input(self, name: str, size: int) -> list:
+        """A named input array of ``size`` scalars."""
+        ...
+
+
+def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int] = None) -> dict:
+    """``op`` (on ``link``, a link id, where it takes one) run on ``graph``'s symbols: one input array of each
+    size in ``inputs`` (``{name: size}``, in signature order), then the algorithm. Returns the outputs,
+    ``{name: list of scalars}``; the C, the CasADi functions and the NumPy engine's straight-line Python
+    are all traced here.
+
+    Raises `StructuralFailure` where a check fails for every state.
+    """
+    symbols = {name: graph.input(name, size) for name, size in inputs.items()}
+    return evaluate(tree, graph.ops, op, symbols, link)
