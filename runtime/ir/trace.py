@@ -142,7 +142,7 @@ class TreeSolve:
 class Graph:
     """A hash-consed expression graph plus the guards and calls recorded while tracing."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.nodes: list[Expr] = []
         self._table: dict = {}
         self.guards: list[Guard] = []

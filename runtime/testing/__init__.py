@@ -1,6 +1,7 @@
 """What rbdgen's tests and benchmarks share: random states and the reference dynamics.
 
-`states` needs NumPy only (`CompiledSolver.validate` draws its states there);
+The random states are the runtime's (`rbdgen.states`, where `CompiledSolver.validate` draws
+its states), re-exported here; no production module imports this package (tests/test_layers.py).
 `references` wraps Pinocchio and dynibo 0.5.2 (the ``test`` extra) in rbdgen's
 conventions (for URDFs with mimic joints, either of them reduced by the mimic map: `load_reference`).
 """
