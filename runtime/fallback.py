@@ -119,7 +119,7 @@ class NumpySolver(SolverBase):
             except StructuralFailure:  # fails at every state: the NumPy pass raises
                 self._kernels[key] = None
             else:
-                self._kernels[key] = emit_python.function(kernel)
+                self._kernels[key] = emit_python.function(kernel, NumpyOps())
         return self._kernels[key]
 
     def _evaluate_flat(self, op, flat, outputs, link):

@@ -24,8 +24,10 @@ RUNTIME_TO_CODEGEN = {
     ("rbdgen", "rbdgen.codegen.generator"): "`rbdgen.generate`, imported when it is called",
 }
 
-#: What the algorithms may import beyond rbdgen.algorithms: the model layer.
-ALGORITHMS_IMPORT = {"rbdgen.spatial", "rbdgen.model", "rbdgen.errors"}
+#: What the modules of a core package may import beyond the package (modules, or packages and all they hold):
+#: the algorithms the model layer, the IR the algorithms (the model through them).
+CORE_IMPORTS = {"rbdgen.algorithms": ("rbdgen.spatial", "rbdgen.model", "rbdgen.errors"),
+                "rbdgen.ir": ("rbdgen.algorithms",)}
 
 #: The most lines a module of codegen/ has.
 MAX_CODEGEN_LINES = 450
@@ -135,11 +137,13 @@ def test_production_never_imports_testing():
     assert found == []
 
 
-def test_algorithms_import_only_the_model():
-    """The algorithms are written over a scalar backend: they import the model layer, never the IR, a
-    backend or a solver."""
-    found = [(name, target) for name in MODULES if _is_in(name, "rbdgen.algorithms")
-             for target in _edges(name) if not _is_in(target, "rbdgen.algorithms") and target not in ALGORITHMS_IMPORT]
+@pytest.mark.parametrize("package", sorted(CORE_IMPORTS))
+def test_core_imports_only_the_layers_above(package):
+    """The algorithms are written over `ScalarOps` and the IR over the algorithms: neither imports a
+    backend, a solver or the build."""
+    allowed = (package, *CORE_IMPORTS[package])
+    found = [(name, target) for name in MODULES if _is_in(name, package)
+             for target in _edges(name) if not any(_is_in(target, a) for a in allowed)]
     assert found == []
 
 
