@@ -8,8 +8,8 @@ import heapq
 
 import numpy as np
 
-from ..optimize import operands
-from ..trace import Call, Expr, Kernel, TreeSolve
+from ...ir.optimize import operands
+from ...ir.trace import Call, Expr, Kernel, TreeSolve
 from .printer import TRIG
 
 #: An operation of more than this many steps (`optimize.schedule`) is split into parts of at most about this

@@ -4,8 +4,8 @@ spelled by a `printer.Printer`."""
 from __future__ import annotations
 
 from ...names import c_text
-from ..optimize import operands
-from ..trace import Call, Expr, Guard, Kernel, TreeSolve
+from ...ir.optimize import operands
+from ...ir.trace import Call, Expr, Guard, Kernel, TreeSolve
 from .function import CFunction, Line, OptionalBlock, Param, Part, Store
 from .layout import Layout
 from .printer import Printer, part_name

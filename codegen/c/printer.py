@@ -12,7 +12,7 @@ import re
 
 from ...errors import STATUS
 from ...names import c_text, check_prefix
-from ..trace import Expr
+from ...ir.trace import Expr
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 

@@ -8,8 +8,8 @@ import jinja2
 from ...algorithms.operations import INPUTS, operation
 from ...manifest import interface_key
 from ...names import check_prefix, checked
-from ..optimize import COUNT_KEYS, Schedule
-from ..trace import Expr, Kernel
+from ...ir.optimize import COUNT_KEYS, Schedule
+from ...ir.trace import Expr, Kernel
 from . import printer
 from .function import CFunction, Check, Param, Part
 from .layout import Layout

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ...algorithms.ltdl import ancestors
-from ..trace import Call, Expr
+from ...ir.trace import Call, Expr
 from .printer import ltdl_name, solve_tag
 
 #: Checked solves of at most this many unknowns get a copy of the solver with the sizes fixed (`cholesky_copy`):

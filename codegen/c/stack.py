@@ -3,7 +3,7 @@ measures (-fstack-usage)."""
 
 from __future__ import annotations
 
-from ..trace import Call, TreeSolve
+from ...ir.trace import Call, TreeSolve
 
 #: Bytes allowed per call level for what a function does not name (saved registers, the return address, loop
 #: counters, pointers), and the call levels below an operation (the checked solve and its helpers, or the
