@@ -905,6 +905,50 @@ class FixedBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         """
         ...
 
+    def mass_matrix_derivative(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """Time derivative of the mass matrix Mdot(q, qd) = C + C^T (from the Coriolis matrix).
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        Mdot : ndarray, shape (G, G) or (N, G, G)
+            Symmetric; Mdot - 2 C is skew-symmetric; floating base: along nu = [base velocity, qd]
+            (the base's turning included) [kg m^2/s, kg m/s, kg/s].
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
     def mass_matrix_inverse(self, q: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
         """Inverse mass matrix M(q)^-1 (the checked tree-sparse LTDL factor of M).
 
@@ -2530,6 +2574,54 @@ class FloatingBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         C : ndarray, shape (G, G) or (N, G, G)
             C qd equals `velocity_product_forces` and Mdot = C + C^T (Christoffel-consistent:
             Mdot - 2 C is skew-symmetric); floating base: nu = [base velocity, qd] [kg m^2/s, kg m/s, kg/s].
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def mass_matrix_derivative(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """Time derivative of the mass matrix Mdot(q, qd) = C + C^T (from the Coriolis matrix).
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        base : BaseState
+            The floating base: translation (3), unit-or-not quaternion rotation_xyzw (4),
+            velocity [omega_W, pdot_W] and classical acceleration [omegadot_W, pddot_W] (6 each,
+            world axes, angular first, default 0); each field unbatched or with a leading N.
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        Mdot : ndarray, shape (G, G) or (N, G, G)
+            Symmetric; Mdot - 2 C is skew-symmetric; floating base: along nu = [base velocity, qd]
+            (the base's turning included) [kg m^2/s, kg m/s, kg/s].
 
         Raises
         ------

@@ -6,7 +6,8 @@ arrays, code generation traces it on symbols (C) or on CasADi SX, and the solver
 methods, the C signatures and docs, the manifest and the validation all read the
 record: its inputs and outputs (names, shapes in terms of J, G and L, docs), whether
 it takes loads, its algorithm, its validation tolerance and the operation holding
-its Jacobians. Adding an operation is an algorithm, one record and its reference test.
+its Jacobians. Adding an operation is an algorithm, one record and its reference test (docs/design.md,
+"Adding an operation"); code elsewhere reads the record's fields, never the operation's name.
 
 A floating base adds the input ``base`` first: `BASE_SIZE` values laid out by `BASE`:
 translation (3), quaternion xyzw (4), velocity (6) and acceleration (6), world frame,
@@ -35,7 +36,7 @@ from typing import Callable, Optional
 from .. import spatial as sp
 from . import centroidal, configuration, coordinates, energy, frames, kinematics_derivatives, taskspace
 from .aba import aba
-from .coriolis import coriolis_matrix
+from .coriolis import coriolis_matrix, mass_matrix_derivative
 from .crba import crba
 from .fd_derivatives import fd_derivatives
 from .kinematics import Tree, rotate, rotate_back
@@ -250,6 +251,11 @@ def _base_velocity(x):
 def _coriolis_matrix(tree, ops, x):
     C = coriolis_matrix(tree, ops, x.q, x.qd, _base_velocity(x))
     return {"C": _column_major(coordinates.matrix(tree, C, symmetric=False))}
+
+
+def _mass_matrix_derivative(tree, ops, x):
+    Mdot = mass_matrix_derivative(tree, ops, x.q, x.qd, _base_velocity(x))
+    return {"Mdot": _column_major(coordinates.matrix(tree, Mdot))}
 
 
 def _mass_matrix_inverse(tree, ops, x):
@@ -501,6 +507,12 @@ OPERATIONS = {op.name: op for op in (
               returns="C qd equals `velocity_product_forces` and Mdot = C + C^T (Christoffel-consistent:\n"
                       "    Mdot - 2 C is skew-symmetric); floating base: nu = [base velocity, qd] [kg m^2/s, kg m/s, "
                       "kg/s]."),
+    Operation("mass_matrix_derivative", "Mdot(q, qd) = C + C^T, the rate of the mass matrix along the motion.",
+              ("q", "qd"), (Port("Mdot", ("G", "G"), "time derivative of the mass matrix (G x G, column-major)",
+                                 symmetric=True),), _mass_matrix_derivative, group="control",
+              summary="Time derivative of the mass matrix Mdot(q, qd) = C + C^T (from the Coriolis matrix).",
+              returns="Symmetric; Mdot - 2 C is skew-symmetric; floating base: along nu = [base velocity, qd]\n"
+                      "    (the base's turning included) [kg m^2/s, kg m/s, kg/s]."),
     Operation("mass_matrix_inverse", "M(q)^-1, by the checked tree-sparse LTDL factor of M.", ("q",),
               (Port("Minv", ("G", "G"), "inverse mass matrix (G x G, column-major)", symmetric=True),),
               _mass_matrix_inverse, _FD_TOLERANCE, group="control", solves=True,

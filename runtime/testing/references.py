@@ -443,6 +443,11 @@ class PinocchioReference(_Common):
             Tdot[0:3, 3:6] = Tdot[3:6, 0:3] = -R.T @ _skew(w)
         return s.T.T @ C @ s.T + s.T.T @ M @ Tdot
 
+    def mass_matrix_derivative(self, base, q, qd):
+        """d/dt (T^T M_pin T) = C + C^T of `coriolis_matrix` (Pinocchio's C: Mdot_pin = C_pin + C_pin^T)."""
+        C = self.coriolis_matrix(base, q, qd)
+        return C + C.T
+
     # -- kinematics derivatives (rbdgen holds the world-frame base velocity and classical acceleration fixed) --
 
     def _base_chain(self, base, st: PinocchioState) -> dict:
