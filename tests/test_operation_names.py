@@ -25,10 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 #: (`RobotModel.gravity`, the URDF/MJCF attribute and the ``--gravity`` option).
 HOMONYMS = {"gravity": {"runtime/model.py", "runtime/urdf_schema.py", "codegen/cli.py"}}
 
-#: Where the code generator still chooses by name, until its own part of issue 23 moves it to record fields:
-#: the forward-dynamics algorithm (`generator.FD_ALGORITHMS`, the CRBA alias) and the README's example call.
-CODEGEN_CHOICES = {"forward_dynamics": {"codegen/generator.py"}, "forward_dynamics_crba": {"codegen/generator.py"},
-                   "inverse_dynamics": {"codegen/packaging.py"}}
 
 
 def _production_files() -> list:
@@ -53,7 +49,7 @@ def test_an_operation_name_is_spelled_in_its_record_and_its_algorithm_only():
     record = "runtime/algorithms/operations.py"
     wrong = {}
     for name in OPERATIONS:
-        files = found[name] - HOMONYMS.get(name, set()) - CODEGEN_CHOICES.get(name, set())
+        files = found[name] - HOMONYMS.get(name, set())
         assert record in files, f"{name}: its record does not spell it (the test reads the wrong files)"
         if len(files) > 2 or (len(files) == 2 and not any(f.startswith("runtime/algorithms/") for f in files - {record})):
             wrong[name] = sorted(files)
@@ -64,5 +60,5 @@ def test_an_operation_name_is_spelled_in_its_record_and_its_algorithm_only():
 def test_the_exceptions_are_still_needed():
     """An exception listed above that no longer applies is removed from the list."""
     found = _spellings()
-    for name, files in {**HOMONYMS, **CODEGEN_CHOICES}.items():
+    for name, files in HOMONYMS.items():
         assert files <= found[name], f"{name}: no longer spelled in {sorted(files - found[name])}"

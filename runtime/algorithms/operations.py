@@ -126,6 +126,8 @@ class Operation:
     #                          "configuration"
     mimic_doc: Optional[str] = None  # the doc line where the model has mimic joints, when it differs
     solves: bool = False  # solves with M: `validate`'s tolerances grow with cond(M)
+    algorithms: tuple = ()  # (label, operation) pairs: the C may trace this one with either's algorithm
+    example: bool = False  # the call a generated folder's README shows (where generated)
     # the Python method (`rbdgen.signatures` builds it from these fields and the ports)
     result: str = "array"  # "array": one array (``out=``); "jacobians": a dict by output name; "selected": the
     #                        outputs chosen by their ports' keyword flags, a dict by key; "state": a floating
@@ -416,13 +418,14 @@ OPERATIONS = {op.name: op for op in (
               returns="Generalized forces [N m, N]."),
     Operation("inverse_dynamics", "tau = M qdd + C qd + g + J^T loads (RNEA).", ("q", "qd", "qdd", "loads"),
               (Port("tau", ("G",), "generalized forces (G)"),), _inverse_dynamics,
-              derivative="inverse_dynamics_derivatives",
+              derivative="inverse_dynamics_derivatives", example=True,
               summary="Inverse dynamics tau = M qdd + C qd + g + J^T loads (recursive Newton-Euler).",
               returns="Generalized forces [N m, N]; floating base: the base wrench [torque, force] (world axes, "
                       "about the base origin) first."),
     Operation("forward_dynamics", "qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.",
               ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics, _FD_TOLERANCE,
               derivative="forward_dynamics_derivatives", solves=True,
+              algorithms=(("aba", "forward_dynamics"), ("crba", "forward_dynamics_crba")),
               summary="Forward dynamics qdd = M^-1 (tau - C qd - g - J^T loads) (articulated-body algorithm; the\n"
                       "generated C usually uses CRBA and a tree-sparse solve instead: its manifest says which).",
               returns="Generalized accelerations; floating base: the base's classical acceleration "
