@@ -552,3 +552,12 @@ def test_names_sizes_and_link_ids(name):
         assert native.link_id(link) == s.link_id(link)
     with pytest.raises(ValueError, match=r"^unknown link 'nope'"):
         s.link_id("nope")
+
+
+def test_the_old_name_of_the_dynamics_tuple_warns():
+    """``rbdgen.OPERATIONS`` (it read as the records' `rbdgen.algorithms.operations.OPERATIONS`) is `DYNAMICS`."""
+    with pytest.warns(DeprecationWarning, match="rbdgen.DYNAMICS"):
+        assert rbdgen.OPERATIONS == rbdgen.DYNAMICS
+    assert "OPERATIONS" not in rbdgen.__all__ and rbdgen.DYNAMICS[0] == "mass_matrix"
+    with pytest.raises(AttributeError, match="no attribute 'OPERATIONZ'"):
+        rbdgen.OPERATIONZ
