@@ -9,8 +9,9 @@ made. The methods are built from the operation records
 arguments and hands them to `SolverBase`'s handler of its kind of result (`Operation.result`),
 and its doc string is assembled from the record and the argument table below, so each
 argument is described once. Their signatures, for type checkers and editors, are in the
-generated stub ``operation_methods.pyi`` (`stub`; a test keeps it in step). The kinematics operations take a link last (a name or an id from
-`link_id`); ``inverse_kinematics`` (fixed base only) is `rbdgen.ik`.
+generated stub ``operation_methods.pyi`` (`stub`; a test keeps it in step). The kinematics
+operations take a link last (a name or an id from `link_id`); ``inverse_kinematics`` (fixed
+base only) is `rbdgen.ik`.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ JACOBIAN_DOCS = {
     "base_rotation": "By a world-frame rotation vector of the base, R -> exp(dtheta x) R.",
 }
 
+
 def _shape(port, batch: str = "N") -> str:
     """A port's shape as the docs write it, ``(J,)`` or ``(6, G)``, with ``batch`` rows first where given."""
     dims = ([batch] if batch else []) + [str(d) for d in port.shape]
@@ -164,8 +166,8 @@ def _returns(record: Operation, floating: bool) -> str:
             keys = "\n".join(f'    ``"{p.name}"``: shape ({", ".join(str(d) for d in p.shape)}) or (N, ...). '
                              f"{p.meaning}" for p in ports)
             return f"dict of ndarray\n    By name, G rows (tangent vectors of the result):\n{keys}"
-        keys = "\n".join(f'    ``"{p.name}"``: shape {_shape(p, "")} or {_shape(p)}. {p.meaning or JACOBIAN_DOCS[p.wrt]}'
-                         for p in ports)
+        keys = "\n".join(f'    ``"{p.name}"``: shape {_shape(p, "")} or {_shape(p)}. '
+                         f"{p.meaning or JACOBIAN_DOCS[p.wrt]}" for p in ports)
         height = record.outputs[0].shape[0]
         layout = "G rows (floating base: the base's six first)" if height == "G" else f"{height} rows"
         result = operation(record.of).outputs[0].name
@@ -178,7 +180,7 @@ def _returns(record: Operation, floating: bool) -> str:
     if len(ports) > 1:  # "state": a floating base's (BaseState, array)
         return f"({', '.join(p.name for p in ports)}) : (BaseState, ndarray)\n    {meaning}"
     (port,) = ports
-    kind = f"float or ndarray, shape (N,)" if not port.shape else f"ndarray, shape {_shape(port, '')} or {_shape(port)}"
+    kind = "float or ndarray, shape (N,)" if not port.shape else f"ndarray, shape {_shape(port, '')} or {_shape(port)}"
     return f"{port.name} : {kind}\n    {meaning}"
 
 
@@ -197,13 +199,13 @@ def _parameters(record: Operation, floating: bool) -> list:
 
 def _docstring(record: Operation, floating: bool) -> str:
     """The NumPy-style doc string of ``record``'s method for a fixed or floating base."""
+    flags = [p.flag for p in record.outputs if p.flag]
     params = []
     for name, _, _, _ in _parameters(record, floating):
         if name in PARAMETERS:
             params.append(PARAMETERS[name])
-        elif not params[-1].endswith("(at least one)."):  # the outputs' flags, one entry
-            flags = ", ".join(p.flag for p in record.outputs if p.flag)
-            params.append(f"{flags} : bool\n    Which results to compute (at least one).")
+        elif name == flags[0]:  # the outputs' flags, one entry
+            params.append(f"{', '.join(flags)} : bool\n    Which results to compute (at least one).")
     return (f"{record.summary or record.doc}\n\n{CONVENTIONS}\n\nParameters\n----------\n" + "\n".join(params)
             + f"\n\nReturns\n-------\n{_returns(record, floating)}\n\nRaises\n------\n{RAISES}\n")
 
@@ -225,10 +227,11 @@ def _source(record: Operation, floating: bool) -> str:
     positional = "".join(f"{n}, " for n, _, keyword, _ in params if not keyword)
     state = f"{record.name!r}, ({positional})"
     loads = "loads" if record.loads else "None"
+    flags = ", ".join(f"{p.flag!r}: {p.flag}" for p in record.outputs if p.flag)
     kind = "array" if record.result == "state" and not floating else record.result
     call = {"array": f"self._run({state}, {loads}, out, mask, threads)",
             "jacobians": f"self._jacobians({state}, {loads}, mask, threads)",
-            "selected": f"self._selected({state}, {{{', '.join(f'{p.flag!r}: {p.flag}' for p in record.outputs if p.flag)}}}, mask, threads)",
+            "selected": f"self._selected({state}, {{{flags}}}, mask, threads)",
             "state": f"self._state({state}, mask, threads)"}[kind]
     if record.tool:
         call = f"self._twist({state}, {record.tool!r}, tool, out, mask, threads)"
@@ -316,7 +319,8 @@ def stub() -> str:
     """The text of `STUB`: each kind of base's methods with their signatures and doc strings."""
     lines = [f"# Generated from the operation records by `{STUB_COMMAND}`: do not edit.",
              '"""The solver methods `rbdgen.signatures` builds from the operation records, for type checkers."""',
-             "", "import abc", "from typing import Dict, Tuple", "", "import numpy as np", "from numpy.typing import ArrayLike", "",
+             "", "import abc", "from typing import Dict, Tuple", "", "import numpy as np",
+             "from numpy.typing import ArrayLike", "",
              "from .interface import BaseState, SolverBase", "from .signatures import LinkRef, Loads, Mask, Out, "
              "Threads, Tool"]
     for cls, floating in (("FixedBaseMethods", False), ("FloatingBaseMethods", True)):
