@@ -19,6 +19,7 @@ from __future__ import annotations
 import __future__
 import functools
 import inspect
+import linecache
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Union
@@ -224,8 +225,8 @@ def _source(record: Operation, floating: bool) -> str:
             head.append("*")
             star = True
         head.append(f"{name}: {annotation}" + (f" = {default}" if default else ""))
-    positional = "".join(f"{n}, " for n, _, keyword, _ in params if not keyword)
-    state = f"{record.name!r}, ({positional})"
+    positional = ", ".join(n for n, _, keyword, _ in params if not keyword)
+    state = f"{record.name!r}, ({positional},)"
     loads = "loads" if record.loads else "None"
     flags = ", ".join(f"{p.flag!r}: {p.flag}" for p in record.outputs if p.flag)
     kind = "array" if record.result == "state" and not floating else record.result
@@ -241,8 +242,10 @@ def _source(record: Operation, floating: bool) -> str:
 def _method(record: Operation, floating: bool) -> Callable:
     """``record``'s method, compiled from `_source` (annotations kept as text, as this module's are)."""
     namespace: Dict[str, Any] = {}
-    code = compile(_source(record, floating), f"<rbdgen.signatures: {record.name}>", "exec",
-                   flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    source = _source(record, floating)
+    filename = f"<rbdgen.signatures: {'floating' if floating else 'fixed'} {record.name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks, getsource
+    code = compile(source, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
     exec(code, namespace)  # the source is built from the records only, never from a robot file
     method = namespace[record.name]
     method.__module__, method.__doc__ = __name__, _docstring(record, floating)
