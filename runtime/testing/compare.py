@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algorithms.operations import operation
-from .states import ARGUMENTS, States
+from ..states import ARGUMENTS, States
 
 #: Denominator floor of `rel_error`: only guards exact zeros; the test robots'
 #: quantities range from ~1e-3 (Allegro hand) to ~1e3 (Talos).
