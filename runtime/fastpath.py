@@ -16,9 +16,9 @@ import inspect
 from pathlib import Path
 
 from . import c_sources
-from .algorithms.operations import BASE, BASE_SIZE
-from .interface import OPERATIONS, BaseState, Load
+from .algorithms.operations import BASE, BASE_SIZE, operation
 from .c_sources import cdef  # noqa: F401 (the binder's declaration, for solver.py)
+from .interface import DYNAMICS, BaseState, Load
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 from .threads import MIN_STATES
 
@@ -32,11 +32,11 @@ BASE_FIELDS = ("translation", "rotation_xyzw", "velocity", "acceleration")
 
 
 def operations(manifest: dict) -> list:
-    """The operations with an entry point (double precision, the single-output dynamics), sorted:
-    a manifest read back from JSON gives the same source, so the same build key."""
+    """The operations with an entry point (double precision, the single-output dynamics whose output is the
+    array in C order), sorted: a manifest read back from JSON gives the same source, so the same build key."""
     if manifest["precision"] != "double":
         return []
-    return sorted(op for op in manifest["operations"] if op in OPERATIONS)
+    return sorted(op for op in manifest["operations"] if op in DYNAMICS and operation(op).outputs[0].c_ordered)
 
 
 def _method(op: str, floating: bool):
@@ -60,14 +60,13 @@ def _doc(op: str, floating: bool) -> str:
 def entry_files(manifest: dict) -> dict:
     """``{file name: text}`` of the entry source and the header it includes."""
     prefix, sizes, floating = manifest["prefix"], manifest["sizes"], manifest["model"]["floating"]
-    G = sizes["q"] + (6 if floating else 0)
     entries = []
     for op in operations(manifest):
         inputs = manifest["operations"][op]["inputs"]
         (output,) = manifest["operations"][op]["outputs"]
         arrays = [n for n in inputs if n not in ("base", "loads")]
         links = sizes["loads"] // 6 if "loads" in inputs else 0
-        dims = (G, G) if output == "M" else (sizes[output],)
+        dims = manifest["shapes"].get(output, [sizes[output]])  # a matrix's (rows, columns), in C order
         entries.append(c_sources.entry(prefix, op, _doc(op, floating), len(inputs), "base" in inputs,
                                        [sizes[n] for n in arrays], links, dims))
     text = c_sources.entry_source(prefix, [s.stop - s.start for s in BASE.values()], BASE_SIZE, BASE["quat"].start,
