@@ -108,6 +108,15 @@ class CFunction:
         return len(self.parts) > 1
 
 
+#: The identifiers a function's values are named beside, which a label (a quantity's name) never takes: a ``tK``,
+#: a ``tcK`` (`Printer.after_check`), a solve's ``xK``.
+TEMPORARY = re.compile(r"(t|tc|x)[0-9]+")
+
+#: C's keywords and the other local names of an operation's function (`templates/c/statements.c.j2`).
+RESERVED = frozenset("""auto break case char const continue default do double else enum extern float for goto if inline
+int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
+status hand w""".split())
+
 #: The unary operators whose argument shares a reduction: ``sin(x)`` and ``cos(x)`` of one ``x``.
 TRIG = ("sin", "cos")
 
@@ -120,13 +129,16 @@ class Printer:
     In float, libm's ``sinf`` and ``cosf`` (docs/generated-c.md, "Sine and cosine").
     """
 
-    def __init__(self, precision: str, prefix: str):
+    def __init__(self, precision: str, prefix: str, reserved=()):
         self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
+        self.reserved = set(reserved) | RESERVED  # identifiers a label must not take: the parameters, C's words
+        self.prefix = f"{prefix}_"
         self.trig = f"{prefix}_" if precision == "double" else ""
         self.pairs = {}  # node id -> the other of its sin/cos pair, both computed by one call
         self.deferred = set()  # node ids of a pair computed in the call of another (`pair`)
         self.group = {}  # node id -> the two (sin, cos) pairs that one call at the node computes
         self.names = {}
+        self.taken = set()  # the labels given as names
         self.checked = 0  # values renamed after their check (`after_check`): reals named beside `names`
         self.arrays = set()  # the inputs it has read ("w": values handed over)
         self.handed = {}  # node id -> ``w[slot]``: a value an earlier part computed
@@ -160,9 +172,19 @@ class Printer:
             return self.eps + self.suffix
         raise KeyError(f"{x} is used before it is computed")
 
+    def fresh(self, node: Expr) -> str:
+        """A new name for ``node``: the name of its quantity (`trace.Graph.labels`, docs/generated-c.md, "Names and
+        blocks") where it has one that is free, else ``tK`` (K: the values named before it)."""
+        label = node.graph.labels.get(node.id)
+        if (label is None or label in self.taken or label in self.reserved or TEMPORARY.fullmatch(label)
+                or label.startswith(self.prefix)):
+            return f"t{len(self.names)}"
+        self.taken.add(label)
+        return label
+
     def declare(self, node: Expr) -> str:
         """``real tK = 0;``: a variable for ``node``, set later by `copy` or `define`."""
-        name = self.names[node.id] = f"t{len(self.names)}"
+        name = self.names[node.id] = self.fresh(node)
         return f"{self.real} {name} = 0;"
 
     def copy(self, node: Expr) -> str:
@@ -231,14 +253,14 @@ class Printer:
             group = self.group.get(node.id) or [sorted((node, self.pairs[node.id]), key=lambda n: n.op != "sin")]
             for n in (n for sc in group for n in sc):
                 self.deferred.discard(n.id)
-                self.names[n.id] = f"t{len(self.names)}"
+                self.names[n.id] = self.fresh(n)
             names = [self.names[n.id] for sc in group for n in sc]
             args = [self.ref(sin.args[0]) for sin, _ in group]
             kernel = f"{self.trig}sincos{'2' if len(group) == 2 else ''}"
             return f"{self.real} {', '.join(names)}; {kernel}({', '.join(args + [f'&{n}' for n in names])});"
         declared = node.id in self.names
         if not declared:
-            self.names[node.id] = f"t{len(self.names)}"
+            self.names[node.id] = self.fresh(node)
         name = self.names[node.id]
         if node.op in BINARY:
             expr = f"{self.ref(node.args[0])} {BINARY[node.op]} {self.ref(node.args[1])}"
@@ -455,7 +477,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
           precision: str):
     """Part ``k`` of ``fn``: (`Part`, its `Printer`, the reals in its solves' arrays)."""
     status = status_macros(prefix)
-    printer = Printer(precision, prefix)
+    printer = Printer(precision, prefix, reserved=[p.name for p in fn.params])
     printer.handed.update((i, f"w[{layout.slot[i]}]") for i in layout.slot if layout.home[i] < k <= layout.last[i])
     part = Part(part_name(fn.op, k + 1) if layout.count > 1 else "")
     arrays = 0
@@ -471,6 +493,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
     printer.pair(steps[indices.start:indices.stop], keep=layout.slot, barriers=[i - indices.start for i in blocks])
     reread = _reread_checks(steps, indices, blocks)
     body = part.body
+    scopes = _Scopes(kernel.graph, body)
     early = set()  # the outputs this part stores a value in when computed
     for index in indices:
         step = steps[index] if index < len(steps) else None  # None: the stores
@@ -485,6 +508,7 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
         if isinstance(step, Expr):
             line = printer.define(step)
             if line:  # the second of a sin/cos pair has none
+                scopes.enter(step)
                 body.append((line, ""))
             body.extend(layout.handed(step, printer))
             stores = layout.stores.get(step.id, ())
@@ -541,6 +565,21 @@ def _part(fn: CFunction, k: int, layout: _Layout, plan, kernel: Kernel, outputs:
 #: superlinear time over thousands of single stores (the 100-joint tree's last part of passive_terms,
 #: 9,000 zeros, compiled in 14 s of CPU).
 ZERO_RUN = 4
+
+
+class _Scopes:
+    """Writes a comment where the scope of the statements changes (`trace.Graph.scopes`: ``body 3 panda_link4: v, a,
+    f``), its text through `c_text`: one visible block per body and pass."""
+
+    def __init__(self, graph, body: list):
+        self.graph, self.body, self.current = graph, body, None
+
+    def enter(self, node: Expr) -> None:
+        """Before ``node``'s statement: the comment of its scope, if it is not the one of the statement before."""
+        scope = self.graph.scopes[node.id]
+        if scope is not None and scope != self.current:
+            self.body.append(("", c_text(scope)))
+            self.current = scope
 
 
 def _reread_checks(steps: list, indices: range, blocks: dict) -> set:

@@ -20,7 +20,7 @@ HALF = 0.5
 
 def _velocities(tree: Tree, ops, q, qd, base):
     """(Xup, E0, v0, v): the bodies' velocities in their frames (``base``: ``(quat_xyzw, velocity)``)."""
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     E0, v0 = base_velocity(tree, ops, base)
     return Xup, E0, v0, body_velocities(tree, Xup, qd, v0)
 

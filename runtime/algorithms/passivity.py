@@ -34,7 +34,7 @@ def passivity_forces(tree: Tree, ops, q, qd, qd_ref, qdd_ref, base=None, loads=N
     nb, off = tree.nb, 6 if tree.floating else 0
     S, I = tree.S, tree.I
     qdr, qddr = qd_ref[off:], qdd_ref[off:]
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     E0, v0 = base_velocity(tree, ops, base)
     v = body_velocities(tree, Xup, qd, v0)
     zero = sp.Motion((0,) * 6)
@@ -57,5 +57,5 @@ def passivity_forces(tree: Tree, ops, q, qd, qd_ref, qdd_ref, base=None, loads=N
     if tree.floating:
         I0 = sp.RigidInertia(tree.I_base)
         f0 = sp.Force(add_load(I0 @ a0 + _products(I0, v0, vr0), f_load0))
-    tau, f0 = backward_pass(tree, Xup, f, f0, qddr)
+    tau, f0 = backward_pass(tree, ops, Xup, f, f0, qddr)
     return (list(rotate_back(E0, f0)) if tree.floating else []) + tau

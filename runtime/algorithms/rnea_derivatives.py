@@ -114,7 +114,7 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
                 cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . e + gamma . dv
         if tree.floating:                                                           # to the base frame
             base_covectors.append((sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)))
-    H = crba_from_composites(tree, Xup, [sp.RigidInertia(I) for I in IC],
+    H = crba_from_composites(tree, ops, Xup, [sp.RigidInertia(I) for I in IC],
                              base_composites[0] if tree.floating else None, r.E0)
     out = {"q": cols["q"], "qd": cols["qd"], "qdd": [[H[row][off + j] for row in range(G)] for j in range(nb)]}
     if tree.floating:
