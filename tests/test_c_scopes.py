@@ -168,18 +168,33 @@ def _normalised(files: dict) -> dict:
 BODY_COMMENT = re.compile(r"\s*/\* .* \*/")
 
 
+KINEMATICS_AND_CONTROL = ("jacobian_derivative", "forward_acceleration_kinematics", "coriolis_matrix", "momentum",
+                          "kinetic_energy", "passivity_forces", "inverse_dynamics_derivatives", "center_of_mass_jacobian")
+
+
 @pytest.mark.parametrize("robot, ops", [("panda", ("inverse_dynamics", "forward_dynamics", "mass_matrix")),
-                                        ("solo12", ("forward_dynamics",))])
+                                        ("solo12", ("forward_dynamics",)),
+                                        ("solo12", KINEMATICS_AND_CONTROL)])
 def test_names_change_no_statement(robot, ops, monkeypatch):
     """The emission with names and scopes and the one without (the tracer's markers made no-ops) are the same
     statements once names are normalised: the same arithmetic in the same order (Solo12's forward dynamics in
-    parts, its values handed through ``w``)."""
+    parts, its values handed through ``w``). The kinematics and controller operations show a block for each
+    body they compute for (a foot's Jacobian: the three of its leg)."""
     r = ROBOTS[robot]
-    named = rbdgen.generate(r.path, ops=ops, prefix=robot, floating=r.floating).files
+    named = rbdgen.generate(r.path, ops=ops, prefix=robot, floating=r.floating, frames=["FL_FOOT"]).files
     assert any("/* body " in text for text in named.values())
+    links = body_links(Path(r.path))
+    model = load_robot(r.path, floating=r.floating)
+    for op in ops:
+        text = "\n".join(t for name, t in named.items() if name.endswith(f"_{op}.c") or f"_{op}_" in name)
+        shown = {int(i) for i, link, _ in scope_comments(text) if links[model.joints[int(i)].name] == link}
+        if robot == "solo12" and op in ("jacobian_derivative", "forward_acceleration_kinematics"):
+            assert {model.joints[i].name for i in shown} == {"FL_HAA", "FL_HFE", "FL_KFE"}, op
+        elif robot == "solo12":
+            assert shown == set(range(12)), (op, shown)
     monkeypatch.setattr(SymbolicOps, "scope", ScalarOps.scope)
     monkeypatch.setattr(SymbolicOps, "label", ScalarOps.label)
-    plain = rbdgen.generate(r.path, ops=ops, prefix=robot, floating=r.floating).files
+    plain = rbdgen.generate(r.path, ops=ops, prefix=robot, floating=r.floating, frames=["FL_FOOT"]).files
     assert not any("/* body " in text for text in plain.values())
     assert sum(len(re.findall(r"\b[a-z]+\d+_w?[xyz]\b", t)) for t in named.values()) > 100
     a, b = _normalised(named), _normalised(plain)

@@ -90,6 +90,15 @@ def body_scope(tree: Tree, ops, i: int, what: str):
     return ops.scope(f"body {i} {tree.bodies[i]}: {what}")
 
 
+def per_body(tree: Tree, ops, what: str, value) -> list:
+    """``[value(i) for each body i]``, each in its `body_scope` of ``what``."""
+    out = []
+    for i in range(tree.nb):
+        with body_scope(tree, ops, i, what):
+            out.append(value(i))
+    return out
+
+
 def joint_xform(tree: Tree, i: int, qi, ops):
     """XJ: from the joint frame at q = 0 to the moved body frame (RBDA table 4.1).
 
@@ -167,14 +176,16 @@ def body_xforms(tree: Tree, XJ, ops):
     return Xup
 
 
-def body_velocities(tree: Tree, Xup, qd, v0=None) -> list:
+def body_velocities(tree: Tree, ops, Xup, qd, v0=None) -> list:
     """v[i] = Xup[i] v[parent] + S[i] qd[i]: each body's spatial velocity in its frame (``v0``: the base
     body's, floating base; the root is still otherwise)."""
     v = [None] * tree.nb
     for i in range(tree.nb):
-        p = tree.parent[i]
-        vp = (v0 or sp.Motion((0,) * 6)) if p == -1 else v[p]
-        v[i] = Xup[i] @ vp + tree.S[i] * qd[i]
+        with body_scope(tree, ops, i, "v"):
+            p = tree.parent[i]
+            vp = (v0 or sp.Motion((0,) * 6)) if p == -1 else v[p]
+            v[i] = Xup[i] @ vp + tree.S[i] * qd[i]
+            ops.label(v[i], f"v{i}")
     return v
 
 
