@@ -57,7 +57,6 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
             dinv[i] = 1 / d
             u[i] = sp.sub(tau[i], S[i] @ pA[i])
             ops.label(U[i], f"U{i}")
-            ops.label(d, f"d{i}")
             ops.label(dinv[i], f"dinv{i}")
             ops.label(u[i], f"u{i}")
             p = tree.parent[i]
