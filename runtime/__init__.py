@@ -42,6 +42,16 @@ def generate(model_or_urdf, ops=None, **options):
 
     return _generate(model_or_urdf, ops or ALL_OPERATIONS, **options)
 
+
+def symbolic(model_or_urdf, op, parameters=None, simplify=True, **options):
+    """An operation as SymPy matrices (closed-form equations); see `rbdgen.codegen.symbolic.symbolic`.
+
+    Imported lazily: needs SymPy (the ``symbolic`` extra) and the code generator.
+    """
+    from .codegen.symbolic import symbolic as _symbolic
+
+    return _symbolic(model_or_urdf, op, parameters=parameters, simplify=simplify, **options)
+
 __all__ = [
     "BaseState",
     "BuildError",
@@ -79,6 +89,7 @@ __all__ = [
     "SettingError",
     "SingularError",
     "SolverError",
+    "symbolic",
     "Transform",
     "ValidationError",
     "load_mjcf",
