@@ -268,12 +268,27 @@ def test_unsimplified_spatial_arm_equals_the_generated_c(build_model):
         assert _against_c(solver, eq, OPERATIONS[op], np.random.default_rng(11)) < 1e-12
 
 
-@pytest.mark.parametrize("op, why", [("forward_dynamics_crba", "checked solve"),
-                                     ("mass_matrix_inverse", "checked solve"),
-                                     ("difference", "machine epsilon")])
-def test_refused_operations(op, why):
+def floating_body() -> rbdgen.RobotModel:
+    return (rbdgen.RobotBuilder("free")
+            .add_link("base", 2.0, (0, 0, 0), ((0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)))
+            .add_link("tip", 1.0, (0.5, 0, 0), ((0.01, 0, 0), (0, 0.01, 0), (0, 0, 0.01)))
+            .add_joint("j", "revolute", "base", "tip", axis=(0, 0, 1))
+            .build(floating=True))
+
+
+@pytest.mark.parametrize("model, op, why", [(planar_arm, "mass_matrix_inverse", "checked solve"),
+                                            (floating_body, "forward_dynamics", "checked solve"),
+                                            (floating_body, "difference", "machine epsilon")])
+def test_refused_operations(model, op, why):
     with pytest.raises(ValueError, match=why):
-        symbolic(planar_arm(), op)
+        symbolic(model(), op)
+
+
+def test_floating_base_symbols():
+    eq = symbolic(floating_body(), "gravity", simplify=False)
+    assert [str(s) for s in eq.inputs["base"]][3:7] == ["base_qx", "base_qy", "base_qz", "base_qw"]
+    assert [str(s) for s in eq.inputs["q"]] == ["q_j"]
+    assert eq["g"].shape == (7, 1)
 
 
 def test_size_guard_names_the_size_and_the_way_out():
@@ -313,7 +328,8 @@ def test_cli_prints_latex(capsys, tmp_path):
     assert code == 0 and out.startswith("M = \\left[\\begin{matrix}") and "m_{link2}" in out
     assert cli_main(["symbolic", path("panda"), "--op", "mass_matrix"]) == 2
     assert "--no-simplify" in capsys.readouterr().err
-    assert cli_main(["symbolic", path("double_pendulum"), "--op", "forward_dynamics_crba"]) == 2
+    assert cli_main(["symbolic", path("double_pendulum"), "--op", "mass_matrix_inverse"]) == 2
+    assert "checked solve" in capsys.readouterr().err
 
 
 def test_example_prints_the_double_pendulum_in_latex():
