@@ -1,6 +1,6 @@
 """Closed-form equations: an operation's traced graph rewritten as SymPy matrices (`symbolic`).
 
-The same trace the C is emitted from (`generator.trace`'s graph: constants folded, common
+The same trace the C is emitted from (`rbdgen.ir.trace`'s graph: constants folded, common
 subexpressions shared) is converted node by node into SymPy: each input scalar becomes a real
 symbol named after its joint or link (`rbdgen.names.sympy_names`), each number the simplest
 rational within a few units in the last place of it (else a float), each operator its SymPy
@@ -31,10 +31,10 @@ from typing import Optional, Union
 import sympy
 
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import BASE, dimensions, evaluate, operation
+from ..algorithms.operations import dimensions, operation
 from ..model import RobotModel
 from ..names import sympy_names
-from .trace import Expr, Graph, StructuralFailure, SymbolicOps
+from ..ir.trace import Expr, Graph, StructuralFailure, trace
 
 log = logging.getLogger(__name__)
 
@@ -254,9 +254,8 @@ def symbolic(model: Union[RobotModel, str], op: str, parameters=None, simplify: 
         tree = _with_parameters(tree, graph, bodies)
     dims = dimensions(tree, len(model.links))
     ports = [p for p in record.input_ports(model.floating) if loads or p.name != "loads"]
-    leaves = {p.name: graph.input(p.name, p.size(dims)) for p in ports}
     try:
-        outputs = evaluate(tree, SymbolicOps(graph), op, leaves, link)
+        outputs = trace(graph, tree, op, {p.name: p.size(dims) for p in ports}, link)
     except StructuralFailure as failure:
         raise ValueError(f"{op} of {model.name} fails for every state: {failure.guard.message}") from None
     nodes = _reachable(outputs)
