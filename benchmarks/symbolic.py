@@ -56,6 +56,8 @@ def measure(model, op, limit: float) -> tuple:
     if child.is_alive():
         child.terminate()
         child.join()
+    elif child.exitcode:
+        raise RuntimeError(f"{model.name} {op}: the measurement failed (exit code {child.exitcode}; see above)")
     results = []
     while True:
         try:
