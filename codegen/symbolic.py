@@ -48,6 +48,10 @@ MAX_SIMPLIFY_COST = 100_000
 #: rotational inertia about the body origin (joint frame).
 PARAMETER_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
 
+#: Where each of `PARAMETER_NAMES` sits in a rigid inertia ``(m, h, Ib)`` of the tree (the upper triangle of
+#: Ib): the one statement of the layout.
+LAYOUT = ((0,), (1, 0), (1, 1), (1, 2), (2, 0, 0), (2, 0, 1), (2, 1, 1), (2, 0, 2), (2, 1, 2), (2, 2, 2))
+
 #: Names of the base state's scalars (`operations.BASE`'s layout) and of a floating base's 6 coordinates.
 BASE_NAMES = ("x", "y", "z", "qx", "qy", "qz", "qw", "wx", "wy", "wz", "vx", "vy", "vz",
               "dwx", "dwy", "dwz", "dvx", "dvy", "dvz")
@@ -147,9 +151,16 @@ def parameter_symbols(model: RobotModel, tree: Tree, parameters) -> tuple:
     symbols, values = [], []
     for body, name in zip(bodies, names):
         symbols.append([sympy.Symbol(f"{p}_{name}", real=True) for p in PARAMETER_NAMES])
-        m, h, Ib = tree.I_base if body < 0 else tree.I[body]
-        values.append([m, *h, Ib[0][0], Ib[0][1], Ib[1][1], Ib[0][2], Ib[1][2], Ib[2][2]])
+        rigid = tree.I_base if body < 0 else tree.I[body]
+        values.append([_entry(rigid, path) for path in LAYOUT])
     return bodies, symbols, values
+
+
+def _entry(rigid, path):
+    """The scalar at ``path`` (`LAYOUT`) of a rigid inertia."""
+    for k in path:
+        rigid = rigid[k]
+    return rigid
 
 
 def _with_parameters(tree: Tree, graph: Graph, bodies: list) -> Tree:
@@ -157,8 +168,9 @@ def _with_parameters(tree: Tree, graph: Graph, bodies: list) -> Tree:
     flat = graph.input("params", 10 * len(bodies))
     inertias, base = list(tree.I), tree.I_base
     for k, body in enumerate(bodies):
-        m, hx, hy, hz, ixx, ixy, iyy, ixz, iyz, izz = flat[10 * k: 10 * k + 10]
-        rigid = (m, (hx, hy, hz), ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz)))
+        at = dict(zip(LAYOUT, flat[10 * k: 10 * k + 10]))
+        rigid = (at[(0,)], tuple(at[1, r] for r in range(3)),
+                 tuple(tuple(at[(2,) + tuple(sorted((r, c)))] for c in range(3)) for r in range(3)))
         if body < 0:
             base = rigid
         else:

@@ -309,7 +309,7 @@ def test_bad_parameters_are_named():
         symbolic(planar_arm(), "mass_matrix", parameters="upper")
     with pytest.raises(ValueError, match="fixed base"):
         symbolic(planar_arm(), "mass_matrix", parameters=["base"])
-    with pytest.raises(Exception, match="nolink"):
+    with pytest.raises(ValueError, match="unknown link .nolink."):
         symbolic(planar_arm(), "mass_matrix", parameters=["nolink"])
 
 
@@ -340,3 +340,13 @@ def test_example_prints_the_double_pendulum_in_latex():
     assert run.stdout.splitlines()[0] == f"M(q) = {sympy.latex(M)}"
     q2 = sympy.Symbol("q_hinge2", real=True)
     assert is_zero(M - sympy.Matrix([[3 + 2 * sympy.cos(q2), 1 + sympy.cos(q2)], [1 + sympy.cos(q2), 1]]))
+
+
+def test_parameter_values_are_pinocchios():
+    """``values`` in the layout's order equal Pinocchio's ``Inertia.toDynamicParameters`` body by body."""
+    pin = pytest.importorskip("pinocchio")
+    reference = pin.buildModelFromUrdf(path("ur5"))
+    eq = symbolic(rbdgen.load_urdf(path("ur5")), "gravity", parameters="all", simplify=False)
+    ours = np.array([float(eq.values[s]) for s in eq.parameters], float).reshape(-1, 10)
+    theirs = np.array([reference.inertias[k].toDynamicParameters() for k in range(1, reference.njoints)])
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)
