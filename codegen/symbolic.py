@@ -279,9 +279,9 @@ def symbolic(model: Union[RobotModel, str], op: str, parameters=None, simplify: 
     if simplify and size * 2**angles > MAX_SIMPLIFY_COST:
         raise ExpressionTooLarge(
             f"{op} of {model.name} has expression size {size} (operators and leaves written out as trees) in "
-            f"{angles} joint angles: a simplification cost of {size} x 2^{angles} = {size * 2**angles}, over the "
-            f"{MAX_SIMPLIFY_COST} SymPy simplifies in about 10 s (docs/benchmarks.md); pass simplify=False "
-            "(--no-simplify) for the unsimplified equations")
+            f"{angles} joint angles: a simplification cost of {size} x 2^{angles} = {size * 2**angles}, over "
+            f"{MAX_SIMPLIFY_COST} (about 10 s of SymPy; minutes beyond: docs/benchmarks.md, \"SymPy\"); pass "
+            "simplify=False (--no-simplify) for the unsimplified equations")
     inputs = {p.name: input_symbols(model, p.name, p.size(dims)) for p in ports}
     flat_symbols = [s for body in symbols for s in body]
     leaf_value = dict(inputs, params=flat_symbols)
