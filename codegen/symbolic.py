@@ -7,12 +7,11 @@ rational within a few units in the last place of it (else a float), each operato
 function. With ``parameters=``, the inertial parameters of the chosen bodies are symbols too
 (`parameter_symbols`), so the result is the equations with those masses and inertias left open.
 
-Operations whose outputs are not plain arithmetic of the inputs are refused: those that call a
-checked solve (`REFUSED`: ``forward_dynamics_crba``, ``mass_matrix_inverse``, the task-space
-inertias, and ``forward_dynamics`` where mimic joints make it one) and those that compare with the
-machine epsilon (the configuration space's small-angle branches). The guards of the others
-(``forward_dynamics`` by ABA checks each articulated inertia is positive) are conditions the
-formulas hold under, not part of them.
+A trace whose outputs are not plain arithmetic of the inputs is refused (`_refusal`): one that calls a
+checked solve (``mass_matrix_inverse``, ``forward_dynamics_derivatives``, the task-space inertias, a
+floating base's forward dynamics) and one that compares with the machine epsilon (a floating base's
+configuration-space operations). The guards of the others (forward dynamics on a fixed base checks each
+articulated inertia or pivot is positive) are conditions the formulas hold under, not part of them.
 
 Simplification (trigonometric, per entry) grows much faster than the expression: `expression_size`
 is the size the outputs have written out as trees, and where it times 2 to the number of joint angles
@@ -224,8 +223,6 @@ def _refusal(op: str, graph: Graph, nodes: list) -> Optional[str]:
                 "the inputs; take the symbolic mass_matrix and solve with SymPy (e.g. M.LUsolve)")
     if any(node.op == "eps" for node in nodes):
         return f"{op} compares with the machine epsilon (a small-value branch); it has no closed form here"
-    if any(node.op == "ret" for node in nodes):
-        return f"{op} reads the result of a solve"
     return None
 
 
