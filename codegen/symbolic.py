@@ -98,8 +98,9 @@ class Equations:
         return self.outputs[name]
 
     def folded(self) -> dict:
-        """The outputs with the model's own parameter values put back (the equations without ``parameters=``)."""
-        return {name: value.subs(self.values) for name, value in self.outputs.items()}
+        """The outputs with the model's own parameter values put back (the equations without ``parameters=``):
+        ``xreplace``, as ``subs`` takes minutes on large unsimplified equations (it walks them as trees)."""
+        return {name: value.xreplace(self.values) for name, value in self.outputs.items()}
 
     def simplified(self) -> "Equations":
         """The same equations with every entry simplified (`simplify_entry`), without the size guard."""

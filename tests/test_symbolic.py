@@ -350,3 +350,25 @@ def test_parameter_values_are_pinocchios():
     ours = np.array([float(eq.values[s]) for s in eq.parameters], float).reshape(-1, 10)
     theirs = np.array([reference.inertias[k].toDynamicParameters() for k in range(1, reference.njoints)])
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)
+
+
+def test_floating_base_equals_the_numpy_engine():
+    """The base symbols in the C's order (translation, quaternion xyzw, velocity, acceleration) and the base's
+    parameters first: a floating body's inverse dynamics, lambdified, is the NumPy engine's at random states,
+    with its parameters as symbols and the model's values put back."""
+    model = floating_body()
+    eq = symbolic(model, "inverse_dynamics", parameters="all", simplify=False)
+    assert [str(s) for s in eq.parameters[:11]] == ["m_base", "mcx_base", "mcy_base", "mcz_base", "Ixx_base",
+                                                     "Ixy_base", "Iyy_base", "Ixz_base", "Iyz_base", "Izz_base",
+                                                     "m_tip"]
+    symbols = [s for value in eq.inputs.values() for s in value]
+    f = sympy.lambdify(symbols, eq.folded()["tau"], cse=True)
+    engine, rng = rbdgen.NumpySolver(model), np.random.default_rng(13)
+    for _ in range(5):
+        quat = rng.normal(size=4)
+        quat /= np.linalg.norm(quat)
+        translation, velocity, acceleration = rng.normal(size=3), rng.normal(size=6), rng.normal(size=6)
+        q, qd, qdd = rng.normal(size=(3, 1))
+        ours = np.asarray(f(*translation, *quat, *velocity, *acceleration, *q, *qd, *qdd), float).ravel()
+        base = rbdgen.BaseState(translation, quat, velocity, acceleration)
+        np.testing.assert_allclose(ours, engine.inverse_dynamics(base, q, qd, qdd), rtol=1e-11, atol=1e-11)
