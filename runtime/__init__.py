@@ -4,6 +4,8 @@ The runtime (this package without ``rbdgen.codegen``) needs numpy, cffi, platfor
 xacro and MuJoCo are imported only to read those formats.
 """
 
+import warnings
+
 from .errors import (
     BuildError,
     CacheError,
@@ -22,7 +24,7 @@ from .errors import (
 )
 from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
 from .ik import IkOptions
-from .interface import KINEMATICS, OPERATIONS, BaseState, Load, Pose
+from .interface import DYNAMICS, KINEMATICS, BaseState, Load, Pose
 from .builder import RobotBuilder
 from .mjcf import load_mjcf
 from .model import Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
@@ -41,6 +43,15 @@ def generate(model_or_urdf, ops=None, **options):
 
     return _generate(model_or_urdf, ops or ALL_OPERATIONS, **options)
 
+def __getattr__(name: str):
+    """``rbdgen.OPERATIONS``: the deprecated name of `DYNAMICS` (it read as the operation records'
+    `rbdgen.algorithms.operations.OPERATIONS`)."""
+    if name == "OPERATIONS":
+        warnings.warn("rbdgen.OPERATIONS is deprecated: use rbdgen.DYNAMICS (the same tuple)", DeprecationWarning,
+                      stacklevel=2)
+        return DYNAMICS
+    raise AttributeError(f"module 'rbdgen' has no attribute {name!r}")
+
 
 def symbolic(model_or_urdf, op, parameters=None, simplify=True, **options):
     """An operation as SymPy matrices (closed-form equations); see `rbdgen.codegen.symbolic.symbolic`.
@@ -50,6 +61,7 @@ def symbolic(model_or_urdf, op, parameters=None, simplify=True, **options):
     from .codegen.symbolic import symbolic as _symbolic
 
     return _symbolic(model_or_urdf, op, parameters=parameters, simplify=simplify, **options)
+
 
 __all__ = [
     "BaseState",
@@ -67,7 +79,7 @@ __all__ = [
     "load",
     "Load",
     "NumpySolver",
-    "OPERATIONS",
+    "DYNAMICS",
     "KINEMATICS",
     "Pose",
     "IkJointLimitError",
