@@ -51,8 +51,8 @@ class ContactKinematics:
         still = None if base is None else (base[0], base[1], base[2], (0,) * 6)     # Jdot nu: nudot = 0
         bodies = sorted({b for link in model.links for b in link_path(tree, link)})
         X0 = body_poses(tree, ops, q, still, bodies)
-        s = motion_subspaces(tree, X0, bodies)
-        v, a = velocities(tree, still, s, qd, bodies, [0] * tree.nb)
+        s = motion_subspaces(tree, ops, X0, bodies)
+        v, a = velocities(tree, ops, still, s, qd, bodies, [0] * tree.nb)
         self.rows, self.velocity, self.drift, self.points, self.rotations, self.first = [], [], [], [], [], []
         for contact, link in zip(model.contacts, model.links):
             E, r = link_pose(tree, X0, link)
