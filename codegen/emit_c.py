@@ -894,4 +894,6 @@ def cholesky_source(prefix: str, precision: str, copies=(("", None, None),)) -> 
 def sincos_source(prefix: str) -> str:
     """The sine and cosine of the double precision C alone (for its tests), after the header it needs."""
     headers = "".join(f"#include <{name}.h>\n" for name in ("math", "stdint", "string"))
-    return headers + "\n" + environment().get_template("sincos.c.j2").render(prefix=check_prefix(prefix))
+    env = environment()
+    return "\n".join([headers, env.get_template("host_device.c.j2").render(),
+                      env.get_template("sincos.c.j2").render(prefix=check_prefix(prefix))])
