@@ -12,6 +12,8 @@ from __future__ import annotations
 import ctypes
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +23,11 @@ from rbdgen.errors import STATUS
 from rbdgen.interface import flat_inputs
 from rbdgen.testing.states import random_states
 
+from benchmarks.gpu_batch import driver_source, gpu_problem
+
 ROBOTS = ("panda", "solo12")
+
+ROOT = Path(__file__).resolve().parents[1]
 
 NVCC = shutil.which("nvcc")
 GXX = shutil.which("g++")
@@ -51,14 +57,25 @@ def test_cuda_files_are_written_and_name_every_function(cuda_folder, generated):
 
 
 @pytest.mark.skipif(NVCC is None, reason="needs nvcc (CUDA's compiler) on PATH")
-def test_nvcc_compiles_the_cuda_file(cuda_folder, tmp_path):
+def test_nvcc_compiles_the_cuda_file_and_links_the_gpu_benchmark(cuda_folder, generated):
+    """The .cu and the driver of benchmarks/gpu_batch.py, which calls every launcher of <prefix>_cuda.h, build
+    into one program (running it needs a GPU)."""
     name, folder = cuda_folder
-    obj = tmp_path / f"{name}.o"
-    result = subprocess.run([NVCC, "-O3", "-arch=sm_90", "-c", f"{name}.cu", "-o", str(obj)], cwd=folder,
+    manifest = generated(name).manifest
+    (folder / "bench.cu").write_text(driver_source(name, manifest, list(manifest["operations"])))
+    result = subprocess.run([NVCC, "-O3", "-arch=sm_90", "-o", "bench", "bench.cu", f"{name}.cu"], cwd=folder,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    symbols = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=True).stdout
+    symbols = subprocess.run(["nm", str(folder / "bench")], capture_output=True, text=True, check=True).stdout
     assert f" T {name}_cuda_mass_matrix" in symbols and f" T {name}_cuda_forward_dynamics" in symbols
+
+
+def test_gpu_benchmark_without_a_gpu_says_so():
+    if not gpu_problem():
+        pytest.skip("this machine has a CUDA GPU")
+    done = subprocess.run([sys.executable, "-m", "benchmarks.gpu_batch"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "needs an NVIDIA GPU, its driver and nvcc" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def _shim(name: str, manifest: dict) -> str:
