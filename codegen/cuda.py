@@ -14,20 +14,16 @@ from __future__ import annotations
 import jinja2
 
 from ..manifest import interface_key
-from ..names import check_prefix, checked, c_text
-from .emit_c import PRECISIONS, macro_prefix, part_name, status_macros, STATUS_NAMES
+from ..names import check_prefix, c_text
+from . import emit_c
+from .emit_c import PRECISIONS, STATUS_NAMES, macro_prefix, part_name, status_macros
 
 
 def environment() -> jinja2.Environment:
-    """The CUDA templates, which print every value through `names.checked`, as the C templates do."""
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("rbdgen.templates", "cuda"),
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-        finalize=lambda value: value if isinstance(value, jinja2.Undefined) else checked(value),
-    )
+    """The CUDA templates, in the C templates' environment (every value printed through `names.checked`)."""
+    env = emit_c.environment()
+    env.loader = jinja2.PackageLoader("rbdgen.templates", "cuda")
+    return env
 
 
 def _functions(manifest: dict) -> list:

@@ -21,7 +21,7 @@
 /* RBDGEN_HOST_DEVICE qualifies every function a state's computation runs (the operations, their
    parts and helpers; not the _batch loops): nothing in C. The CUDA file (rbdgen generate --cuda)
    defines it as __host__ __device__ before it includes these sources, so that its kernels run the
-   same statements (docs/generated-c.md, "CUDA"). */
+   same statements (docs/scaling-out.md, "CUDA"). */
 #ifndef RBDGEN_HOST_DEVICE
 #define RBDGEN_HOST_DEVICE
 #endif
