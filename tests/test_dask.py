@@ -21,6 +21,7 @@ import pytest
 import rbdgen
 from rbdgen.errors import CacheError
 from rbdgen.testing.states import random_states
+from robots import ROBOTS
 
 da = pytest.importorskip("dask.array")
 
@@ -62,6 +63,15 @@ def test_unpickling_keeps_the_build_cache_checks(compiled, build_cache, tmp_path
     done = _unpickle_and_call(tmp_path, data, np.zeros(7))
     assert done.returncode != 0 and "CacheError" in done.stderr and "writable" in done.stderr, done.stderr
     assert not (tmp_path / "tau.npy").exists()
+
+
+def test_the_numpy_engine_pickles_as_its_model():
+    engine = rbdgen.NumpySolver(rbdgen.load_urdf(ROBOTS["solo12"].path, floating=True))
+    st = random_states(engine, 3, seed=2)
+    expected = engine.forward_dynamics(st.base, st.q, st.qd, st.tau)
+    copy = pickle.loads(pickle.dumps(engine))
+    assert type(copy) is type(engine) and copy.model.digest == engine.model.digest
+    np.testing.assert_array_equal(copy.forward_dynamics(st.base, st.q, st.qd, st.tau), expected)
 
 
 def _arguments(solver, st):
