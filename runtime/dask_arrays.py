@@ -65,35 +65,38 @@ def evaluate(solver, op: str, args: tuple, loads, mask, threads: Optional[int], 
     shape ``(N, *shape)`` by name (see the module)."""
     import dask.array as da
 
-    leaves = [(where, value) for where, value in _leaves(args, loads, mask) if value is not None]
     batched = {}
-    for where, value in leaves:
+    for where, value in _leaves(args, loads, mask):
         ndim = _batch_ndim(op, solver.floating, where)
-        lazy = isinstance(value, da.Array)
-        if lazy and np.ndim(value) != ndim:
-            raise ValueError(f"{op}: {_label(op, solver.floating, where)}: a dask array must be a batch of "
-                             f"{ndim} dimensions, the states first; got shape {value.shape}")
-        if lazy or (ndim is not None and not isinstance(value, (list, tuple)) and np.ndim(value) == ndim):
+        if isinstance(value, da.Array):
+            if value.ndim != ndim:
+                raise ValueError(f"{op}: {_label(op, solver.floating, where)}: a dask array must be a batch of "
+                                 f"{ndim} dimensions, the states first; got shape {value.shape}")
             batched[where] = value
+        elif value is not None and ndim is not None and (where[0] != "loads" or isinstance(value, np.ndarray)):
+            array = np.asarray(value)  # a NumPy batch beside the dask ones (not a list of `Load`s)
+            if array.ndim == ndim:
+                batched[where] = array
     sizes = {int(value.shape[0]) for value in batched.values()}
     if len(sizes) > 1:
         raise ValueError(f"{op}: arguments have different batch sizes: {sorted(sizes)}")
     first = next(value for value in batched.values() if isinstance(value, da.Array))
     rows = first.chunks[0]
-    if ("mask", None) in batched and np.asarray(batched["mask", None][:0]).dtype != np.bool_:
+    if ("mask", None) in batched and batched["mask", None].dtype != np.bool_:
         raise TypeError(f"mask: expected a boolean array, got an array of {batched['mask', None].dtype}")
     columns = []
     for value in batched.values():
-        if not isinstance(value, da.Array):  # a NumPy batch beside the dask ones: cut into the same rows
-            value = np.asarray(value)
+        if not isinstance(value, da.Array):  # cut into the same rows as the dask ones
             value = da.from_array(value, chunks=(rows,) + value.shape[1:])
         columns.append(value.reshape(value.shape[0], -1).rechunk((rows, -1)))
+    # what every block gets as it is: the arguments without the batched ones (each block puts its rows there)
+    args, loads, mask = _placed(args, loads, mask, dict.fromkeys(batched))
     shapes = [solver._output_shape(name) for name in names]
     widths = [int(np.prod(shape, dtype=int)) for shape in shapes]
     block = functools.partial(_block, solver, op, args, loads, mask, threads, names, tuple(batched),
                               tuple(value.shape[1:] for value in batched.values()))
     packed = da.map_blocks(block, *columns, dtype=np.float64, chunks=(rows, (sum(widths),)),
-                           meta=np.empty((0, 0)), name=f"rbdgen-{op}")
+                           meta=np.empty((0, 0)), token=f"rbdgen-{op}")
     ends = np.cumsum([0] + widths)
     N = first.shape[0]
     return {name: packed[:, int(a):int(b)].reshape((N,) + shape)
@@ -110,10 +113,9 @@ def _label(op: str, floating: bool, where: tuple) -> str:
     return f"{name} {field}" if field else name
 
 
-def _block(solver, op, args, loads, mask, threads, names, places, tails, *blocks, block_info=None):
-    """One block: ``op`` on the rows of the batched arguments (``places``, their trailing shapes ``tails``),
-    the other arguments as given; the outputs flattened side by side."""
-    values = dict(zip(places, (b.reshape((b.shape[0],) + tail) for b, tail in zip(blocks, tails))))
+def _placed(args: tuple, loads, mask, values: dict) -> tuple:
+    """``(args, loads, mask)`` with the argument at each place ``where`` of ``values`` (see `_leaves`) replaced
+    by its value."""
     args = list(args)
     for (position, field), value in values.items():
         if position == "loads":
@@ -124,8 +126,16 @@ def _block(solver, op, args, loads, mask, threads, names, places, tails, *blocks
             args[position] = dataclasses.replace(args[position], **{field: value})
         else:
             args[position] = value
+    return tuple(args), loads, mask
+
+
+def _block(solver, op, args, loads, mask, threads, names, places, tails, *blocks, block_info=None):
+    """One block: ``op`` on the rows of the batched arguments (``places``, their trailing shapes ``tails``),
+    the other arguments as given; the outputs flattened side by side."""
+    values = dict(zip(places, (b.reshape((b.shape[0],) + tail) for b, tail in zip(blocks, tails))))
+    args, loads, mask = _placed(args, loads, mask, values)
     try:
-        results = solver._results(op, tuple(args), loads, names, mask, 1 if threads is None else threads)
+        results = solver._results(op, args, loads, names, mask, 1 if threads is None else threads)
     except (ValueError, SolverError) as exc:
         start, stop = block_info[0]["array-location"][0] if block_info else (0, len(blocks[0]))
         raise type(exc)(f"states {start} to {stop - 1} of the batch: {exc}") from exc

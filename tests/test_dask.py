@@ -163,3 +163,12 @@ def test_example_identifies_on_a_local_cluster(build_cache):
     # the truth the log was made with, within the noise's statistical error (sigma 0.05 N m, 40,000 states)
     np.testing.assert_allclose(result.viscous, example.TRUE_VISCOUS, atol=0.01)
     np.testing.assert_allclose(result.coulomb, example.TRUE_COULOMB, atol=0.01)
+
+
+def test_dask_scaling_benchmark_runs_small(capsys):
+    pytest.importorskip("dask.distributed")
+    from benchmarks import dask_scaling
+
+    assert dask_scaling.main(["--states", "4000", "--chunk", "1000", "--rounds", "1"]) == 0
+    table = capsys.readouterr().out
+    assert "| Dask, 2 local workers |" in table and "| one process, one thread |" in table
