@@ -21,7 +21,7 @@ import pytest
 from rbdgen.algorithms.operations import operation
 from rbdgen.errors import STATUS
 from rbdgen.interface import flat_inputs
-from rbdgen.testing.states import random_states
+from rbdgen.testing import random_states
 
 from benchmarks.gpu_batch import driver_source, gpu_problem
 

@@ -20,7 +20,7 @@ import pytest
 
 import rbdgen
 from rbdgen.errors import CacheError
-from rbdgen.testing.states import random_states
+from rbdgen.testing import random_states
 from robots import ROBOTS
 
 da = pytest.importorskip("dask.array")
