@@ -15,20 +15,20 @@ import jinja2
 
 from ..manifest import interface_key
 from ..names import check_prefix, c_text
-from . import emit_c
-from .emit_c import PRECISIONS, STATUS_NAMES, macro_prefix, part_name, status_macros
+from .c.render import environment as c_environment
+from .c.printer import PRECISIONS, STATUS_NAMES, macro_prefix, part_name, status_macros
 
 
 def environment() -> jinja2.Environment:
     """The CUDA templates, in the C templates' environment (every value printed through `names.checked`)."""
-    env = emit_c.environment()
+    env = c_environment()
     env.loader = jinja2.PackageLoader("rbdgen.templates", "cuda")
     return env
 
 
 def _functions(manifest: dict) -> list:
     """Per generated function, in an order where a function another calls comes first: its name, its parts
-    (`emit_c.part_name`), the function it calls (none or one), its parameters and ``(array, size, output)``."""
+    (`c.printer.part_name`), the function it calls (none or one), its parameters and ``(array, size, output)``."""
     prefix, real = manifest["prefix"], PRECISIONS[manifest["precision"]][0]
     sources = set(manifest["sources"])
     functions = []
