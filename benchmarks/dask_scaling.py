@@ -24,6 +24,18 @@ import rbdgen
 from tests.robots import ROBOTS
 
 
+def _held(keys, dask_scheduler=None) -> int:
+    """How many of ``keys`` the scheduler still holds (run on the scheduler)."""
+    return sum(key in dask_scheduler.tasks for key in keys)
+
+
+def _forgotten(client, keys) -> None:
+    """Wait until the scheduler has released ``keys``: the same call makes the same keys, which must be
+    computed again, not found in memory."""
+    while client.run_on_scheduler(_held, keys):
+        time.sleep(0.05)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--states", type=int, default=10_000_000)
@@ -32,6 +44,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
     import dask.array as da
+    from dask.core import flatten
     from dask.distributed import Client, LocalCluster, wait
 
     solver = rbdgen.generate(ROBOTS["panda"].path).compile()
@@ -47,7 +60,9 @@ def main(argv=None) -> int:
         first = solver.inverse_dynamics(*states).persist()
         if not np.array_equal(first.compute(), solver.inverse_dynamics(*local, threads=1)):
             raise SystemExit("the cluster's inverse dynamics differs from this process's")
-        client.cancel(first)  # released (the same call makes the same keys: it must compute again)
+        keys = set(flatten(first.__dask_keys__()))
+        del first
+        _forgotten(client, keys)
         times = {"one thread": [], f"{args.workers} threads": [], "cluster": []}
         ratios = []
         for _ in range(args.rounds):
@@ -59,7 +74,8 @@ def main(argv=None) -> int:
             result = solver.inverse_dynamics(*states).persist()
             wait(result)
             times["cluster"].append(time.perf_counter() - start)
-            client.cancel(result)
+            del result
+            _forgotten(client, keys)
             ratios.append(times["one thread"][-1] / times["cluster"][-1])
     load_after = os.getloadavg()
     print(f"Panda inverse dynamics, {n} states, chunks of {args.chunk}, {args.rounds} rounds; load average "
