@@ -62,7 +62,7 @@ int main(int argc, char ** argv)
   for (const auto & c : contacts)
     datas.push_back(pinocchio::RigidConstraintData(c));
   pinocchio::Data data(model);
-  pinocchio::initConstraintDynamics(model, data, contacts);
+  pinocchio::initConstraintDynamics(model, data, contacts, datas);
   pinocchio::ProximalSettings prox(1e-12, 0.0, 1);
   const int nv = model.nv;
   double sink = 0.0;
