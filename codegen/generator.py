@@ -89,14 +89,15 @@ def check_names(model: RobotModel, plan: list):
                                  f"of the links, or choose frames= (--frames) without one of them")
 
 
-def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None) -> Kernel:
+def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None,
+          backend=SymbolicOps) -> Kernel:
     """Run ``op``'s algorithm (on ``link`` where it takes one) on symbols for ``model``: a `Kernel`
     with every constant folded.
 
     ``algorithm``: another operation of the same inputs and outputs whose algorithm is traced under
     ``op``'s name (`trace_forward_dynamics`). An operation with a check that fails for every state
     (forward dynamics of a robot with a massless moving tip) becomes a kernel that returns that
-    status at once.
+    status at once. ``backend``: the tracer's scalar backend (`SymbolicOps` or a subclass).
     """
     tree = tree or Tree.from_model(model)
     record, source = operation(op), operation(algorithm or op)
@@ -105,7 +106,7 @@ def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algor
     try:
         graph = Graph()
         inputs = {name: graph.input(name, n) for name, n in size.items()}
-        outputs = evaluate(tree, SymbolicOps(graph), source.name, inputs, link)
+        outputs = evaluate(tree, backend(graph), source.name, inputs, link)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the generated function always returns status %d",
                     op, failure.guard.message, failure.guard.status)
@@ -184,15 +185,31 @@ class Generated:
     def operation_counts(self) -> dict:
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
-    def write(self, folder, overwrite: bool = False) -> Path:
+    def write(self, folder, overwrite: bool = False, jax: bool = False) -> Path:
         """Write the sources and the manifest into ``folder``: all or nothing, the manifest last
         (`rbdgen.codegen.folder`).
 
         An existing file with different content is never replaced, nor a previous run's file that this run
         does not write removed, unless ``overwrite`` is true (FileExistsError names them); identical files
-        are left as they are. No other file of the folder is touched.
+        are left as they are. No other file of the folder is touched. ``jax``: also write the module of
+        `jax` functions, ``<prefix>_jax.py`` (importable with jax alone).
         """
-        return folder_files.write(Path(folder), self.files, f"{self.prefix}.json", overwrite)
+        files = dict(self.files)
+        if jax:
+            from . import emit_jax
+
+            files[emit_jax.file_name(self.prefix)] = emit_jax.module(self.model, self.manifest)
+        return folder_files.write(Path(folder), files, f"{self.prefix}.json", overwrite)
+
+    def jax(self, structure: str = "flat"):
+        """Every generated function as a pure JAX function, from the same traced graph: a module whose
+        attributes are named after the C functions (``forward_dynamics``, ``jacobian_<link>``; all in
+        ``FUNCTIONS``), each taking one state and returning a dict of its outputs and ``status``
+        (`rbdgen.codegen.emit_jax`; ``structure``: `emit_jax.STRUCTURES`). Needs ``jax`` (``rbdgen[jax]``).
+        """
+        from . import emit_jax
+
+        return emit_jax.load(emit_jax.module(self.model, self.manifest, structure), self.prefix)
 
     def casadi(self, op: str, link=None):
         """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).
