@@ -79,9 +79,9 @@ def main(argv=None) -> int:
             c_result = states.call(solver, op, threads=1)
             one = median_time(lambda: states.call(solver, op, threads=1), args.rounds)
             many = median_time(lambda: states.call(solver, op, threads=args.threads), args.rounds)
-            expected = np.concatenate([np.asarray(v).reshape(n, -1) for v in (
-                c_result.values() if isinstance(c_result, dict) else
-                c_result if isinstance(c_result, tuple) else [c_result])], axis=1)
+            names = list(c_result) if isinstance(c_result, dict) else None  # a Jacobian's parts, by name
+            expected = np.concatenate([np.asarray(c_result[k]).reshape(n, -1) for k in names], axis=1) if names \
+                else np.asarray(c_result).reshape(n, -1)
             for variant in args.variants:
                 structure, chunk, fuse = VARIANTS[variant]
                 module = generated.jax(structure)
@@ -93,8 +93,8 @@ def main(argv=None) -> int:
                 jit = time.perf_counter() - start
                 result = jax.block_until_ready(compiled(*inputs))
                 run = median_time(lambda: jax.block_until_ready(compiled(*inputs)), args.rounds)
-                got = np.concatenate([np.asarray(result[k]).reshape(n, -1) for k in result if k != "status"],
-                                     axis=1)
+                keys = names or [k for k in result if k != "status"]  # one output
+                got = np.concatenate([np.asarray(result[k]).reshape(n, -1) for k in keys], axis=1)
                 diff = np.max(np.abs(got - expected)) / np.max(np.abs(expected))
                 print(f"| {name} | {op} | {count:,} | {variant} | {jit:.1f} | {1e9 * run / n:,.0f} | "
                       f"{1e9 * one / n:,.0f} | {1e9 * many / n:,.0f} | {run / one:.1f}x | {diff:.1e} |", flush=True)

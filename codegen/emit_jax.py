@@ -113,9 +113,14 @@ def _stored(step) -> list:
     return ["status"]
 
 
+def _names(nodes) -> set:
+    """The variables that hold ``nodes`` (a solve's result: its whole vector)."""
+    return {f"x{x.args[0]}" if x.op == "ret" else _ref(x) for x in nodes if isinstance(x, Expr) and x.op != "eps"}
+
+
 def _read(step) -> set:
-    names = {_ref(x) for x in operands(step) if x.op != "eps"}
-    return names | ({"status"} if isinstance(step, (Guard, Call)) else set())
+    """The variables a step reads."""
+    return _names(operands(step)) | ({"status"} if isinstance(step, (Guard, Call)) else set())
 
 
 def _shaped(name: str, values: list, port, dims: dict) -> str:
@@ -147,7 +152,7 @@ def function(kernel: Kernel, floating: bool, dims: dict, structure: str = "flat"
 
     for name in required:
         lines += unpack(name, kernel.inputs[name], "    ")
-    lines.append(f"    status = jnp.where({finite}, 0, 1).astype(jnp.int32)")
+    lines.append(f"    status = jnp.where({finite}, OK, INVALID_INPUT).astype(jnp.int32)")
     lines.append("    eps = jnp.finfo(jnp.result_type(float)).eps")
     for opt in plan.optional:
         zero = [_ref(n) for n in opt.variables]
@@ -155,7 +160,7 @@ def function(kernel: Kernel, floating: bool, dims: dict, structure: str = "flat"
         lines.append(f"        {' = '.join(zero + ['0.0']) if zero else 'pass'}")
         lines.append("    else:")
         lines.append(f"        {opt.name} = _real({opt.name}, {kernel.inputs[opt.name]})")
-        lines.append(f"        status = jnp.where(_finite({opt.name}), status, 1)")
+        lines.append(f"        status = jnp.where(_finite({opt.name}), status, INVALID_INPUT)")
         lines += unpack(opt.name, kernel.inputs[opt.name], "        ")
         lines += [f"        {line}" for index in opt.blocks for n in opt.blocks[index] if n.op != "in"
                   for line in _line(n)]
@@ -175,16 +180,15 @@ def _parts(steps: list, kernel: Kernel) -> list:
     defines that a later part or the outputs read are handed on."""
     chunks = [steps[k:k + PART_STEPS] for k in range(0, len(steps), PART_STEPS)]
     later = [set() for _ in chunks]  # the names each part's successors and the outputs read
-    need = {_ref(v) for values in kernel.outputs.values() for v in values if isinstance(v, Expr)} | {"status"}
+    need = _names(v for values in kernel.outputs.values() for v in values) | {"status"}
     for k in reversed(range(len(chunks))):
         later[k] = set(need)
         need |= {name for step in chunks[k] for name in _read(step)}
     lines = []
     for k, chunk in enumerate(chunks):
         defined = [name for step in chunk for name in _stored(step)]
-        reads = sorted({name for step in chunk for name in _read(step)} - set(defined) | ({"status"} - set(defined)),
-                       key=_order)
-        handed = sorted(set(defined) & later[k], key=_order)
+        reads = sorted(({name for step in chunk for name in _read(step)} - set(defined)) | {"status"}, key=_order)
+        handed = sorted((set(defined) & later[k]) | {"status"}, key=_order)
         lines.append("    @jax.jit")
         lines.append(f"    def part{k}({', '.join(reads + ['eps'])}):")
         lines += [f"        {line}" for step in chunk for line in _line(step)]
