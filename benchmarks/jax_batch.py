@@ -2,10 +2,11 @@
 
 For each robot, operation and variant (`VARIANTS`: the emitted structure, `rbdgen.codegen.emit_jax.STRUCTURES`;
 the whole batch in one ``jax.vmap`` or chunks of 1024 states in turn; XLA's fusion on or off, the module's
-``batch``): the jit time (tracing, lowering and XLA's compilation for the batch), the time per state of the
-compiled function (median of the rounds), and, on the same states, the C batch with one thread and with
-``--threads``; every JAX result is checked against the C batch (largest difference relative to the largest
-entry). float64 (``jax_enable_x64``).
+``batch``): the jit time (tracing, lowering and XLA's compilation for the batch) in wall-clock and in CPU
+seconds, the time per state of the compiled function (median of the rounds), and, on the same states, the C
+batch with one thread and with ``--threads``; JAX / C is the ratio of wall-clock times and of CPU times (on a
+loaded machine the CPU times tell more: XLA's compilation runs on one thread); every JAX result is checked
+against the C batch (largest difference relative to the largest entry). float64 (``jax_enable_x64``).
 
     python -m benchmarks.jax_batch [--robots panda solo12 talos] [--ops forward_dynamics ...]
         [--variants flat/chunks/unfused ...] [--states 102400] [--rounds 3]
@@ -36,13 +37,15 @@ VARIANTS = {"flat/vmap/fused": ("flat", None, True), "flat/vmap/unfused": ("flat
             "flat/chunks/fused": ("flat", 1024, True)}
 
 
-def median_time(call, rounds: int) -> float:
-    times = []
+def median_time(call, rounds: int) -> tuple:
+    """(median wall-clock seconds, median CPU seconds of the process) of ``call``."""
+    times, cpu = [], []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         call()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def main(argv=None) -> int:
@@ -64,9 +67,9 @@ def main(argv=None) -> int:
     n = args.states
     print(f"{n:,} states, float64, jax {jax.__version__} on {jax.devices()[0].platform}, {cores()} cores; "
           f"C batch -O2, 1 thread and {args.threads}; ns per state (median of {args.rounds})\n")
-    print("| robot | operation | statements | variant | jit [s] | JAX | C batch | C threads | JAX / C | "
-          "max rel. diff |")
-    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("| robot | operation | statements | variant | jit [s] | jit CPU [s] | JAX | C batch | C threads | JAX / C | "
+          "JAX / C, CPU | max rel. diff |")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.robots:
         robot = ROBOTS[name]
         options = {} if robot.floating is None else {"floating": robot.floating}
@@ -77,8 +80,8 @@ def main(argv=None) -> int:
         for op in args.ops:
             count = sum(v for k, v in generated.manifest["operations"][op]["counts"].items() if k != "calls")
             c_result = states.call(solver, op, threads=1)
-            one = median_time(lambda: states.call(solver, op, threads=1), args.rounds)
-            many = median_time(lambda: states.call(solver, op, threads=args.threads), args.rounds)
+            one, one_cpu = median_time(lambda: states.call(solver, op, threads=1), args.rounds)
+            many, _ = median_time(lambda: states.call(solver, op, threads=args.threads), args.rounds)
             names = list(c_result) if isinstance(c_result, dict) else None  # a Jacobian's parts, by name
             expected = np.concatenate([np.asarray(c_result[k]).reshape(n, -1) for k in names], axis=1) if names \
                 else np.asarray(c_result).reshape(n, -1)
@@ -88,16 +91,17 @@ def main(argv=None) -> int:
                 function = getattr(module, op)
                 inputs = [jax.numpy.asarray(flat[a]) for a in inspect.signature(function).parameters
                           if a != "loads"]
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 compiled = module.batch(function, chunk, fuse).lower(*inputs).compile()
-                jit = time.perf_counter() - start
+                jit, jit_cpu = time.perf_counter() - start, time.process_time() - start_cpu
                 result = jax.block_until_ready(compiled(*inputs))
-                run = median_time(lambda: jax.block_until_ready(compiled(*inputs)), args.rounds)
+                run, run_cpu = median_time(lambda: jax.block_until_ready(compiled(*inputs)), args.rounds)
                 keys = names or [k for k in result if k != "status"]  # one output
                 got = np.concatenate([np.asarray(result[k]).reshape(n, -1) for k in keys], axis=1)
                 diff = np.max(np.abs(got - expected)) / np.max(np.abs(expected))
-                print(f"| {name} | {op} | {count:,} | {variant} | {jit:.1f} | {1e9 * run / n:,.0f} | "
-                      f"{1e9 * one / n:,.0f} | {1e9 * many / n:,.0f} | {run / one:.1f}x | {diff:.1e} |", flush=True)
+                print(f"| {name} | {op} | {count:,} | {variant} | {jit:.1f} | {jit_cpu:.1f} | {1e9 * run / n:,.0f} | "
+                      f"{1e9 * one / n:,.0f} | {1e9 * many / n:,.0f} | {run / one:.1f}x | {run_cpu / one_cpu:.1f}x | "
+                      f"{diff:.1e} |", flush=True)
     return 0
 
 
