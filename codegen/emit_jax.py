@@ -35,14 +35,14 @@ from __future__ import annotations
 import types
 from importlib import resources
 
-from .. import __version__
-from ..algorithms.operations import INPUTS, dimensions, operation
 from ..algorithms.kinematics import Tree
+from ..algorithms.operations import INPUTS, dimensions, operation
 from ..backends import NumpyOps
-from . import emit_c
-from .generator import FD_ALGORITHMS, trace
-from .optimize import operands, schedule
-from .trace import Call, Expr, Guard, Kernel, SymbolicOps
+from ..ir.optimize import operands, schedule
+from ..ir.trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps
+from ..version import __version__
+from .c import optional_inputs
+from .generator import FD_ALGORITHMS, trace_operation
 
 #: How a function's statements are grouped (see the module docstring).
 STRUCTURES = ("flat", "parts")
@@ -63,6 +63,14 @@ class InlineOps(SymbolicOps):
         return NumpyOps.solve_ltdl(L, Dinv, lam, columns)
 
 
+class InlineGraph(Graph):
+    """A `Graph` traced with `InlineOps`."""
+
+    @property
+    def ops(self) -> InlineOps:
+        return InlineOps(self)
+
+
 def kernels(model, manifest: dict) -> list:
     """The kernels of a generated folder's functions (``manifest``: its `Generated.manifest`), traced with
     `InlineOps`; forward dynamics with the folder's algorithm."""
@@ -71,7 +79,7 @@ def kernels(model, manifest: dict) -> list:
     for name, info in manifest["operations"].items():
         op = info.get("operation", name)
         algorithm = FD_ALGORITHMS.get(info.get("algorithm")) if op == "forward_dynamics" and tree.nj == tree.nb else None
-        kernel = trace(model, op, tree, info.get("link"), algorithm, backend=InlineOps)
+        kernel = trace_operation(model, op, tree, info.get("link"), algorithm, graph_type=InlineGraph)
         kernel.name = name
         out.append(kernel)
     return out
@@ -137,7 +145,7 @@ def function(kernel: Kernel, floating: bool, dims: dict, structure: str = "flat"
     if structure not in STRUCTURES:
         raise ValueError(f"structure must be one of {STRUCTURES}, got {structure!r}")
     record = operation(kernel.operation)
-    optional = emit_c.optional_inputs(kernel)
+    optional = optional_inputs(kernel)
     plan = schedule(kernel, optional=optional)
     params = [f"{n}=None" if n in optional else n for n in kernel.inputs]
     lines = [f"def {kernel.name}({', '.join(params)}):", f'    r"""{kernel.doc}"""']

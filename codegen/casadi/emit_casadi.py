@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import casadi as ca
 
-from ..names import check_prefix
-from .generator import kernel_name
-from .sx import trace
+from ...names import check_prefix, kernel_name
+from .sx import trace_operation
 
 
 def function(model, op: str, prefix: str, link: int = None) -> ca.Function:
@@ -36,6 +35,6 @@ def function(model, op: str, prefix: str, link: int = None) -> ca.Function:
     casadi.Function named like the C function, ``<prefix>_<op>`` or ``<prefix>_<op>_<link>``
     (``prefix``: see `rbdgen.names.check_prefix`)."""
     check_prefix(prefix)
-    inputs, outputs = trace(model, op, link=link)
+    inputs, outputs = trace_operation(model, op, link=link)
     return ca.Function(f"{prefix}_{kernel_name(model, op, link)}", list(inputs.values()), list(outputs.values()),
                        list(inputs), list(outputs), {"cse": True})
