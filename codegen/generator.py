@@ -170,7 +170,7 @@ class Generated:
         if jax:
             from . import emit_jax
 
-            files[emit_jax.file_name(self.prefix)] = emit_jax.module(self.model, self.manifest)
+            files[emit_jax.file_name(self.prefix)] = self.jax_module()
         return folder_files.write(Path(folder), files, f"{self.prefix}.json", overwrite)
 
     def jax(self, structure: str = "flat"):
@@ -181,7 +181,23 @@ class Generated:
         """
         from . import emit_jax
 
-        return emit_jax.load(emit_jax.module(self.model, self.manifest, structure), self.prefix)
+        return emit_jax.load(self.jax_module(structure), self.prefix)
+
+    def jax_module(self, structure: str = "flat") -> str:
+        """The text of the module of `jax` (``<prefix>_jax.py``): each function traced again into an
+        `emit_jax.InlineGraph`, forward dynamics with the manifest's algorithm."""
+        from . import emit_jax
+
+        tree = Tree.from_model(self.model)
+        kernels = []
+        for name, info in self.manifest["operations"].items():
+            op = info.get("operation", name)
+            algorithm = info.get("algorithm") if op == FORWARD_DYNAMICS.name and tree.nj == tree.nb else None
+            kernel = trace_operation(self.model, op, tree, info.get("link"), FD_ALGORITHMS.get(algorithm),
+                                     graph_type=emit_jax.InlineGraph)
+            kernel.name = name
+            kernels.append(kernel)
+        return emit_jax.module(self.model, self.manifest, kernels, structure)
 
     def casadi(self, op: str, link=None):
         """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).
