@@ -74,7 +74,7 @@ def numpy_engine(model, op: str, flat: dict, link=None) -> dict:
     """The NumPy engine's pass (`operations.evaluate` on NumPy arrays): flat outputs ``(n, size)``."""
     record = operation(op)
     columns = {name: list(np.ascontiguousarray(flat[name].T)) for name in record.input_names(model.floating)}
-    values = evaluate(Tree.from_model(model), NumpyOps, op, columns, link)
+    values = evaluate(Tree.from_model(model), NumpyOps(), op, columns, link)
     n = flat["q"].shape[0]
     return {name: np.stack([np.broadcast_to(v, (n,)) for v in vs], axis=1) if vs else np.zeros((n, 0))
             for name, vs in values.items()}
