@@ -157,16 +157,16 @@ class Generated:
     def operation_counts(self) -> dict:
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
-    def write(self, folder, overwrite: bool = False, jax: bool = False) -> Path:
+    def write(self, folder, overwrite: bool = False, cuda: bool = False, jax: bool = False) -> Path:
         """Write the sources and the manifest into ``folder``: all or nothing, the manifest last
-        (`rbdgen.codegen.folder`).
+        (`rbdgen.codegen.folder`); with ``cuda``, `cuda_files` too.
 
         An existing file with different content is never replaced, nor a previous run's file that this run
         does not write removed, unless ``overwrite`` is true (FileExistsError names them); identical files
         are left as they are. No other file of the folder is touched. ``jax``: also write the module of
         `jax` functions, ``<prefix>_jax.py`` (importable with jax alone).
         """
-        files = dict(self.files)
+        files = {**self.files, **(self.cuda_files() if cuda else {})}
         if jax:
             from . import emit_jax
 
@@ -198,6 +198,13 @@ class Generated:
             kernel.name = name
             kernels.append(kernel)
         return emit_jax.module(self.model, self.manifest, kernels, structure)
+
+    def cuda_files(self) -> dict:
+        """``<prefix>.cu`` (the C sources' per-state functions on a GPU, a kernel per operation) and its host
+        API ``<prefix>_cuda.h``, by file name (`rbdgen.codegen.cuda`)."""
+        from . import cuda
+
+        return cuda.files(self.manifest, __version__)
 
     def casadi(self, op: str, link=None):
         """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).
