@@ -137,7 +137,7 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
     """``forward_dynamics`` traced with the algorithm ``choice`` names (`FD_ALGORITHMS`, or ``"auto"``)."""
     if choice != "auto" and choice not in FD_ALGORITHMS:
         raise ValueError(f"fd_algorithm must be 'auto' or one of {list(FD_ALGORITHMS)}, got {choice!r}")
-    if tree.nj != tree.nb:  # mimic joints: the record's algorithm is CRBA's already
+    if tree.nj != tree.nb or tree.loops:  # mimic joints, closed loops: the record's algorithm is CRBA's already
         kernel = trace(model, "forward_dynamics", tree)
         kernel.algorithm = "crba"
         return kernel
@@ -356,7 +356,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
                     **({"frames": [model.links[k].name for k in links]} if linked else {}),
                     **({"fd_algorithm": fd_algorithm} if fd_algorithm != "auto" else {}),
-                    **(declared.as_dict() if declared else {}),
+                    **(declared.as_dict() if declared is not None else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "shapes": interface["shapes"],

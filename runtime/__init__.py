@@ -22,6 +22,7 @@ from .errors import (
     ValidationError,
 )
 from .contacts import Contact
+from .loops import Loop
 from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
 from .ik import IkOptions
 from .interface import KINEMATICS, OPERATIONS, BaseState, Load, Pose
@@ -71,6 +72,7 @@ __all__ = [
     "InvalidInputError",
     "Joint",
     "Limits",
+    "Loop",
     "Link",
     "Mimic",
     "ManifestError",

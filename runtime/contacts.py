@@ -114,12 +114,18 @@ class ContactModel:
                              f"damping), got {damping!r}")
         restitution = _real(restitution, "restitution", 0.0, 1.0)
         if not contacts:
-            if (kp, kd, mu, restitution) != (0.0, 0.0, 0.0, 0.0):
-                raise ValueError("baumgarte, damping and restitution need contacts: declare them with "
-                                 "contacts=[rbdgen.Contact(link), ...]")
-            return None
+            if (kp, kd, mu, restitution) == (0.0, 0.0, 0.0, 0.0):
+                return None
+            if not model.loops:
+                raise ValueError("baumgarte, damping and restitution need contacts or closed loops: declare them "
+                                 "with contacts=[rbdgen.Contact(link), ...]")
+            # the settings of a model's loops (`rbdgen.loops`): no contacts, so false in a boolean test
         links = tuple(model.link_id(c.link) for c in contacts)
         return ContactModel(contacts, links, kp, kd, mu, int(iterations), restitution)
+
+    def __bool__(self) -> bool:
+        """Whether contacts are declared (settings alone are a model's loops')."""
+        return bool(self.contacts)
 
     @property
     def rows(self) -> int:
@@ -148,7 +154,7 @@ class ContactModel:
     @staticmethod
     def from_dict(model, options: Optional[dict]) -> Optional["ContactModel"]:
         """The `ContactModel` a manifest's options record (None where they have no contacts)."""
-        if not options or not options.get("contacts"):
+        if not options or "contacts" not in options:
             return None
         contacts = [Contact(c["link"], c["kind"], tuple(c["offset"])) for c in options["contacts"]]
         return ContactModel.declare(model, contacts, tuple(options["baumgarte"]), tuple(options["damping"]),

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .. import spatial as sp
-from . import centroidal, configuration, contact_dynamics, coordinates, energy, frames, kinematics_derivatives, taskspace
+from . import (centroidal, configuration, contact_dynamics, coordinates, energy, frames, kinematics_derivatives,
+               loop_dynamics, taskspace)
 from .aba import aba
 from .coriolis import coriolis_matrix
 from .dual import Dual, DualOps, seed, tangent
@@ -213,7 +214,15 @@ def _inverse_dynamics(tree, ops, x):
     return {"tau": _forces(tree, ops, x, x.qd, x.qdd, (x.quat, x.velocity, x.acceleration), x.loads)}
 
 
+def _loop_forward_dynamics(tree, ops, x):
+    h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    acc, _ = loop_dynamics.forward_dynamics(tree, ops, x.q, x.qd, x.tau, h, x.base)
+    return {"acc": acc}
+
+
 def _forward_dynamics(tree, ops, x):
+    if tree.loops:  # closed loops (`rbdgen.algorithms.loop_dynamics`)
+        return _loop_forward_dynamics(tree, ops, x)
     if tree.nj != tree.nb:  # mimic joints (see the module docstring)
         return _forward_dynamics_crba(tree, ops, x)
     return {"acc": aba(tree, ops, x.q, x.qd, x.tau, (x.quat, x.velocity), x.loads)}
@@ -223,6 +232,8 @@ def _forward_dynamics_crba(tree, ops, x):
     # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA pass, then one checked solve: the tree-sparse
     # LTDL, or the dense Cholesky where mimic joints couple coordinates outside a tree's pattern.
     # A floating base is solved in its body frame B (`crba` without the quaternion): H_B (T acc) = T tau - b_B
+    if tree.loops:
+        return _loop_forward_dynamics(tree, ops, x)
     H = coordinates.matrix(tree, crba(tree, ops, x.q))
     r = rnea_passes(tree, ops, x.q, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
     tau = list(rotate(r.E0, x.tau[:6])) + list(x.tau[6:]) if tree.floating else x.tau    # T tau
@@ -244,6 +255,8 @@ def _inverse_dynamics_derivatives(tree, ops, x):
 
 
 def _forward_dynamics_derivatives(tree, ops, x):
+    if tree.loops:  # forward-mode derivatives of the loops' solve
+        return _forward_jacobians("forward_dynamics_derivatives", tree, ops, x.inputs)
     return _flat_jacobians("forward_dynamics_derivatives", tree,
                            fd_derivatives(tree, ops, x.q, x.qd, x.tau, (x.quat, x.velocity), x.loads))
 
