@@ -781,8 +781,8 @@ def _solved_columns(name: str, values: list, printer: Printer):
         return None
     k, start = first.args
     n, m, position = printer.solved[k]
-    if start % n or any(not (isinstance(v, Expr) and v.op == "ret" and v.args == (k, start + j))
-                        for j, v in enumerate(values)):
+    if start % n or len(values) % n or any(not (isinstance(v, Expr) and v.op == "ret" and v.args == (k, start + j))
+                                           for j, v in enumerate(values)):
         return None
     at = [position[start // n + c] for c in range(len(values) // n)]
     return (f"{{ static const int at[{len(at)}] = {{{', '.join(map(str, at))}}}; int col, row; "

@@ -257,7 +257,7 @@ def load_robot(path, **load_options) -> RobotModel:
 
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
              prefix: str = None, frames=None, fd_algorithm: str = "auto", contacts=(), baumgarte=(0.0, 0.0),
-             damping=0.0, restitution=0.0, **load_options) -> Generated:
+             damping=0.0, restitution=0.0, actuated=(), **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
     ``model_or_urdf`` is a `RobotModel` or the path of a URDF, xacro or MJCF file (then
@@ -269,7 +269,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     robot), ``"aba"`` or ``"crba"`` (`FD_ALGORITHMS`); the manifest and the header say which.
     ``contacts`` (`rbdgen.Contact` objects), ``baumgarte=(kp, kd)``, ``damping`` (mu, or ``(mu, iterations)``)
     and ``restitution`` declare what ``contact_dynamics`` and ``impulse_dynamics`` (`CONTACT_OPERATIONS`)
-    solve for (`rbdgen.contacts`); the manifest records them.
+    solve for (`rbdgen.contacts`); the manifest records them. A model with closed loops (`rbdgen.loops`):
+    ``baumgarte`` and ``damping`` are also its loops', ``actuated`` (joint names) the joints whose torques
+    ``loop_inverse_dynamics`` returns.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
@@ -281,10 +283,14 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     unknown = [op for op in ops if op not in OPERATIONS]
     if unknown or not ops:
         raise ValueError(f"unknown operations {unknown}; choose from {list(OPERATIONS)}")
-    declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution)
+    declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution, actuated)
     constrained = [op for op in ops if operation(op).group == "contacts"]
-    if constrained and declared is None:
+    if constrained and not declared:
         raise ValueError(f"{constrained} need contacts: pass contacts=[rbdgen.Contact(link), ...] (--contact LINK)")
+    looped = [op for op in ops if operation(op).group == "loops"]
+    if looped and not (declared is not None and declared.actuated):
+        raise ValueError(f"{looped} need a model with closed loops and its actuated joints: pass "
+                         f"actuated=[joint, ...]")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     if prefix is None:

@@ -89,6 +89,7 @@ class LoopModel:
     kd: float = 0.0
     mu: float = 0.0
     iterations: int = 0
+    actuated: tuple = ()  # the G coordinates of the actuated joints (`loop_inverse_dynamics`)
 
     @staticmethod
     def declare(model, settings=None) -> Optional["LoopModel"]:
@@ -99,8 +100,14 @@ class LoopModel:
                       for lp in model.loops)
         if settings is None:
             return LoopModel(model.loops, links)
-        return LoopModel(model.loops, links, settings.kp, settings.kd, settings.mu, settings.iterations)
+        first = 6 if model.floating else 0
+        actuated = tuple(first + model.joint_names.index(j) for j in settings.actuated)
+        return LoopModel(model.loops, links, settings.kp, settings.kd, settings.mu, settings.iterations, actuated)
 
     @property
     def rows(self) -> int:
         return sum(lp.rows for lp in self.loops)
+
+    def dimensions(self) -> dict:
+        """The sizes LC (loop rows) and A (actuated joints)."""
+        return {"LC": self.rows, "A": len(self.actuated)}

@@ -400,6 +400,10 @@ class FixedBaseSolver(SolverBase):
                          out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("inverse_dynamics", (q, qd, qdd), loads, out, mask, threads)
 
+    def loop_inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
+                              mask: Mask = None, threads: Threads = None) -> tuple:
+        return self._constrained("loop_inverse_dynamics", (q, qd, qdd), None, loads, mask, threads)
+
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None,
                          out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("forward_dynamics", (q, qd, tau), loads, out, mask, threads)
@@ -572,6 +576,10 @@ class FloatingBaseSolver(SolverBase):
     def inverse_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
                          out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("inverse_dynamics", (base, q, qd, qdd), loads, out, mask, threads)
+
+    def loop_inverse_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
+                              loads: Loads = None, mask: Mask = None, threads: Threads = None) -> tuple:
+        return self._constrained("loop_inverse_dynamics", (base, q, qd, qdd), None, loads, mask, threads)
 
     def forward_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None,
                          out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:

@@ -229,3 +229,32 @@ def test_unsupported_equalities_warn(tmp_path, caplog):
     # the weld holds where the file puts the bodies: body1's anchor is body2's origin, 1 m above
     np.testing.assert_allclose(weld.offset1, (0, 0, 1), atol=1e-12)
     np.testing.assert_allclose(weld.rotation, (0, 0, 0, 1), atol=1e-12)
+
+
+def test_loop_inverse_dynamics_returns_the_crank_torque_and_the_loop_force(build_cache):
+    model = _fourbar()
+    c = rbdgen.generate(model, ops=["loop_inverse_dynamics", "forward_dynamics"], damping=DAMPING,
+                        actuated=["j1"], prefix="fourbar_id").compile(flags=TEST_FLAGS, cache=build_cache, samples=4)
+    numpy_engine = rbdgen.NumpySolver(model, actuated=["j1"])
+    for t1, w1, (tau1, _, _) in STATES:
+        q, qd = _consistent(t1, w1)
+        qdd, force = _planar_forward(q, qd, np.array([tau1, 0.0, 0.0]))  # the motion the crank torque tau1 makes
+        for solver in (numpy_engine, c):
+            tau, loop_forces = solver.loop_inverse_dynamics(q, qd, qdd)
+            np.testing.assert_allclose(tau, [tau1], rtol=1e-9, atol=1e-9)
+            # the planar loop's force (x, y); its z row is dependent: the least-norm share is 0
+            np.testing.assert_allclose(loop_forces, [*force, 0.0], rtol=1e-9, atol=1e-9)
+
+
+def test_contact_dynamics_keeps_the_loops(build_cache):
+    model = _fourbar()
+    tip = [rbdgen.Contact("crank", offset=(L1, 0, 0))]
+    solver = rbdgen.NumpySolver(model, contacts=tip, damping=DAMPING)
+    q, qd = _consistent(0.7, 0.0)
+    tau = np.array([0.5, 0.2, -0.1])
+    acc, _ = solver.contact_dynamics(q, qd, tau, [0.0])  # the contact inactive: the four-bar's own motion
+    np.testing.assert_allclose(acc, _planar_forward(q, qd, tau)[0], rtol=1e-9, atol=1e-9)
+    acc, forces = solver.contact_dynamics(q, qd, tau, [1.0])  # the crank's tip held: the linkage cannot move
+    np.testing.assert_allclose(acc, 0.0, atol=1e-9)
+    qd_plus, _ = solver.impulse_dynamics(q, _consistent(0.7, 1.3)[1], [1.0])
+    np.testing.assert_allclose(qd_plus, 0.0, atol=1e-9)

@@ -145,32 +145,47 @@ def mass_matrix(tree, ops, q, quat):
     return coordinates.matrix(tree, crba(tree, ops, q, quat))
 
 
-def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference):
-    """``(acc, forces)`` of the module docstring; ``nu`` the G velocities, ``h`` the G bias forces (with loads),
-    ``base`` None (fixed) or (translation, quaternion, velocity, acceleration)."""
-    model = tree.contacts
-    kin = ContactKinematics(tree, ops, q, qd, base)
-    M = mass_matrix(tree, ops, q, None if base is None else base[1])
-    *X, acc_free = solve_columns(M, coordinate_parents(tree), kin.rows + [[sp.sub(t, b) for t, b in zip(tau, h)]],
-                                 ops, WHAT_MASS)
-    target = [sp.neg(sp.mul(model.kd, v)) for v in kin.velocity]                     # -kd v_c
-    if model.kp:
-        target = [sp.sub(t, sp.mul(model.kp, e)) for t, e in zip(target, _errors(model, kin, reference))]
-    rhs = [sp.sub(sp.sub(t, d), sp.dot(row, acc_free)) for t, d, row in zip(target, kin.drift, kin.rows)]
-    f = solve_constraints(model, ops, kin.rows, X, rhs, _masks(model, active))
+def solve_dynamics(settings, tree, ops, M, rows, drift, target, force, masks, what):
+    """``(acc, f)`` from ``M acc = force + J^T f`` and ``J acc + drift = target`` on the rows ``masks`` keeps:
+    ``M^-1 [J^T, force]`` by one tree-sparse LTDL, then the Delassus system (`solve_constraints`)."""
+    *X, acc_free = solve_columns(M, coordinate_parents(tree), rows + [force], ops, WHAT_MASS)
+    rhs = [sp.sub(sp.sub(t, d), sp.dot(row, acc_free)) for t, d, row in zip(target, drift, rows)]
+    f = solve_constraints(settings, ops, rows, X, rhs, masks, what)
     acc = [sp.add(a, sp.dot([x[g] for x in X], f)) for g, a in enumerate(acc_free)]   # acc_free + M^-1 J^T f
     return acc, f
 
 
-def impulse_dynamics(tree, ops, q, nu, base, active):
-    """``(qd_plus, impulses)`` of the module docstring."""
+def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference, loops=None):
+    """``(acc, forces)`` of the module docstring; ``nu`` the G velocities, ``h`` the G bias forces (with loads),
+    ``base`` None (fixed) or (translation, quaternion, velocity, acceleration); ``loops`` the model's loops
+    (`loop_dynamics.LoopKinematics`: rows always active after the contacts'), or None."""
+    model = tree.contacts
+    kin = ContactKinematics(tree, ops, q, qd, base)
+    M = mass_matrix(tree, ops, q, None if base is None else base[1])
+    target = [sp.neg(sp.mul(model.kd, v)) for v in kin.velocity]                     # -kd v_c
+    if model.kp:
+        target = [sp.sub(t, sp.mul(model.kp, e)) for t, e in zip(target, _errors(model, kin, reference))]
+    rows, drift, masks = kin.rows, kin.drift, _masks(model, active)
+    if loops:
+        rows, drift, target = rows + loops.rows, drift + loops.drift, target + loops.target(model.kp, model.kd)
+        masks = masks + [1] * len(loops.rows)
+    acc, f = solve_dynamics(model, tree, ops, M, rows, drift, target, [sp.sub(t, b) for t, b in zip(tau, h)], masks,
+                            WHAT_CONTACTS)
+    return acc, f[:len(kin.rows)]
+
+
+def impulse_dynamics(tree, ops, q, nu, base, active, loops=None):
+    """``(qd_plus, impulses)`` of the module docstring; ``loops`` as for `contact_dynamics` (``J qd_plus = 0``)."""
     model = tree.contacts
     qd = [0] * tree.nb  # only the Jacobian is needed: the velocities of the contact points are J nu
     kin = ContactKinematics(tree, ops, q, qd, base)
     M = mass_matrix(tree, ops, q, None if base is None else base[1])
-    X = solve_columns(M, coordinate_parents(tree), kin.rows, ops, WHAT_MASS)
-    gain = -(1 + model.restitution)
-    rhs = [sp.mul(gain, sp.dot(row, nu)) for row in kin.rows]                       # -(1 + e) J nu
-    impulses = solve_constraints(model, ops, kin.rows, X, rhs, _masks(model, active))
+    rows, masks = kin.rows, _masks(model, active)
+    gains = [-(1 + model.restitution)] * len(rows)
+    if loops:
+        rows, masks, gains = rows + loops.rows, masks + [1] * len(loops.rows), gains + [-1] * len(loops.rows)
+    X = solve_columns(M, coordinate_parents(tree), rows, ops, WHAT_MASS)
+    rhs = [sp.mul(gain, sp.dot(row, nu)) for gain, row in zip(gains, rows)]          # -(1 + e) J nu
+    impulses = solve_constraints(model, ops, rows, X, rhs, masks)
     qd_plus = [sp.add(v, sp.dot([x[g] for x in X], impulses)) for g, v in enumerate(nu)]
-    return qd_plus, impulses
+    return qd_plus, impulses[:len(kin.rows)]

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..model import quaternion_matrix
-from .contact_dynamics import PointKinematics, WHAT_MASS, kept_rows, mass_matrix, rotation_error, solve_constraints
-from .ltdl import coordinate_parents
-from .minv import solve_columns
+from .contact_dynamics import (PointKinematics, kept_rows, mass_matrix, rotation_error, solve_constraints,
+                               solve_dynamics)
 
 UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+WHAT_ACTUATION = "loop inverse dynamics: S^T S + J^T J (the actuated joints and the loops do not span the motion)"
 WHAT_LOOPS = "closed loops: J M^-1 J^T of the loop constraints (dependent rows, a planar loop held in 3-D: declare damping)"
 
 
@@ -49,6 +49,10 @@ class LoopKinematics:
                 self.error += rotation_error(sp.mm3(R1, quaternion_matrix(loop.rotation)), R2)
             self.error += sp.vsub(p1, p2)
 
+    def target(self, kp, kd):
+        """The rows' relative acceleration ``-kd v - kp e``."""
+        return [sp.sub(sp.neg(sp.mul(kd, v)), sp.mul(kp, e)) for v, e in zip(self.velocity, self.error)]
+
 
 def forward_dynamics(tree, ops, q, qd, tau, h, base):
     """``(acc, f)`` of the module docstring: ``h`` the G bias forces (with loads), ``base`` None (fixed) or
@@ -56,10 +60,17 @@ def forward_dynamics(tree, ops, q, qd, tau, h, base):
     model = tree.loops
     kin = LoopKinematics(tree, ops, q, qd, base)
     M = mass_matrix(tree, ops, q, None if base is None else base[1])
-    *X, acc_free = solve_columns(M, coordinate_parents(tree), kin.rows + [[sp.sub(t, b) for t, b in zip(tau, h)]],
-                                 ops, WHAT_MASS)
-    target = [sp.sub(sp.neg(sp.mul(model.kd, v)), sp.mul(model.kp, e)) for v, e in zip(kin.velocity, kin.error)]
-    rhs = [sp.sub(sp.sub(t, d), sp.dot(row, acc_free)) for t, d, row in zip(target, kin.drift, kin.rows)]
-    f = solve_constraints(model, ops, kin.rows, X, rhs, [1] * len(kin.rows), WHAT_LOOPS)
-    acc = [sp.add(a, sp.dot([x[g] for x in X], f)) for g, a in enumerate(acc_free)]   # acc_free + M^-1 J^T f
-    return acc, f
+    return solve_dynamics(model, tree, ops, M, kin.rows, kin.drift, kin.target(model.kp, model.kd),
+                          [sp.sub(t, b) for t, b in zip(tau, h)], [1] * len(kin.rows), WHAT_LOOPS)
+
+
+def inverse_dynamics(tree, ops, q, base, tau):
+    """``(tau_actuated, f)``: the actuated joints' torques and the loop forces that give the generalized forces
+    ``tau = M qdd + h`` (inverse dynamics of the tree, with loads): ``S^T tau_actuated + J^T f = tau``. With
+    ``A = [S^T, J^T]`` (G x (A + LC)), the least-norm solution ``x = A^T y``, ``A A^T y = tau``: exact where the
+    actuated joints and the loops span the G coordinates; dependent loop rows share their force least-norm."""
+    model = tree.loops
+    kin = LoopKinematics(tree, ops, q, [0] * tree.nb, base)
+    A = [[int(g == a) for a in model.actuated] + [row[g] for row in kin.rows] for g in range(len(tau))]
+    y = solve_constraints(model, ops, A, A, tau, [1] * len(tau), WHAT_ACTUATION)   # (S^T S + J^T J) y = tau
+    return [y[a] for a in model.actuated], [sp.dot(row, y) for row in kin.rows]

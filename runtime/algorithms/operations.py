@@ -160,7 +160,8 @@ def dimensions(tree: Tree, link_count: int) -> dict:
     """The sizes shapes are written in: J joints, G generalized coordinates, L links (and, with contacts,
     `CONTACT_SIZES`)."""
     contacts = tree.contacts.dimensions() if tree.contacts else {}
-    return {"J": tree.nj, "G": tree.nj + (6 if tree.floating else 0), "L": link_count, **contacts}
+    loops = tree.loops.dimensions() if tree.loops else {}
+    return {"J": tree.nj, "G": tree.nj + (6 if tree.floating else 0), "L": link_count, **contacts, **loops}
 
 
 class _State:
@@ -395,15 +396,27 @@ def _difference_derivatives(tree, ops, x):
     return {"dv_dx0": by_x0, "dv_dx1": by_x1}
 
 
+def _loops(tree, ops, x, still=False):
+    """The kinematics of the model's loops (at zero joint rates where ``still``: their rows only), or None."""
+    return loop_dynamics.LoopKinematics(tree, ops, x.q, x.zeros if still else x.qd, x.base) if tree.loops else None
+
+
+def _loop_inverse_dynamics(tree, ops, x):
+    tau = _inverse_dynamics(tree, ops, x)["tau"]
+    tau_actuated, forces = loop_dynamics.inverse_dynamics(tree, ops, x.q, x.base, tau)
+    return {"tau_actuated": tau_actuated, "loop_forces": forces}
+
+
 def _contact_dynamics(tree, ops, x):
     h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
     acc, forces = contact_dynamics.contact_dynamics(tree, ops, x.q, x.qd, x.nu, x.tau, h, x.base, x.active,
-                                                    x.reference)
+                                                    x.reference, _loops(tree, ops, x))
     return {"acc": acc, "forces": forces}
 
 
 def _impulse_dynamics(tree, ops, x):
-    qd_plus, impulses = contact_dynamics.impulse_dynamics(tree, ops, x.q, x.nu, x.base, x.active)
+    qd_plus, impulses = contact_dynamics.impulse_dynamics(tree, ops, x.q, x.nu, x.base, x.active,
+                                                          _loops(tree, ops, x, still=True))
     return {"qd_plus": qd_plus, "impulses": impulses}
 
 
@@ -623,6 +636,14 @@ OPERATIONS = {op.name: op for op in (
                Port("impulses", ("C",), "contact impulses, laid out as the forces (C)")),
               _impulse_dynamics, _FD_TOLERANCE, group="contacts", solves=True,
               derivative="impulse_dynamics_derivatives"),
+    # a model with closed loops (rbdgen.algorithms.loop_dynamics), its actuated joints declared at generation
+    Operation("loop_inverse_dynamics", "The actuated joints' torques and the loop forces of a motion consistent with "
+              "the loops: S^T tau_actuated + J^T loop_forces = M qdd + C qd + g + J^T loads (least norm).",
+              ("q", "qd", "qdd", "loads"),
+              (Port("tau_actuated", ("A",), "the actuated joints' forces, in their declaration order (A)"),
+               Port("loop_forces", ("LC",), "loop forces: per point loop [fx, fy, fz], per frame loop [torque, "
+                    "force] about the point, world axes, link2 on link1 (LC)")),
+              _loop_inverse_dynamics, _FD_TOLERANCE, group="loops", solves=True),
     # their Jacobians: forward-mode derivatives (`dual`) in NumPy and C, CasADi's own AD in CasADi
     Operation("contact_dynamics_derivatives", "Jacobians of contact_dynamics (forward-mode derivatives of the same "
               "algorithm), column-major.", ("q", "qd", "tau", "active", "reference", "loads"),
@@ -652,7 +673,8 @@ def sizes(tree: Tree, link_count: int) -> dict:
     contacts: where the tree has contacts)."""
     dims = dimensions(tree, link_count)
     ports = list(INPUTS.values()) + [p for op in OPERATIONS.values() for p in op.outputs
-                                     if tree.contacts or op.group != "contacts"]
+                                     if (tree.contacts or op.group != "contacts") and
+                                     (tree.loops and tree.loops.actuated or op.group != "loops")]
     return {p.name: p.size(dims) for p in ports if all(d in dims or not isinstance(d, str) for d in p.shape)}
 
 
