@@ -336,6 +336,13 @@ CONTACTS = {
     "impulse_dynamics": ("The velocity after an impact on the active contacts: J qd_plus = -e J nu (restitution e).",
                          "(qd_plus, impulses) : (ndarray, ndarray)\n    qd_plus, shape (G,) or (N, G); impulses, "
                          "shape (C,) or (N, C), laid out as\n    `contact_dynamics`' forces [N s, N m s]."),
+    "loop_inverse_dynamics": ("The actuated joints' forces and the loop forces of a motion consistent with the "
+                              "closed loops:\n    S^T tau_actuated + J^T loop_forces = M qdd + C qd + g + J^T loads "
+                              "(least norm; `rbdgen.loops`).",
+                              "(tau_actuated, loop_forces) : (ndarray, ndarray)\n    tau_actuated, shape (A,) or "
+                              "(N, A), the actuated joints' in declaration order;\n    loop_forces, shape (LC,) or "
+                              "(N, LC): per point loop [fx, fy, fz], per frame loop\n    [torque, force] about its "
+                              "point, world axes, what link2 exerts on link1."),
 }
 
 PARAMETERS.update({

@@ -258,3 +258,75 @@ def test_contact_dynamics_keeps_the_loops(build_cache):
     np.testing.assert_allclose(acc, 0.0, atol=1e-9)
     qd_plus, _ = solver.impulse_dynamics(q, _consistent(0.7, 1.3)[1], [1.0])
     np.testing.assert_allclose(qd_plus, 0.0, atol=1e-9)
+
+
+def test_frame_loop_welds_a_block_to_a_pendulum():
+    """A block on three slides and a hinge, welded (a frame loop) to a pendulum's tip: one rigid body turning
+    about the pendulum's axis, whose angular acceleration is (tau - g sum m x) / I about the axis."""
+    length, (m_a, m_b), (i_a, i_b), c = 0.6, (1.2, 0.8), (0.05, 0.02), np.array([0.1, 0.05, 0.0])
+    builder = (rbdgen.RobotBuilder("welded").add_link("ground")
+               .add_link("rod", mass=m_a, com=(length / 2, 0, 0), rotational=((0.01, 0, 0), (0, 0.05, 0), (0, 0, i_a)))
+               .add_link("sx").add_link("sy")
+               .add_link("block", mass=m_b, com=tuple(c), rotational=((0.01, 0, 0), (0, 0.01, 0), (0, 0, i_b)))
+               .add_link("slider")
+               .add_joint("turn", "revolute", "ground", "rod", axis=(0, 0, 1))
+               .add_joint("x", "prismatic", "ground", "sx", axis=(1, 0, 0))
+               .add_joint("y", "prismatic", "sx", "sy", axis=(0, 1, 0))
+               .add_joint("z", "prismatic", "sy", "slider", axis=(0, 0, 1))
+               .add_joint("spin", "revolute", "slider", "block", axis=(0, 0, 1))
+               .loop("rod", "block", "frame", offset1=(length, 0, 0)))
+    model = builder.build(gravity=(0, -GRAVITY, 0), joint_order="depth_first")
+    assert model.joint_names == ("turn", "x", "y", "z", "spin")
+    solver = rbdgen.NumpySolver(model, damping=DAMPING)  # the weld's x and y rotation rows are dependent
+    for theta, rate, tau in ((0.3, 1.1, 2.0), (2.5, -0.7, -1.0)):
+        e, n = np.array([math.cos(theta), math.sin(theta), 0.0]), np.array([-math.sin(theta), math.cos(theta), 0.0])
+        q = np.array([theta, length * e[0], length * e[1], 0.0, theta])
+        qd = np.array([rate, length * rate * n[0], length * rate * n[1], 0.0, rate])
+        com_b = length * e + c[0] * e + c[1] * n
+        inertia = i_a + m_a * (length / 2) ** 2 + i_b + m_b * (com_b[:2] @ com_b[:2])
+        expected = (tau - GRAVITY * (m_a * length / 2 * e[0] + m_b * com_b[0])) / inertia
+        acc = solver.forward_dynamics(q, qd, np.array([tau, 0, 0, 0, 0]))
+        # the block's coordinates follow the rod rigidly: d2/dt2 (L e) = L (acc n - rate^2 e)
+        np.testing.assert_allclose(acc, [expected, *(length * (expected * n - rate ** 2 * e))[:3], expected],
+                                   rtol=1e-9, atol=1e-9)
+
+
+def test_mujoco_weld_holds_the_same_poses(tmp_path):
+    """MuJoCo's weld (anchor on body2, relpose from the file's pose) and rbdgen's frame loop hold the same poses:
+    states projected onto MuJoCo's constraint are on rbdgen's."""
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "weld.xml"
+    path.write_text("""<mujoco model="weld"><default><geom contype="0" conaffinity="0"/></default><worldbody>
+      <body name="a1"><joint name="a1" type="hinge" axis="0 0 1"/><geom size="0.05" mass="1"/>
+        <body name="a2" pos="0.3 0 0"><joint name="a2" type="hinge" axis="0 1 0"/><geom size="0.05" mass="1"/>
+          <body name="a3" pos="0.3 0 0" euler="10 20 30"><joint name="a3" type="hinge" axis="1 0 0"/>
+            <geom size="0.05" mass="1"/></body></body></body>
+      <body name="b1" pos="0.6 0.2 0.1"><joint name="b1" type="slide" axis="1 0 0"/><geom size="0.05" mass="1"/>
+        <body name="b2"><joint name="b2" type="slide" axis="0 1 0"/><geom size="0.05" mass="1"/>
+          <body name="b3"><joint name="b3" type="slide" axis="0 0 1"/><geom size="0.05" mass="1"/>
+            <body name="b4" euler="5 -15 40"><joint name="b4" type="hinge" axis="0 0 1"/><geom size="0.05" mass="1"/>
+      </body></body></body></body></worldbody>
+      <equality><weld body1="a3" body2="b4" anchor="0.05 0 0"/></equality></mujoco>""")
+    model = rbdgen.load_mjcf(str(path))
+    (weld,) = model.loops
+    solver = rbdgen.NumpySolver(model)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+
+    def quat_matrix(xyzw):
+        R = np.zeros(9)
+        mujoco.mju_quat2Mat(R, np.roll(xyzw, 1))
+        return R.reshape(3, 3)
+
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q = rng.normal(0, 0.3, m.nq)
+        for _ in range(50):  # Gauss-Newton onto MuJoCo's weld
+            d.qpos[:] = q
+            mujoco.mj_forward(m, d)
+            q = q - np.linalg.pinv(d.efc_J.reshape(d.nefc, m.nv)) @ d.efc_pos
+        assert np.abs(d.efc_pos).max() < 1e-12
+        f1, f2 = solver.forward_kinematics(q, "a3"), solver.forward_kinematics(q, "b4")
+        R1, R2 = quat_matrix(f1[3:]), quat_matrix(f2[3:])
+        np.testing.assert_allclose(f1[:3] + R1 @ weld.offset1, f2[:3] + R2 @ weld.offset2, atol=1e-12)
+        np.testing.assert_allclose(R1 @ quat_matrix(np.array(weld.rotation)), R2, atol=1e-12)
