@@ -47,6 +47,9 @@ CONFIGURATION_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.g
 #: Constrained dynamics on the contacts declared with ``contacts=`` (`rbdgen.contacts`): when asked for.
 CONTACT_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "contacts")
 
+#: The inverse dynamics of a model with closed loops, on its joints declared with ``actuated=``: when asked for.
+LOOP_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "loops")
+
 
 def leaf_links(model: RobotModel) -> tuple:
     """The links on the bodies without a moving child (a robot without moving joints: every link)."""

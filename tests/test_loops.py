@@ -214,6 +214,24 @@ def test_mujoco_connect_made_stiff(tmp_path):
         assert np.abs(d.qacc - got).max() < 3 * SOFTNESS * np.abs(got).max()
 
 
+def test_command_line_declares_the_actuated_joints(tmp_path):
+    pytest.importorskip("mujoco")
+    from rbdgen.codegen import cli
+
+    q0, _ = _consistent(0.7, 0.0)
+    robot = tmp_path / "fourbar.xml"
+    robot.write_text(MJCF_FOURBAR.replace("{t1}", repr(math.degrees(q0[0]))).replace("{t2}", repr(math.degrees(q0[1])))
+                     .replace("{t3}", repr(math.degrees(q0[2]))).replace("{solref}", "0.02 1")
+                     .replace("{IMPEDANCE}", "0.9"))
+    out = tmp_path / "out"
+    assert cli.main(["generate", str(robot), "-o", str(out), "--ops", "loop_inverse_dynamics", "--actuated", "j1",
+                     "--damping", "1e-9"]) == 0
+    import json
+    options = json.loads((out / "fourbar.json").read_text())["options"]
+    assert options["actuated"] == ["j1"] and options["damping"] == [1e-9, 10]
+    assert cli.main(["generate", str(robot), "-o", str(tmp_path / "bad"), "--ops", "loop_inverse_dynamics"]) != 0
+
+
 def test_unsupported_equalities_warn(tmp_path, caplog):
     pytest.importorskip("mujoco")
     path = tmp_path / "pair.xml"
