@@ -20,7 +20,7 @@ import pytest
 import rbdgen
 from conftest import TEST_FLAGS
 from robots import ROBOTS, path
-from rbdgen.testing.states import random_states
+from rbdgen.testing import random_states
 
 pin = pytest.importorskip("pinocchio")
 from rbdgen.testing.references import PinocchioReference, without_mimic  # noqa: E402
@@ -133,7 +133,7 @@ def _contact_jacobian(ref, base, q, spec):
     rows = []
     for link, kind, offset in spec:
         J = ref.jacobian(base, q, link)
-        R = _rotation(ref.pose(base, q, link)[3:])
+        R = _rotation(ref.forward_kinematics(base, q, link)[3:])
         arm = R @ np.asarray(offset)
         lin = J[3:] + np.cross(J[:3].T, arm).T                                    # v + omega x arm
         rows.append(lin if kind == "point" else np.vstack([J[:3], lin]))
@@ -200,14 +200,14 @@ def test_identities(spec, floating, gains):
         k = 0
         for link, kind, offset in spec:
             a = (_floating_acceleration(ref, b, st.q[i], st.qd[i], acc, link) if floating
-                 else ref.frame_acceleration(b, st.q[i], st.qd[i], acc, link))
-            tw = ref.frame_velocity(b, st.q[i], st.qd[i], link)
-            R = _rotation(ref.pose(b, st.q[i], link)[3:])
+                 else ref.forward_acceleration_kinematics(b, st.q[i], st.qd[i], acc, link))
+            tw = ref.forward_velocity_kinematics(b, st.q[i], st.qd[i], link)
+            R = _rotation(ref.forward_kinematics(b, st.q[i], link)[3:])
             arm = R @ np.asarray(offset)
             w, wd = tw[:3], a[:3]
             v_p = tw[3:] + np.cross(w, arm)
             a_p = a[3:] + np.cross(wd, arm) + np.cross(w, np.cross(w, arm))
-            p = ref.pose(b, st.q[i], link)[:3] + arm
+            p = ref.forward_kinematics(b, st.q[i], link)[:3] + arm
             e_lin = p - np.array(reference[k:k + 3])
             if kind == "point":
                 got, want = a_p, -kd * v_p - kp * e_lin
@@ -226,7 +226,7 @@ def test_identities(spec, floating, gains):
 def _floating_acceleration(ref, b, q, qd, acc, link):
     """The link's classical acceleration at rbdgen's acc of a floating base (its classical base part)."""
     base = (b[0], b[1], b[2], acc[:6])
-    return ref.frame_acceleration(base, q, qd, acc[6:], link)
+    return ref.forward_acceleration_kinematics(base, q, qd, acc[6:], link)
 
 
 def test_energy_does_not_grow_through_an_impulse(solo_model, solo_ref, solo_c):

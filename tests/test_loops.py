@@ -64,7 +64,8 @@ PLANAR = _planar_reference()
 
 
 def _planar_forward(q, qd, tau, kp=0.0, kd=0.0):
-    """qdd and the loop force (x, y) of the planar KKT system: M qdd + h = tau + J^T f, J qdd + Jdot qd = -kd J qd - kp C."""
+    """qdd and the loop force (x, y) of the planar KKT system: M qdd + h = tau + J^T f,
+    J qdd + Jdot qd = -kd J qd - kp C."""
     M, h, C, J, drift = (np.array(x, dtype=float) for x in PLANAR(q, qd))
     C, drift = C.ravel(), drift.ravel()
     K = np.block([[M, -J.T], [J, np.zeros((2, 2))]])

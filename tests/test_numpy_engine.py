@@ -1,4 +1,4 @@
-"""The NumPy engine's straight-line path for single states and small batches (`rbdgen.codegen.emit_python`).
+"""The NumPy engine's straight-line path for single states and small batches (`rbdgen.ir.emit_python`).
 
 Once an operation has had `NumpySolver.trace_after` calls on few states, it runs as
 Python traced from the same algorithms: its results must be those of the NumPy pass
@@ -16,7 +16,7 @@ from helpers import model, random_states
 from robots import LOAD_LINKS
 
 #: Operations with the arguments after the state (a link for those on a link).
-CASES = [(op, loads) for op in rbdgen.OPERATIONS + ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+CASES = [(op, loads) for op in rbdgen.DYNAMICS + ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
          for loads in (False, True) if not loads or rbdgen.algorithms.operations.OPERATIONS[op].loads]
 
 

@@ -24,7 +24,8 @@ from .contact_dynamics import (PointKinematics, kept_rows, mass_matrix, rotation
 
 UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 WHAT_ACTUATION = "loop inverse dynamics: S^T S + J^T J (the actuated joints and the loops do not span the motion)"
-WHAT_LOOPS = "closed loops: J M^-1 J^T of the loop constraints (dependent rows, a planar loop held in 3-D: declare damping)"
+WHAT_LOOPS = ("closed loops: J M^-1 J^T of the loop constraints (dependent rows, a planar loop held in 3-D: "
+              "declare damping)")
 
 
 class LoopKinematics:

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import casadi as ca
 
-from ..algorithms.kinematics import Tree
-from ..names import check_prefix
-from .generator import kernel_name
-from .sx import trace
+from ...algorithms.kinematics import Tree
+from ...names import check_prefix, kernel_name
+from .sx import trace_operation
 
 
 def function(model, op: str, prefix: str, link: int = None, contacts=None) -> ca.Function:
@@ -37,6 +36,6 @@ def function(model, op: str, prefix: str, link: int = None, contacts=None) -> ca
     casadi.Function named like the C function, ``<prefix>_<op>`` or ``<prefix>_<op>_<link>``
     (``prefix``: see `rbdgen.names.check_prefix`; ``contacts``: the declared `ContactModel`)."""
     check_prefix(prefix)
-    inputs, outputs = trace(model, op, Tree.from_model(model, contacts), link=link)
+    inputs, outputs = trace_operation(model, op, Tree.from_model(model, contacts), link=link)
     return ca.Function(f"{prefix}_{kernel_name(model, op, link)}", list(inputs.values()), list(outputs.values()),
                        list(inputs), list(outputs), {"cse": True})
