@@ -32,7 +32,7 @@ import math
 from typing import Optional
 
 from .errors import ModelError
-from .loops import Loop
+from .loops import Loop, LoopModel  # noqa: F401  (LoopModel: the algorithms read it through the model layer)
 
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]

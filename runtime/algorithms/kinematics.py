@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InvalidInputError
-from ..loops import LoopModel
-from ..model import RobotModel, quaternion_matrix
+from ..model import LoopModel, RobotModel, quaternion_matrix
 from .. import spatial as sp
 
 
