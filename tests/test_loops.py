@@ -349,3 +349,34 @@ def test_mujoco_weld_holds_the_same_poses(tmp_path):
         R1, R2 = quat_matrix(f1[3:]), quat_matrix(f2[3:])
         np.testing.assert_allclose(f1[:3] + R1 @ weld.offset1, f2[:3] + R2 @ weld.offset2, atol=1e-12)
         np.testing.assert_allclose(R1 @ quat_matrix(np.array(weld.rotation)), R2, atol=1e-12)
+
+
+def test_floating_base_loop_holds_its_relative_acceleration():
+    """A four-bar on a floating base, off the loop: the tips' classical accelerations (rbdgen's own
+    forward_acceleration_kinematics at the accelerations forward_dynamics returns) differ by -kd v - kp e."""
+    builder = (rbdgen.RobotBuilder("floating_fourbar").add_link("ground", mass=2.0, rotational=((0.1, 0, 0), (0, 0.1, 0),
+                                                                                                (0, 0, 0.1)))
+               .add_link("crank", **_rod(L1, MASS[0])).add_link("coupler", **_rod(L2, MASS[1]))
+               .add_link("rocker", **_rod(L3, MASS[2])).add_link("coupler_tip").add_link("rocker_tip")
+               .add_joint("j1", "revolute", "ground", "crank", axis=(0, 0, 1))
+               .add_joint("j2", "revolute", "crank", "coupler", xyz=(L1, 0, 0), axis=(0, 0, 1))
+               .add_joint("j3", "revolute", "ground", "rocker", xyz=(GROUND, 0, 0), axis=(0, 0, 1))
+               .add_joint("t1", "fixed", "coupler", "coupler_tip", xyz=(L2, 0, 0))
+               .add_joint("t2", "fixed", "rocker", "rocker_tip", xyz=(L3, 0, 0))
+               .loop("coupler_tip", "rocker_tip"))
+    model = builder.build(floating=True, joint_order="depth_first")
+    kp, kd = GAINS
+    solver = rbdgen.NumpySolver(model, damping=DAMPING, baumgarte=GAINS)
+    rng = np.random.default_rng(7)
+    q, qd = _consistent(0.7, 1.3)
+    q, qd = q + rng.normal(0, 0.02, 3), qd + rng.normal(0, 0.1, 3)
+    quat = rng.normal(size=4)
+    base = rbdgen.BaseState(rng.normal(size=3), quat / np.linalg.norm(quat), rng.normal(size=6))
+    acc = solver.forward_dynamics(base, q, qd, rng.normal(size=9))
+    moving = rbdgen.BaseState(base.translation, base.rotation_xyzw, base.velocity, acc[:6])
+    a1, a2 = (solver.forward_acceleration_kinematics(moving, q, qd, acc[6:], tip)[3:] for tip in ("coupler_tip",
+                                                                                                 "rocker_tip"))
+    v1, v2 = (solver.forward_velocity_kinematics(base, q, qd, tip)[3:] for tip in ("coupler_tip", "rocker_tip"))
+    p1, p2 = (solver.forward_kinematics(base, q, tip)[:3] for tip in ("coupler_tip", "rocker_tip"))
+    assert np.linalg.norm(p1 - p2) > 1e-3  # off the loop
+    np.testing.assert_allclose(a1 - a2, -kd * (v1 - v2) - kp * (p1 - p2), rtol=1e-9, atol=1e-9)
