@@ -39,7 +39,8 @@ from rbdgen.testing.compare import rel_error
 from rbdgen.testing.references import PinocchioReference, without_mimic
 from tests.robots import ROBOTS
 
-from .c_loop import bench_operations, build_c_bench, run_c_bench
+from . import kinematics
+from .c_loop import bench_operations, build_c_bench
 from .case import Unavailable
 from .kinematics import STATES, bench_robots, conclude, flags_line, interleaved, log, loop_parser, parse_loop_arguments
 from .peers.pinocchio import build_pinocchio_bench
@@ -133,8 +134,8 @@ class Setup:
         return blocks
 
 
-class GeneratedC:
-    label = "rbdgen C"
+class GeneratedC(kinematics.GeneratedC):
+    """`kinematics.GeneratedC` of the robot's contacts; its results split by output."""
 
     def __init__(self, setup: Setup, rows, flags, cache: Path, work: Path):
         ops = tuple(op for _, op, _ in rows)
@@ -144,23 +145,15 @@ class GeneratedC:
         self.rows, self.functions = rows, bench_operations(self.generated, ops)
         self.dump = work / f"{setup.name}-contacts-c.bin"
 
-    def run_round(self, target_ms) -> dict:
-        times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
-        return {row: times[fn][0] for (row, _, _), fn in zip(self.rows, self.functions)}
-
     def results(self) -> dict:
-        manifest = self.generated.manifest
-        flat, out = np.fromfile(self.dump), {}
-        for (row, _, _), fn in zip(self.rows, self.functions):
-            sizes = [manifest["sizes"][o] for o in manifest["operations"][fn]["outputs"]]
-            block, flat = flat[:STATES * sum(sizes)].reshape(STATES, sum(sizes)), flat[STATES * sum(sizes):]
+        """``{row: [{output: values} per state]}``."""
+        manifest, out = self.generated.manifest, {}
+        for row, block in super().results().items():
+            fn = self.functions[[r for r, _, _ in self.rows].index(row)]
             names = manifest["operations"][fn]["outputs"]
+            sizes = [manifest["sizes"][o] for o in names]
             out[row] = [dict(zip(names, np.split(b, np.cumsum(sizes)[:-1]))) for b in block]
         return out
-
-    def counts(self) -> dict:
-        ops = self.generated.manifest["operations"]
-        return {row: ops[fn]["counts"] for (row, _, _), fn in zip(self.rows, self.functions)}
 
 
 class PinocchioCpp:

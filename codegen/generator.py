@@ -164,15 +164,23 @@ class Generated:
     def operation_counts(self) -> dict:
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
-    def write(self, folder, overwrite: bool = False) -> Path:
+    def write(self, folder, overwrite: bool = False, cuda: bool = False) -> Path:
         """Write the sources and the manifest into ``folder``: all or nothing, the manifest last
-        (`rbdgen.codegen.folder`).
+        (`rbdgen.codegen.folder`); with ``cuda``, `cuda_files` too.
 
         An existing file with different content is never replaced, nor a previous run's file that this run
         does not write removed, unless ``overwrite`` is true (FileExistsError names them); identical files
         are left as they are. No other file of the folder is touched.
         """
-        return folder_files.write(Path(folder), self.files, f"{self.prefix}.json", overwrite)
+        files = {**self.files, **(self.cuda_files() if cuda else {})}
+        return folder_files.write(Path(folder), files, f"{self.prefix}.json", overwrite)
+
+    def cuda_files(self) -> dict:
+        """``<prefix>.cu`` (the C sources' per-state functions on a GPU, a kernel per operation) and its host
+        API ``<prefix>_cuda.h``, by file name (`rbdgen.codegen.cuda`)."""
+        from . import cuda
+
+        return cuda.files(self.manifest, __version__)
 
     def casadi(self, op: str, link=None):
         """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).

@@ -50,8 +50,8 @@ class PointKinematics:
         self.still = None if base is None else (base[0], base[1], base[2], (0,) * 6)     # Jdot nu: nudot = 0
         bodies = sorted({b for link in links for b in link_path(tree, link)})
         self.X0 = body_poses(tree, ops, q, self.still, bodies)
-        self.s = motion_subspaces(tree, self.X0, bodies)
-        self.v, self.a = velocities(tree, self.still, self.s, qd, bodies, [0] * tree.nb)
+        self.s = motion_subspaces(tree, ops, self.X0, bodies)
+        self.v, self.a = velocities(tree, ops, self.still, self.s, qd, bodies, [0] * tree.nb)
 
     def at(self, link, offset, kept):
         """``(rows, velocity, drift, p, R)`` of the point ``offset`` of ``link``: the Jacobian rows ``kept`` of

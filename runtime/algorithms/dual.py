@@ -75,6 +75,13 @@ def value(x):
     return x.v if isinstance(x, Dual) else x
 
 
+def _values(x):
+    """``x`` (a scalar, or nested tuples and lists of them) with each Dual replaced by its value."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_values(v) for v in x) if type(x) in (list, tuple) else tuple(_values(v) for v in x)
+    return value(x)
+
+
 def tangent(x, k):
     """The derivative of ``x`` along direction ``k`` (0 where it has none)."""
     return x.t.get(k, 0) if isinstance(x, Dual) else 0
@@ -94,6 +101,13 @@ class DualOps:
     @property
     def eps(self):
         return self.ops.eps
+
+    def scope(self, text: str):
+        return self.ops.scope(text)
+
+    def label(self, x, name: str) -> None:
+        """Name the values (a Dual's value; its tangents stay unnamed)."""
+        self.ops.label(_values(x), name)
 
     def _unary(self, x, f, df):
         if not isinstance(x, Dual):

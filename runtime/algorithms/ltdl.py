@@ -99,17 +99,20 @@ def ltdl(H, lam, ops, what: str, errors=None, conditioned: bool = True):
     D = [H[k][k] for k in range(n)]
     Dinv = [None] * n
     for k in reversed(range(n)):
-        ops.require_positive(D[k], errors or SingularError, f"{what} is not positive definite (pivot {k})")
-        if conditioned:
-            ops.require_positive(sp.sub(D[k], sp.mul(rcond_min, H[k][k])), errors or IllConditionedError,
-                                 f"{what} is ill-conditioned (equilibrated pivot {k} <= sqrt(eps))")
-        Dinv[k] = 1 / D[k]
-        for i in ancestors(lam, k):
-            a = sp.mul(A[k][i], Dinv[k])                                            # a = H_ki / H_kk
-            D[i] = sp.sub(D[i], sp.mul(A[k][i], a))                                 # H_ii -= H_ki a
-            for j in ancestors(lam, i):
-                A[i][j] = sp.sub(A[i][j], sp.mul(A[k][j], a))                       # H_ij -= H_kj a
-            A[k][i] = a                                                             # L_ki = a
+        with ops.scope(f"{what}, LTDL: pivot {k}"):
+            ops.require_positive(D[k], errors or SingularError, f"{what} is not positive definite (pivot {k})")
+            if conditioned:
+                ops.require_positive(sp.sub(D[k], sp.mul(rcond_min, H[k][k])), errors or IllConditionedError,
+                                     f"{what} is ill-conditioned (equilibrated pivot {k} <= sqrt(eps))")
+            Dinv[k] = 1 / D[k]
+            ops.label(Dinv[k], f"Dinv{k}")
+            for i in ancestors(lam, k):
+                a = sp.mul(A[k][i], Dinv[k])                                        # a = H_ki / H_kk
+                D[i] = sp.sub(D[i], sp.mul(A[k][i], a))                             # H_ii -= H_ki a
+                for j in ancestors(lam, i):
+                    A[i][j] = sp.sub(A[i][j], sp.mul(A[k][j], a))                   # H_ij -= H_kj a
+                A[k][i] = a                                                         # L_ki = a
+                ops.label(a, f"L{k}_{i}")
     return A, Dinv
 
 
@@ -169,7 +172,8 @@ def check_residual(H, lam, x, b, ops, what: str, error=IllConditionedError):
 def solve_tree(H, b, lam, ops, what: str):
     """Solve ``H x = b`` for the tree-patterned SPD ``H``: factorise, solve, check the residual."""
     L, Dinv = ltdl(H, lam, ops, what)
-    residual = _Residual(H, lam, b)
-    x = ltdl_apply_inverse(L, Dinv, lam, b, residual.take)
-    residual.check(x, ops, what)
+    with ops.scope(f"{what}, LTDL: solve and residual"):
+        residual = _Residual(H, lam, b)
+        x = ltdl_apply_inverse(L, Dinv, lam, b, residual.take)
+        residual.check(x, ops, what)
     return x
