@@ -31,7 +31,7 @@ from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
 from .generator import (ALL_OPERATIONS, CONFIGURATION_OPERATIONS, CONTACT_OPERATIONS, CONTROL_OPERATIONS,
-                        DERIVATIVE_OPERATIONS,
+                        DERIVATIVE_OPERATIONS, LOOP_OPERATIONS,
                         FD_ALGORITHMS, KINEMATICS_OPERATIONS, generate, load_robot)
 
 
@@ -155,7 +155,7 @@ def _contacts(args) -> dict:
     except (TypeError, ValueError) as exc:
         raise UsageError(f"--contact: {exc}") from None
     return {"contacts": contacts, "baumgarte": tuple(args.baumgarte), "damping": args.damping,
-            "restitution": args.restitution}
+            "restitution": args.restitution, "actuated": tuple(args.actuated or ())}
 
 
 def cmd_generate(args, progress: Progress) -> int:
@@ -167,8 +167,8 @@ def cmd_generate(args, progress: Progress) -> int:
                              **_contacts(args), **options)
     except ValueError as exc:
         if (args.contact and "link" in str(exc) or "contacts" in str(exc)
-                or str(exc).startswith(("baumgarte", "damping", "restitution"))):
-            raise UsageError(f"--contact: {exc}") from None
+                or str(exc).startswith(("baumgarte", "damping", "restitution", "actuated"))):
+            raise UsageError(f"--{'actuated' if 'actuated' in str(exc) else 'contact'}: {exc}") from None
         if args.frames is None or "link" not in str(exc):
             raise
         raise UsageError(f"--frames: {exc}") from None
@@ -318,13 +318,14 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     g.add_argument("--ops", nargs="+",
                    choices=(ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS + CONTROL_OPERATIONS
-                            + CONFIGURATION_OPERATIONS + CONTACT_OPERATIONS),
+                            + CONFIGURATION_OPERATIONS + CONTACT_OPERATIONS + LOOP_OPERATIONS),
                    default=list(ALL_OPERATIONS), metavar="OP",
                    help=f"operations to generate (default: the {len(ALL_OPERATIONS)} dynamics operations "
                         f"{' '.join(ALL_OPERATIONS)}; on request: the derivatives {' '.join(DERIVATIVE_OPERATIONS)}, "
                         f"the kinematics {' '.join(KINEMATICS_OPERATIONS)}, for controllers "
                         f"{' '.join(CONTROL_OPERATIONS)} and the configuration space "
-                        f"{' '.join(CONFIGURATION_OPERATIONS)}; with --contact: {' '.join(CONTACT_OPERATIONS)})")
+                        f"{' '.join(CONFIGURATION_OPERATIONS)}; with --contact: {' '.join(CONTACT_OPERATIONS)}; "
+                        f"with --actuated: {' '.join(LOOP_OPERATIONS)})")
     g.add_argument("--contact", nargs="+", metavar="LINK[:point|frame][@x,y,z]",
                    help="contacts of the constrained operations: a point (3 rows, default) or a frame (6 rows) on LINK, "
                         "at the offset x,y,z in the link frame [m]")
@@ -335,6 +336,8 @@ def parser() -> argparse.ArgumentParser:
                    help="proximal damping of the contact solve (10 iterations): dependent contacts then solve; "
                         "0 (default): they return ConstraintError's status")
     g.add_argument("--restitution", type=float, default=0.0, help="impulse_dynamics' restitution in [0, 1]")
+    g.add_argument("--actuated", nargs="+", metavar="JOINT",
+                   help="a model with closed loops: the actuated joints of loop_inverse_dynamics")
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",

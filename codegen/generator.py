@@ -46,6 +46,9 @@ CONFIGURATION_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.g
 #: Constrained dynamics on the contacts declared with ``contacts=`` (`rbdgen.contacts`): when asked for.
 CONTACT_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "contacts")
 
+#: The inverse dynamics of a model with closed loops, on its joints declared with ``actuated=``: when asked for.
+LOOP_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "loops")
+
 
 def leaf_links(model: RobotModel) -> tuple:
     """The links on the bodies without a moving child (a robot without moving joints: every link)."""
@@ -118,7 +121,7 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
     """``forward_dynamics`` traced with the algorithm ``choice`` names (`FD_ALGORITHMS`, or ``"auto"``)."""
     if choice != "auto" and choice not in FD_ALGORITHMS:
         raise ValueError(f"fd_algorithm must be 'auto' or one of {list(FD_ALGORITHMS)}, got {choice!r}")
-    if tree.nj != tree.nb:  # mimic joints: the record's algorithm is CRBA's already
+    if tree.nj != tree.nb or tree.loops:  # mimic joints, closed loops: the record's algorithm is CRBA's already
         kernel = trace_operation(model, FORWARD_DYNAMICS.name, tree)
         kernel.algorithm = "crba"
         return kernel
@@ -269,7 +272,7 @@ def load_robot(path, **load_options) -> RobotModel:
 
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
              prefix: str = None, frames=None, fd_algorithm: str = "auto", contacts=(), baumgarte=(0.0, 0.0),
-             damping=0.0, restitution=0.0, **load_options) -> Generated:
+             damping=0.0, restitution=0.0, actuated=(), **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
     ``model_or_urdf`` is a `RobotModel` or the path of a URDF, xacro or MJCF file (then
@@ -281,7 +284,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     robot), ``"aba"`` or ``"crba"`` (`FD_ALGORITHMS`); the manifest and the header say which.
     ``contacts`` (`rbdgen.Contact` objects), ``baumgarte=(kp, kd)``, ``damping`` (mu, or ``(mu, iterations)``)
     and ``restitution`` declare what ``contact_dynamics`` and ``impulse_dynamics`` (`CONTACT_OPERATIONS`)
-    solve for (`rbdgen.contacts`); the manifest records them.
+    solve for (`rbdgen.contacts`); the manifest records them. A model with closed loops (`rbdgen.loops`):
+    ``baumgarte`` and ``damping`` are also its loops', ``actuated`` (joint names) the joints whose torques
+    ``loop_inverse_dynamics`` returns.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
@@ -293,10 +298,14 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     unknown = [op for op in ops if op not in OPERATIONS]
     if unknown or not ops:
         raise ValueError(f"unknown operations {unknown}; choose from {list(OPERATIONS)}")
-    declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution)
+    declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution, actuated)
     constrained = [op for op in ops if operation(op).group == "contacts"]
-    if constrained and declared is None:
+    if constrained and not declared:
         raise ValueError(f"{constrained} need contacts: pass contacts=[rbdgen.Contact(link), ...] (--contact LINK)")
+    looped = [op for op in ops if operation(op).group == "loops"]
+    if looped and not (declared is not None and declared.actuated):
+        raise ValueError(f"{looped} need a model with closed loops and its actuated joints: pass "
+                         f"actuated=[joint, ...]")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     if prefix is None:
@@ -367,7 +376,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
                     **({"frames": [model.links[k].name for k in links]} if linked else {}),
                     **({"fd_algorithm": fd_algorithm} if fd_algorithm != "auto" else {}),
-                    **(declared.as_dict() if declared else {}),
+                    **(declared.as_dict() if declared is not None else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "shapes": interface["shapes"],

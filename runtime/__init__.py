@@ -24,6 +24,7 @@ from .errors import (
     ValidationError,
 )
 from .contacts import Contact
+from .loops import Loop
 from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
 from .ik import IkOptions
 from .interface import DYNAMICS, KINEMATICS, BaseState, Load, Pose
@@ -92,6 +93,7 @@ __all__ = [
     "InvalidInputError",
     "Joint",
     "Limits",
+    "Loop",
     "Link",
     "Mimic",
     "ManifestError",

@@ -35,8 +35,10 @@ import os
 import re
 import stat
 from collections.abc import Mapping
+from typing import Optional
 
 from .errors import ModelError
+from .loops import Loop
 from .model import STANDARD_GRAVITY, Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform, unit_axis
 from .inertias import inertia_policy, police, report
 from .names import default_prefix
@@ -346,6 +348,7 @@ class RobotBuilder:
         self.name = symbol_name(name)
         self._links: dict[str, Inertia] = {}
         self._joints: list[JointSpec] = []
+        self._loops: list[Loop] = []
 
     def add_link(self, name: str, mass: float = 0.0, com=(0.0, 0.0, 0.0), rotational=((0.0,) * 3,) * 3):
         if not isinstance(name, str) or not name:
@@ -375,9 +378,21 @@ class RobotBuilder:
         self._joints.append(spec)
         return self
 
+    def loop(self, link1: str, link2: Optional[str], kind: str = "point", offset1=(0.0, 0.0, 0.0),
+             offset2=(0.0, 0.0, 0.0), rpy=(0.0, 0.0, 0.0)):
+        """Close a loop (`rbdgen.Loop`): the point ``offset1`` of ``link1`` stays on the point ``offset2`` of
+        ``link2`` (None: the world); ``kind="frame"`` also holds link2's orientation at ``rpy`` in link1's frame."""
+        try:
+            rotation = Transform.from_rpy((0.0, 0.0, 0.0), rpy).quaternion
+            self._loops.append(Loop(link1, link2, kind, offset1, offset2, rotation))
+        except (ModelError, TypeError, ValueError) as exc:
+            raise ModelError(f"loop {link1!r}-{link2!r}: {exc}") from None
+        return self
+
     def build(self, floating=False, joint_order=None, armature=None, gravity=STANDARD_GRAVITY,
               inertia="warn") -> RobotModel:
         """The validated model; options as for `rbdgen.load_urdf` (``inertia``: the policy for
         link inertias no rigid body has, applied here)."""
-        return assemble(self.name, self._links, self._joints, floating=floating, joint_order=joint_order,
-                        armature=armature, gravity=gravity, inertia=inertia)
+        model = assemble(self.name, self._links, self._joints, floating=floating, joint_order=joint_order,
+                         armature=armature, gravity=gravity, inertia=inertia)
+        return dataclasses.replace(model, loops=tuple(self._loops)) if self._loops else model

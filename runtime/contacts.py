@@ -92,11 +92,14 @@ class ContactModel:
     mu: float = 0.0  # proximal damping; 0: an exact solve that reports dependent contacts
     iterations: int = 0  # proximal iterations (0 when mu is 0)
     restitution: float = 0.0
+    actuated: tuple = ()  # the actuated joints of a model with loops (`loop_inverse_dynamics`), by name
 
     @staticmethod
-    def declare(model, contacts, baumgarte=(0.0, 0.0), damping=0.0, restitution=0.0) -> Optional["ContactModel"]:
+    def declare(model, contacts, baumgarte=(0.0, 0.0), damping=0.0, restitution=0.0,
+                actuated=()) -> Optional["ContactModel"]:
         """The `ContactModel` of ``contacts`` (`Contact` objects) on ``model``; None for no contacts (then the
-        settings must be their defaults). ``damping``: mu, or ``(mu, iterations)``."""
+        settings must be their defaults, or the settings of the model's loops). ``damping``: mu, or
+        ``(mu, iterations)``; ``actuated``: joint names (a model with loops)."""
         contacts = tuple(contacts or ())
         for c in contacts:
             if not isinstance(c, Contact):
@@ -113,13 +116,29 @@ class ContactModel:
             raise ValueError(f"damping: iterations must be an integer in [1, 1000] with mu > 0 (none without "
                              f"damping), got {damping!r}")
         restitution = _real(restitution, "restitution", 0.0, 1.0)
+        if isinstance(actuated, str) or not all(isinstance(j, str) for j in actuated):
+            raise TypeError(f"actuated: expected a list of joint names, got {actuated!r}")
+        actuated = tuple(actuated)
+        if actuated and not model.loops:
+            raise ValueError("actuated joints are for the inverse dynamics of a model with closed loops; this "
+                             "model has none")
+        unknown = [j for j in actuated if j not in model.joint_names]
+        if unknown or len(set(actuated)) != len(actuated):
+            raise ValueError(f"actuated: {unknown or actuated} are not distinct independent joints of the model; "
+                             f"its joints are {list(model.joint_names)}")
         if not contacts:
-            if (kp, kd, mu, restitution) != (0.0, 0.0, 0.0, 0.0):
-                raise ValueError("baumgarte, damping and restitution need contacts: declare them with "
-                                 "contacts=[rbdgen.Contact(link), ...]")
-            return None
+            if (kp, kd, mu, restitution, actuated) == (0.0, 0.0, 0.0, 0.0, ()):
+                return None
+            if not model.loops:
+                raise ValueError("baumgarte, damping and restitution need contacts or closed loops: declare them "
+                                 "with contacts=[rbdgen.Contact(link), ...]")
+            # the settings of a model's loops (`rbdgen.loops`): no contacts, so false in a boolean test
         links = tuple(model.link_id(c.link) for c in contacts)
-        return ContactModel(contacts, links, kp, kd, mu, int(iterations), restitution)
+        return ContactModel(contacts, links, kp, kd, mu, int(iterations), restitution, actuated)
+
+    def __bool__(self) -> bool:
+        """Whether contacts are declared (settings alone are a model's loops')."""
+        return bool(self.contacts)
 
     @property
     def rows(self) -> int:
@@ -138,18 +157,19 @@ class ContactModel:
     def as_dict(self) -> dict:
         """The manifest's and `NumpySolver`'s form: ``contacts``, ``baumgarte``, ``damping``, ``restitution``."""
         return {"contacts": [c.as_dict() for c in self.contacts], "baumgarte": [self.kp, self.kd],
-                "damping": [self.mu, self.iterations], "restitution": self.restitution}
+                "damping": [self.mu, self.iterations], "restitution": self.restitution,
+                **({"actuated": list(self.actuated)} if self.actuated else {})}
 
     def options(self) -> dict:
         """The keyword arguments of `rbdgen.generate` and `rbdgen.NumpySolver` that declare these contacts."""
         return {"contacts": self.contacts, "baumgarte": (self.kp, self.kd), "damping": (self.mu, self.iterations),
-                "restitution": self.restitution}
+                "restitution": self.restitution, "actuated": self.actuated}
 
     @staticmethod
     def from_dict(model, options: Optional[dict]) -> Optional["ContactModel"]:
         """The `ContactModel` a manifest's options record (None where they have no contacts)."""
-        if not options or not options.get("contacts"):
+        if not options or "contacts" not in options:
             return None
         contacts = [Contact(c["link"], c["kind"], tuple(c["offset"])) for c in options["contacts"]]
         return ContactModel.declare(model, contacts, tuple(options["baumgarte"]), tuple(options["damping"]),
-                                    options["restitution"])
+                                    options["restitution"], tuple(options.get("actuated", ())))

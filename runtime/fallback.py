@@ -33,7 +33,8 @@ class NumpySolver(SolverBase):
     ``NumpySolver(model)`` is a `FixedNumpySolver` or a `FloatingNumpySolver`, as the model's base.
     ``contacts`` (`rbdgen.Contact` objects), ``baumgarte=(kp, kd)``, ``damping=mu`` or ``(mu, iterations)``
     and ``restitution`` declare the contacts of ``contact_dynamics`` and ``impulse_dynamics``
-    (`rbdgen.contacts`), as `rbdgen.generate` takes them.
+    (`rbdgen.contacts`), as `rbdgen.generate` takes them; with ``actuated`` (joint names) also the closed loops'
+    settings (`rbdgen.loops`).
     """
 
     def __new__(cls, model: RobotModel, **contacts):
@@ -41,8 +42,9 @@ class NumpySolver(SolverBase):
             cls = FloatingNumpySolver if model.floating else FixedNumpySolver
         return super().__new__(cls)
 
-    def __init__(self, model: RobotModel, contacts=(), baumgarte=(0.0, 0.0), damping=0.0, restitution=0.0):
-        declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution)
+    def __init__(self, model: RobotModel, contacts=(), baumgarte=(0.0, 0.0), damping=0.0, restitution=0.0,
+                 actuated=()):
+        declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution, actuated)
         super().__init__(model, declared)
         self.tree = Tree.from_model(model, declared)
         self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 
 from . import dask_arrays
 from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, operation
+from .loops import LoopModel
 from .model import RobotModel
 
 #: The single-result dynamics operations (dynibo's); ``passive_terms`` adds the combined one.
@@ -185,8 +186,9 @@ class SolverBase(abc.ABC):
         #: The contacts declared for the constrained operations (`rbdgen.contacts.ContactModel`), or None.
         self.contacts = contacts
         #: The sizes shapes are written in (J, G, L; K, C, R with contacts), computed once: every call reads them.
+        loops = LoopModel.declare(model, contacts)
         self._dimensions = {"J": model.joint_count, "G": model.generalized_count, "L": len(model.links),
-                            **(contacts.dimensions() if contacts else {})}
+                            **(contacts.dimensions() if contacts else {}), **(loops.dimensions() if loops else {})}
         self._input_sizes = {name: port.size(self._dimensions) for name, port in INPUTS.items()
                              if all(d in self._dimensions or not isinstance(d, str) for d in port.shape)}
         self._output_shapes = {name: port.dims(self._dimensions) for name, port in OUTPUTS.items()}
@@ -374,6 +376,9 @@ class SolverBase(abc.ABC):
         if record.group == "contacts" and not self.contacts:
             raise ValueError(f"{op}: no contacts declared; pass contacts=[rbdgen.Contact(link), ...] to "
                              f"rbdgen.generate or rbdgen.NumpySolver")
+        if record.group == "loops" and not (self.contacts is not None and self.contacts.actuated):
+            raise ValueError(f"{op}: no actuated joints declared; pass actuated=[joint, ...] to rbdgen.generate or "
+                             f"rbdgen.NumpySolver (a model with closed loops)")
         names = [n for n in self._input_names(record) if n != "loads"] + (["link"] if record.link else [])
         if len(args) != len(names):
             raise TypeError(f"{op}({', '.join(names)}) takes {len(names)} positional arguments, got {len(args)}")

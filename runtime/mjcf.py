@@ -11,8 +11,11 @@ mass and inertia as compiled (``body_mass``, ``body_ipos``/``body_iquat``,
   where the file puts it) is folded into the joint's origin. A hinge turns about
   its ``pos`` (the anchor); several joints in one body act one after the other,
   as in MuJoCo, through massless frames named ``<body>.<joint>``.
-  ``armature`` is kept; damping, springs, friction loss, actuators, equality
-  constraints and contacts are not dynamics of the tree and are ignored.
+  ``armature`` is kept; damping, springs, friction loss, actuators and contacts
+  are not dynamics of the tree and are ignored.
+* ``<equality>``: ``connect`` and ``weld`` between bodies become the model's
+  closed loops (`rbdgen.loops`), held exactly (MuJoCo's ``solref``/``solimp``
+  softness is not modelled); other kinds are left out with a warning.
 * A ``free`` joint on a child of the world is the floating base; its body is
   the root link. ``floating=None`` follows the file; ``floating=True`` makes the
   world's only child a floating base, ``floating=False`` welds a free body at
@@ -28,6 +31,7 @@ mass and inertia as compiled (``body_mass``, ``body_ipos``/``body_iquat``,
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 import math
@@ -38,6 +42,7 @@ import defusedxml.ElementTree
 
 from .builder import JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .errors import ModelError
+from .loops import Loop
 from .inertias import inertia_policy, noted, report
 from .model import Inertia, Limits, RobotModel, Transform, quaternion_matrix
 
@@ -266,11 +271,47 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity, policy, balanced) ->
             logger.info("body %r: free joint welded at its pose in the file (floating=False)", body_names[b])
         joints.append(JointSpec(name=f"{body_names[b]}.weld", type="fixed", parent=parent, child=body_names[b],
                                 origin=pose))
-    if m.neq:
-        logger.warning("%d equality constraints ignored (rbdgen models the kinematic tree only)", m.neq)
+    loops = _equality_loops(m, mujoco, body_names, floating)
     model = assemble(robot_name, links, joints, floating=floating, joint_order="depth_first", armature=armature,
                      gravity=tuple(float(g) for g in (m.opt.gravity if gravity is None else gravity)), inertia=policy)
+    if loops:
+        model = dataclasses.replace(model, loops=loops)
     if not balanced:
         return model
     notes = [noted(body_names[b], given, policy, allowance=False) for b, given in balanced]
     return report(model, policy, notes, links)
+
+
+def _equality_loops(m, mujoco, body_names, floating) -> tuple:
+    """The ``<equality>`` constraints as `Loop` objects: ``connect`` (MuJoCo's ``eq_data``: the anchor in body1's
+    frame, then in body2's) and ``weld`` (the anchor in body2's frame, then in body1's, then body2's orientation
+    relative to body1, wxyz); the world is None for a floating base. Other kinds, site-based ones and those
+    inactive in the file are left out with a warning."""
+    CONNECT, WELD = int(mujoco.mjtEq.mjEQ_CONNECT), int(mujoco.mjtEq.mjEQ_WELD)
+    BODY = int(mujoco.mjtObj.mjOBJ_BODY)
+    EQ = mujoco.mjtObj.mjOBJ_EQUALITY
+    loops = []
+    for k in range(m.neq):
+        name = _name(mujoco, m, EQ, k, f"equality {k}")
+        kind = int(m.eq_type[k])
+        if kind not in (CONNECT, WELD):
+            logger.warning("equality %r: %s constraints are not supported (only connect and weld); ignored", name,
+                           mujoco.mjtEq(kind).name[len("mjEQ_"):].lower())
+            continue
+        if int(m.eq_objtype[k]) != BODY:
+            logger.warning("equality %r: a constraint between sites is not supported (name body1/body2); ignored",
+                           name)
+            continue
+        if not m.eq_active0[k]:
+            logger.warning("equality %r: inactive in the file (active=\"false\"); ignored", name)
+            continue
+        ends = [None if b == 0 and floating else body_names[b] for b in (m.eq_obj1id[k], m.eq_obj2id[k])]
+        data = [float(x) for x in m.eq_data[k]]
+        if kind == CONNECT:
+            loops.append(Loop(ends[0], ends[1], "point", data[0:3], data[3:6]))
+            continue
+        if data[10] != 1.0:
+            logger.warning("equality %r: torquescale %g ignored (a hard weld holds the orientation)", name, data[10])
+        w, x, y, z = data[6:10]
+        loops.append(Loop(ends[0], ends[1], "frame", data[3:6], data[0:3], (x, y, z, w)))
+    return tuple(loops)

@@ -32,6 +32,7 @@ import math
 from typing import Optional
 
 from .errors import ModelError
+from .loops import Loop, LoopModel  # noqa: F401  (LoopModel: the algorithms read it through the model layer)
 
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]
@@ -422,6 +423,8 @@ class RobotModel:
     floating: bool = False
     base_inertia: Inertia = Inertia()
     gravity: Vec3 = STANDARD_GRAVITY
+    #: Closed kinematic loops (`rbdgen.loops.Loop`): always-active constraints between links.
+    loops: tuple = ()
     #: How the loader treated link inertias no rigid body has (an `InertiaReport`;
     #: None for a model built directly). Not part of the model's identity: its values are.
     inertia_report: Optional[InertiaReport] = dataclasses.field(default=None, compare=False)
@@ -452,6 +455,13 @@ class RobotModel:
             if master is None or master.mimic is not None:
                 raise ModelError(f"joint {joint.name!r} mimics {joint.mimic.joint!r}, which is not an independent "
                                  f"joint of the model (chains of mimics must be resolved to their first joint)")
+        object.__setattr__(self, "loops", tuple(self.loops))
+        for loop in self.loops:
+            if not isinstance(loop, Loop):
+                raise ModelError(f"loops: expected rbdgen.Loop objects, got {type(loop).__name__}")
+            unknown = [n for n in (loop.link1, loop.link2) if n is not None and n not in link_names]
+            if unknown:
+                raise ModelError(f"loop {loop.link1!r}-{loop.link2!r}: unknown links {unknown}; links are {link_names}")
         if self.floating and self.base_inertia.mass + sum(j.inertia.mass for j in self.joints) <= 0.0:
             raise ModelError("floating base: the whole tree is massless")
 
@@ -507,6 +517,10 @@ class RobotModel:
         loader's report, in the manifest on its own) does not."""
         data = dataclasses.asdict(self)
         del data["inertia_report"]
+        if self.loops:  # a model without loops keeps the digest it had before loops existed
+            data["loops"] = [loop.as_dict() for loop in self.loops]
+        else:
+            del data["loops"]
         for joint in data["joints"]:
             if joint["mimic"] is None:
                 del joint["mimic"]
@@ -527,7 +541,9 @@ class RobotModel:
             for j in data["joints"]
         ]
         links = [Link(link["name"], link["body"], transform(link["pose"])) for link in data["links"]]
-        return RobotModel(data["name"], joints, links, data["floating"], inertia(data["base_inertia"]), data["gravity"])
+        loops = [Loop.from_dict(loop) for loop in data.get("loops", ())]
+        return RobotModel(data["name"], joints, links, data["floating"], inertia(data["base_inertia"]), data["gravity"],
+                          loops)
 
     @property
     def digest(self) -> str:

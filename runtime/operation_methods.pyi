@@ -1707,6 +1707,54 @@ class FixedBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         """
         ...
 
+    def loop_inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None, mask: Mask = None, threads: Threads = None) -> Tuple[np.ndarray, np.ndarray]:
+        """The actuated joints' forces and the loop forces of a motion consistent with the closed loops:
+            S^T tau_actuated + J^T loop_forces = M qdd + C qd + g + J^T loads (least norm; `rbdgen.loops`).
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        qdd : array_like, shape (J,) or (N, J)
+            Joint accelerations [rad/s^2, m/s^2].
+        loads : sequence of Load or array_like, shape (L, 6) or (N, L, 6), optional
+            Wrenches [torque, force] the links apply to their environment, at each link's origin
+            in its frame, indexed by `link_id` [N m, N]. None or empty: no loads.
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        (tau_actuated, loop_forces) : (ndarray, ndarray)
+            tau_actuated, shape (A,) or (N, A), the actuated joints' in declaration order; loop_forces,
+            shape (LC,) or (N, LC): per point loop [fx, fy, fz], per frame loop [torque, force] about its
+            point, world axes, what link2 exerts on link1.
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
     def contact_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, active: ArrayLike, reference: Optional[ArrayLike] = None, *, loads: Loads = None, mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
         """Jacobians of `contact_dynamics` (forward-mode derivatives of the same algorithm): d acc/dx and d forces/dx.
 
@@ -3658,6 +3706,58 @@ class FloatingBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         (qd_plus, impulses) : (ndarray, ndarray)
             qd_plus, shape (G,) or (N, G); impulses, shape (C,) or (N, C), laid out as
             `contact_dynamics`' forces [N s, N m s].
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def loop_inverse_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, loads: Loads = None, mask: Mask = None, threads: Threads = None) -> Tuple[np.ndarray, np.ndarray]:
+        """The actuated joints' forces and the loop forces of a motion consistent with the closed loops:
+            S^T tau_actuated + J^T loop_forces = M qdd + C qd + g + J^T loads (least norm; `rbdgen.loops`).
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        base : BaseState
+            The floating base: translation (3), unit-or-not quaternion rotation_xyzw (4),
+            velocity [omega_W, pdot_W] and classical acceleration [omegadot_W, pddot_W] (6 each,
+            world axes, angular first, default 0); each field unbatched or with a leading N.
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        qdd : array_like, shape (J,) or (N, J)
+            Joint accelerations [rad/s^2, m/s^2].
+        loads : sequence of Load or array_like, shape (L, 6) or (N, L, 6), optional
+            Wrenches [torque, force] the links apply to their environment, at each link's origin
+            in its frame, indexed by `link_id` [N m, N]. None or empty: no loads.
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        (tau_actuated, loop_forces) : (ndarray, ndarray)
+            tau_actuated, shape (A,) or (N, A), the actuated joints' in declaration order; loop_forces,
+            shape (LC,) or (N, LC): per point loop [fx, fy, fz], per frame loop [torque, force] about its
+            point, world axes, what link2 exerts on link1.
 
         Raises
         ------

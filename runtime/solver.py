@@ -180,7 +180,7 @@ class CompiledSolver(SolverBase):
 
         log.info("validating %s: %d operations against the NumPy engine at %d random states", self.prefix,
                  len(self.operations), samples)
-        reference = NumpySolver(self.model, **(self.contacts.options() if self.contacts else {}))
+        reference = NumpySolver(self.model, **(self.contacts.options() if self.contacts is not None else {}))
         st = random_states(self.model, samples, seed, load_links=self.link_names)
         other = random_states(self.model, samples, seed + 1)  # the second state of `difference`
         state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads,

@@ -389,8 +389,8 @@ class Printer:
             return None
         k, start = first.args
         n, m, position = self.solved[k]
-        if start % n or any(not (isinstance(v, Expr) and v.op == "ret" and v.args == (k, start + j))
-                            for j, v in enumerate(values)):
+        if start % n or len(values) % n or any(not (isinstance(v, Expr) and v.op == "ret" and v.args == (k, start + j))
+                                               for j, v in enumerate(values)):
             return None
         at = [position[start // n + c] for c in range(len(values) // n)]
         return (f"{{ {int_table('at', at)} int col, row; "

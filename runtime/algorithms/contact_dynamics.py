@@ -42,33 +42,62 @@ WHAT_MASS = "mass matrix (contact dynamics)"
 WHAT_CONTACTS = "contact constraints: J M^-1 J^T of the active contacts (dependent or redundant contacts: declare damping)"
 
 
+class PointKinematics:
+    """The kinematics of points on ``links`` (their paths only): `at` gives a point's constraint rows."""
+
+    def __init__(self, tree, ops, q, qd, base, links):
+        self.tree = tree
+        self.still = None if base is None else (base[0], base[1], base[2], (0,) * 6)     # Jdot nu: nudot = 0
+        bodies = sorted({b for link in links for b in link_path(tree, link)})
+        self.X0 = body_poses(tree, ops, q, self.still, bodies)
+        self.s = motion_subspaces(tree, ops, self.X0, bodies)
+        self.v, self.a = velocities(tree, ops, self.still, self.s, qd, bodies, [0] * tree.nb)
+
+    def at(self, link, offset, kept):
+        """``(rows, velocity, drift, p, R)`` of the point ``offset`` of ``link``: the Jacobian rows ``kept`` of
+        ``[omega, pdot]`` (G coordinates), ``v_c = J nu``, ``Jdot nu``, the point and the link rotation."""
+        tree = self.tree
+        E, r = link_pose(tree, self.X0, link)
+        p = sp.vadd(r, sp.mtv3(E, offset))                                            # p = r + R offset
+        body = tree.link_body[link]
+        on_path = set(link_path(tree, link))
+        columns = [at_point(c, p) for c in base_columns(tree, self.still)]
+        columns += [at_point(self.s[i], p) if i in on_path else (0,) * 6 for i in range(tree.nb)]
+        vb, ab = self.v[body], self.a[body]
+        rows = [coordinates.forces(tree, [col[r] for col in columns]) for r in kept]
+        velocity = [at_point(vb, p)[r] for r in kept]                                  # v_c = J nu
+        drift = [classical(ab, vb, p)[r] for r in kept]                                # Jdot nu
+        return rows, velocity, drift, p, sp.transpose3(E)
+
+
+def kept_rows(kind):
+    """The rows of ``[omega, pdot]`` a constraint of ``kind`` holds."""
+    return range(6) if kind == "frame" else range(3, 6)
+
+
 class ContactKinematics:
     """Per contact row (world axes): the Jacobian row over the G coordinates, ``v_c`` and ``Jdot nu``; per
     contact: its point ``p``, its link rotation ``R`` and the first row's index."""
 
     def __init__(self, tree, ops, q, qd, base):
         model = tree.contacts
-        still = None if base is None else (base[0], base[1], base[2], (0,) * 6)     # Jdot nu: nudot = 0
-        bodies = sorted({b for link in model.links for b in link_path(tree, link)})
-        X0 = body_poses(tree, ops, q, still, bodies)
-        s = motion_subspaces(tree, ops, X0, bodies)
-        v, a = velocities(tree, ops, still, s, qd, bodies, [0] * tree.nb)
+        points = PointKinematics(tree, ops, q, qd, base, model.links)
         self.rows, self.velocity, self.drift, self.points, self.rotations, self.first = [], [], [], [], [], []
         for contact, link in zip(model.contacts, model.links):
-            E, r = link_pose(tree, X0, link)
-            p = sp.vadd(r, sp.mtv3(E, contact.offset))                                # p = r + R offset
-            body = tree.link_body[link]
-            on_path = set(link_path(tree, link))
-            columns = [at_point(c, p) for c in base_columns(tree, still)]
-            columns += [at_point(s[i], p) if i in on_path else (0,) * 6 for i in range(tree.nb)]
-            vb, ab = v[body], a[body]
-            kept = range(6) if contact.kind == "frame" else range(3, 6)
+            rows, velocity, drift, p, R = points.at(link, contact.offset, kept_rows(contact.kind))
             self.first.append(len(self.rows))
-            self.rows += [coordinates.forces(tree, [col[r] for col in columns]) for r in kept]
-            self.velocity += [at_point(vb, p)[r] for r in kept]                        # v_c = J nu
-            self.drift += [classical(ab, vb, p)[r] for r in kept]                      # Jdot nu
+            self.rows += rows
+            self.velocity += velocity
+            self.drift += drift
             self.points.append(p)
-            self.rotations.append(sp.transpose3(E))
+            self.rotations.append(R)
+
+
+def rotation_error(R, Rref):
+    """``vee(A - A^T) / 2`` with ``A = R R_ref^T``: sin(angle) axis (world) from R_ref to R."""
+    A = sp.mm3(R, sp.transpose3(Rref))
+    return [sp.mul(0.5, sp.sub(A[2][1], A[1][2])), sp.mul(0.5, sp.sub(A[0][2], A[2][0])),
+            sp.mul(0.5, sp.sub(A[1][0], A[0][1]))]
 
 
 def _errors(model, kin, reference):
@@ -79,9 +108,7 @@ def _errors(model, kin, reference):
         if contact.kind == "frame":
             quat = reference[at + 3: at + 7]
             Rref = quaternion_matrix(quat, 2 / sp.dot(quat, quat))
-            A = sp.mm3(R, sp.transpose3(Rref))                                        # R R_ref^T
-            e += [sp.mul(0.5, sp.sub(A[2][1], A[1][2])), sp.mul(0.5, sp.sub(A[0][2], A[2][0])),
-                  sp.mul(0.5, sp.sub(A[1][0], A[0][1]))]
+            e += rotation_error(R, Rref)
             at += 7
         else:
             at += 3
@@ -94,7 +121,7 @@ def _masks(model, active):
     return [active[k] for k, c in enumerate(model.contacts) for _ in range(c.rows)]
 
 
-def _solve_constraints(model, ops, rows, X, rhs, masks):
+def solve_constraints(model, ops, rows, X, rhs, masks, what=WHAT_CONTACTS):
     """f from ``D f = rhs`` on the active rows (the module docstring's masking and proximal damping)."""
     n = len(rows)
     upper = {(i, j): sp.dot(rows[i], X[j]) for i in range(n) for j in range(i, n)}      # J M^-1 J^T
@@ -103,10 +130,10 @@ def _solve_constraints(model, ops, rows, X, rhs, masks):
          for i in range(n)]
     b = [sp.mul(m, r) for m, r in zip(masks, rhs)]
     lam = chain(n)
-    L, Dinv = ltdl(D, lam, ops, WHAT_CONTACTS, errors=ConstraintError, conditioned=model.mu == 0)
+    L, Dinv = ltdl(D, lam, ops, what, errors=ConstraintError, conditioned=model.mu == 0)
     if model.mu == 0:
         (f,) = ops.solve_ltdl(L, Dinv, lam, [b])
-        check_residual(D, lam, f, b, ops, WHAT_CONTACTS, error=ConstraintError)
+        check_residual(D, lam, f, b, ops, what, error=ConstraintError)
         return f
     f = [0] * n
     for _ in range(model.iterations):
@@ -114,36 +141,51 @@ def _solve_constraints(model, ops, rows, X, rhs, masks):
     return f
 
 
-def _mass_matrix(tree, ops, q, quat):
+def mass_matrix(tree, ops, q, quat):
     return coordinates.matrix(tree, crba(tree, ops, q, quat))
 
 
-def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference):
-    """``(acc, forces)`` of the module docstring; ``nu`` the G velocities, ``h`` the G bias forces (with loads),
-    ``base`` None (fixed) or (translation, quaternion, velocity, acceleration)."""
-    model = tree.contacts
-    kin = ContactKinematics(tree, ops, q, qd, base)
-    M = _mass_matrix(tree, ops, q, None if base is None else base[1])
-    *X, acc_free = solve_columns(M, coordinate_parents(tree), kin.rows + [[sp.sub(t, b) for t, b in zip(tau, h)]],
-                                 ops, WHAT_MASS)
-    target = [sp.neg(sp.mul(model.kd, v)) for v in kin.velocity]                     # -kd v_c
-    if model.kp:
-        target = [sp.sub(t, sp.mul(model.kp, e)) for t, e in zip(target, _errors(model, kin, reference))]
-    rhs = [sp.sub(sp.sub(t, d), sp.dot(row, acc_free)) for t, d, row in zip(target, kin.drift, kin.rows)]
-    f = _solve_constraints(model, ops, kin.rows, X, rhs, _masks(model, active))
+def solve_dynamics(settings, tree, ops, M, rows, drift, target, force, masks, what):
+    """``(acc, f)`` from ``M acc = force + J^T f`` and ``J acc + drift = target`` on the rows ``masks`` keeps:
+    ``M^-1 [J^T, force]`` by one tree-sparse LTDL, then the Delassus system (`solve_constraints`)."""
+    *X, acc_free = solve_columns(M, coordinate_parents(tree), rows + [force], ops, WHAT_MASS)
+    rhs = [sp.sub(sp.sub(t, d), sp.dot(row, acc_free)) for t, d, row in zip(target, drift, rows)]
+    f = solve_constraints(settings, ops, rows, X, rhs, masks, what)
     acc = [sp.add(a, sp.dot([x[g] for x in X], f)) for g, a in enumerate(acc_free)]   # acc_free + M^-1 J^T f
     return acc, f
 
 
-def impulse_dynamics(tree, ops, q, nu, base, active):
-    """``(qd_plus, impulses)`` of the module docstring."""
+def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference, loops=None):
+    """``(acc, forces)`` of the module docstring; ``nu`` the G velocities, ``h`` the G bias forces (with loads),
+    ``base`` None (fixed) or (translation, quaternion, velocity, acceleration); ``loops`` the model's loops
+    (`loop_dynamics.LoopKinematics`: rows always active after the contacts'), or None."""
+    model = tree.contacts
+    kin = ContactKinematics(tree, ops, q, qd, base)
+    M = mass_matrix(tree, ops, q, None if base is None else base[1])
+    target = [sp.neg(sp.mul(model.kd, v)) for v in kin.velocity]                     # -kd v_c
+    if model.kp:
+        target = [sp.sub(t, sp.mul(model.kp, e)) for t, e in zip(target, _errors(model, kin, reference))]
+    rows, drift, masks = kin.rows, kin.drift, _masks(model, active)
+    if loops:
+        rows, drift, target = rows + loops.rows, drift + loops.drift, target + loops.target(model.kp, model.kd)
+        masks = masks + [1] * len(loops.rows)
+    acc, f = solve_dynamics(model, tree, ops, M, rows, drift, target, [sp.sub(t, b) for t, b in zip(tau, h)], masks,
+                            WHAT_CONTACTS)
+    return acc, f[:len(kin.rows)]
+
+
+def impulse_dynamics(tree, ops, q, nu, base, active, loops=None):
+    """``(qd_plus, impulses)`` of the module docstring; ``loops`` as for `contact_dynamics` (``J qd_plus = 0``)."""
     model = tree.contacts
     qd = [0] * tree.nb  # only the Jacobian is needed: the velocities of the contact points are J nu
     kin = ContactKinematics(tree, ops, q, qd, base)
-    M = _mass_matrix(tree, ops, q, None if base is None else base[1])
-    X = solve_columns(M, coordinate_parents(tree), kin.rows, ops, WHAT_MASS)
-    gain = -(1 + model.restitution)
-    rhs = [sp.mul(gain, sp.dot(row, nu)) for row in kin.rows]                       # -(1 + e) J nu
-    impulses = _solve_constraints(model, ops, kin.rows, X, rhs, _masks(model, active))
+    M = mass_matrix(tree, ops, q, None if base is None else base[1])
+    rows, masks = kin.rows, _masks(model, active)
+    gains = [-(1 + model.restitution)] * len(rows)
+    if loops:
+        rows, masks, gains = rows + loops.rows, masks + [1] * len(loops.rows), gains + [-1] * len(loops.rows)
+    X = solve_columns(M, coordinate_parents(tree), rows, ops, WHAT_MASS)
+    rhs = [sp.mul(gain, sp.dot(row, nu)) for gain, row in zip(gains, rows)]          # -(1 + e) J nu
+    impulses = solve_constraints(model, ops, rows, X, rhs, masks)
     qd_plus = [sp.add(v, sp.dot([x[g] for x in X], impulses)) for g, v in enumerate(nu)]
-    return qd_plus, impulses
+    return qd_plus, impulses[:len(kin.rows)]

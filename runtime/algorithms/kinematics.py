@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InvalidInputError
-from ..model import RobotModel, quaternion_matrix
+from ..model import LoopModel, RobotModel, quaternion_matrix
 from .. import spatial as sp
 
 
@@ -45,6 +45,7 @@ class Tree:
     coordinates: tuple  # per body: (k, multiplier, offset), its joint position multiplier * q[k] + offset
     nj: int  # independent coordinates (J); nb - nj bodies are moved by mimic joints
     contacts: object = None  # the declared contacts (`rbdgen.contacts.ContactModel`), None: none
+    loops: object = None  # the model's closed loops (`rbdgen.loops.LoopModel`), None: none
 
     @staticmethod
     def from_model(model: RobotModel, contacts=None) -> "Tree":
@@ -70,6 +71,7 @@ class Tree:
             coordinates=tuple((k, sp.const(a), sp.const(b)) for k, a, b in model.coordinates),
             nj=model.joint_count,
             contacts=contacts,
+            loops=LoopModel.declare(model, contacts),
         )
 
     @property

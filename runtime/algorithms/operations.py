@@ -37,7 +37,8 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from .. import spatial as sp
-from . import centroidal, configuration, contact_dynamics, coordinates, energy, frames, kinematics_derivatives, taskspace
+from . import (centroidal, configuration, contact_dynamics, coordinates, energy, frames, kinematics_derivatives,
+               loop_dynamics, taskspace)
 from .aba import aba
 from .coriolis import coriolis_matrix, mass_matrix_derivative
 from .dual import Dual, DualOps, seed, tangent
@@ -174,7 +175,8 @@ def dimensions(tree: Tree, link_count: int) -> dict:
     """The sizes shapes are written in: J joints, G generalized coordinates, L links (and, with contacts,
     `CONTACT_SIZES`)."""
     contacts = tree.contacts.dimensions() if tree.contacts else {}
-    return {"J": tree.nj, "G": tree.nj + (6 if tree.floating else 0), "L": link_count, **contacts}
+    loops = tree.loops.dimensions() if tree.loops else {}
+    return {"J": tree.nj, "G": tree.nj + (6 if tree.floating else 0), "L": link_count, **contacts, **loops}
 
 
 class _State:
@@ -228,7 +230,15 @@ def _inverse_dynamics(tree, ops, x):
     return {"tau": _forces(tree, ops, x, x.qd, x.qdd, (x.quat, x.velocity, x.acceleration), x.loads)}
 
 
+def _loop_forward_dynamics(tree, ops, x):
+    h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    acc, _ = loop_dynamics.forward_dynamics(tree, ops, x.q, x.qd, x.tau, h, x.base)
+    return {"acc": acc}
+
+
 def _forward_dynamics(tree, ops, x):
+    if tree.loops:  # closed loops (`rbdgen.algorithms.loop_dynamics`)
+        return _loop_forward_dynamics(tree, ops, x)
     if tree.nj != tree.nb:  # mimic joints (see the module docstring)
         return _forward_dynamics_crba(tree, ops, x)
     return {"acc": aba(tree, ops, x.q, x.qd, x.tau, (x.quat, x.velocity), x.loads)}
@@ -238,6 +248,8 @@ def _forward_dynamics_crba(tree, ops, x):
     # qdd = M^-1 (tau - b): b = ID(q, qd, 0) from one RNEA pass, then one checked solve: the tree-sparse
     # LTDL, or the dense Cholesky where mimic joints couple coordinates outside a tree's pattern.
     # A floating base is solved in its body frame B (`crba` without the quaternion): H_B (T acc) = T tau - b_B
+    if tree.loops:
+        return _loop_forward_dynamics(tree, ops, x)
     H = coordinates.matrix(tree, crba(tree, ops, x.q))
     r = rnea_passes(tree, ops, x.q, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
     tau = list(rotate(r.E0, x.tau[:6])) + list(x.tau[6:]) if tree.floating else x.tau    # T tau
@@ -259,6 +271,8 @@ def _inverse_dynamics_derivatives(tree, ops, x):
 
 
 def _forward_dynamics_derivatives(tree, ops, x):
+    if tree.loops:  # forward-mode derivatives of the loops' solve
+        return _forward_jacobians("forward_dynamics_derivatives", tree, ops, x.inputs)
     return _flat_jacobians("forward_dynamics_derivatives", tree,
                            fd_derivatives(tree, ops, x.q, x.qd, x.tau, (x.quat, x.velocity), x.loads))
 
@@ -402,15 +416,27 @@ def _difference_derivatives(tree, ops, x):
     return {"dv_dx0": by_x0, "dv_dx1": by_x1}
 
 
+def _loops(tree, ops, x, still=False):
+    """The kinematics of the model's loops (at zero joint rates where ``still``: their rows only), or None."""
+    return loop_dynamics.LoopKinematics(tree, ops, x.q, x.zeros if still else x.qd, x.base) if tree.loops else None
+
+
+def _loop_inverse_dynamics(tree, ops, x):
+    tau = _inverse_dynamics(tree, ops, x)["tau"]
+    tau_actuated, forces = loop_dynamics.inverse_dynamics(tree, ops, x.q, x.base, tau)
+    return {"tau_actuated": tau_actuated, "loop_forces": forces}
+
+
 def _contact_dynamics(tree, ops, x):
     h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
     acc, forces = contact_dynamics.contact_dynamics(tree, ops, x.q, x.qd, x.nu, x.tau, h, x.base, x.active,
-                                                    x.reference)
+                                                    x.reference, _loops(tree, ops, x))
     return {"acc": acc, "forces": forces}
 
 
 def _impulse_dynamics(tree, ops, x):
-    qd_plus, impulses = contact_dynamics.impulse_dynamics(tree, ops, x.q, x.nu, x.base, x.active)
+    qd_plus, impulses = contact_dynamics.impulse_dynamics(tree, ops, x.q, x.nu, x.base, x.active,
+                                                          _loops(tree, ops, x, still=True))
     return {"qd_plus": qd_plus, "impulses": impulses}
 
 
@@ -732,6 +758,20 @@ OPERATIONS = {op.name: op for op in (
               summary="The velocity after an impact on the active contacts: J qd_plus = -e J nu (restitution e).",
               returns="qd_plus, shape (G,) or (N, G); impulses, shape (C,) or (N, C), laid out as\n    "
                       "`contact_dynamics`' forces [N s, N m s]."),
+    # a model with closed loops (rbdgen.algorithms.loop_dynamics), its actuated joints declared at generation
+    Operation("loop_inverse_dynamics", "The actuated joints' torques and the loop forces of a motion consistent with "
+              "the loops: S^T tau_actuated + J^T loop_forces = M qdd + C qd + g + J^T loads (least norm).",
+              ("q", "qd", "qdd", "loads"),
+              (Port("tau_actuated", ("A",), "the actuated joints' forces, in their declaration order (A)"),
+               Port("loop_forces", ("LC",), "loop forces: per point loop [fx, fy, fz], per frame loop [torque, "
+                    "force] about the point, world axes, link2 on link1 (LC)")),
+              _loop_inverse_dynamics, _FD_TOLERANCE, group="loops", solves=True, result="constrained",
+              summary="The actuated joints' forces and the loop forces of a motion consistent with the closed "
+                      "loops:\n    S^T tau_actuated + J^T loop_forces = M qdd + C qd + g + J^T loads (least norm; "
+                      "`rbdgen.loops`).",
+              returns="tau_actuated, shape (A,) or (N, A), the actuated joints' in declaration order; loop_forces,\n"
+                      "    shape (LC,) or (N, LC): per point loop [fx, fy, fz], per frame loop [torque, force] about "
+                      "its\n    point, world axes, what link2 exerts on link1."),
     # their Jacobians: forward-mode derivatives (`dual`) in NumPy and C, CasADi's own AD in CasADi
     Operation("contact_dynamics_derivatives", "Jacobians of contact_dynamics (forward-mode derivatives of the same "
               "algorithm), column-major.", ("q", "qd", "tau", "active", "reference", "loads"),
@@ -772,7 +812,8 @@ def sizes(tree: Tree, link_count: int) -> dict:
     contacts: where the tree has contacts)."""
     dims = dimensions(tree, link_count)
     ports = list(INPUTS.values()) + [p for op in OPERATIONS.values() for p in op.outputs
-                                     if tree.contacts or op.group != "contacts"]
+                                     if (tree.contacts or op.group != "contacts") and
+                                     (tree.loops and tree.loops.actuated or op.group != "loops")]
     return {p.name: p.size(dims) for p in ports if all(d in dims or not isinstance(d, str) for d in p.shape)}
 
 
