@@ -151,17 +151,18 @@ class GeneratedC:
 
     label = "rbdgen C"
 
-    def __init__(self, robot: Robot, flags, cache: Path, work: Path, rows=ROWS, inputs=None):
+    def __init__(self, robot: Robot, flags, cache: Path, work: Path, rows=ROWS, inputs=None, parameters=None):
         ops = tuple(op for _, op, _ in rows)
         start = time.perf_counter()
-        self.generated = rbdgen.generate(robot.model, ops=ops, prefix=robot.name, frames=[robot.link])
+        prefix = robot.name + ("_parametric" if parameters else "")  # ``parameters``: as rbdgen.generate's
+        self.generated = rbdgen.generate(robot.model, ops=ops, prefix=prefix, frames=[robot.link], parameters=parameters)
         self.generate_s = time.perf_counter() - start
         data = {**robot.states.flat(), **(inputs or {})}  # inputs: the operations' other inputs ((N, size) arrays)
         self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=data, ops=ops,
                                                  one_output=True)  # as Pinocchio's loop reuses its Data
         self.rows = rows
         self.functions = bench_operations(self.generated, ops)  # one per row, in row order
-        self.dump = work / f"{robot.name}-c.bin"
+        self.dump = work / f"{prefix}-c.bin"
 
     def run_round(self, target_ms) -> dict:
         times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)

@@ -29,7 +29,7 @@ from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
 from .generator import (ALL_OPERATIONS, CONFIGURATION_OPERATIONS, CONTROL_OPERATIONS, DERIVATIVE_OPERATIONS,
-                        FD_ALGORITHMS, KINEMATICS_OPERATIONS, generate, load_robot)
+                        FD_ALGORITHMS, IDENTIFICATION_OPERATIONS, KINEMATICS_OPERATIONS, generate, load_robot)
 
 
 class UsageError(Exception):
@@ -145,14 +145,21 @@ def _inertia(args) -> dict:
     return {} if args.inertia is None else {"inertia": args.inertia}
 
 
+def _parameters(links):
+    """``--parameters``: None, "all" or the link names."""
+    return "all" if links == ["all"] else links
+
+
 def cmd_generate(args, progress: Progress) -> int:
     options = _load_options(args)
     progress.step(f"tracing and emitting {len(args.ops)} operations")
     try:
         generated = generate(args.robot, ops=args.ops, precision="float" if args.float else "double",
                              prefix=_prefix(args.prefix), frames=args.frames, fd_algorithm=args.fd_algorithm,
-                             **options)
+                             parameters=_parameters(args.parameters), **options)
     except ValueError as exc:
+        if args.parameters is not None and str(exc).startswith("parameters:"):
+            raise UsageError(f"--{exc}") from None
         if args.frames is None or "link" not in str(exc):
             raise
         raise UsageError(f"--frames: {exc}") from None
@@ -283,19 +290,23 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     g.add_argument("--ops", nargs="+",
                    choices=(ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS + CONTROL_OPERATIONS
-                            + CONFIGURATION_OPERATIONS),
+                            + CONFIGURATION_OPERATIONS + IDENTIFICATION_OPERATIONS),
                    default=list(ALL_OPERATIONS), metavar="OP",
                    help=f"operations to generate (default: the {len(ALL_OPERATIONS)} dynamics operations "
                         f"{' '.join(ALL_OPERATIONS)}; on request: the derivatives {' '.join(DERIVATIVE_OPERATIONS)}, "
                         f"the kinematics {' '.join(KINEMATICS_OPERATIONS)}, for controllers "
-                        f"{' '.join(CONTROL_OPERATIONS)} and the configuration space "
-                        f"{' '.join(CONFIGURATION_OPERATIONS)})")
+                        f"{' '.join(CONTROL_OPERATIONS)}, the configuration space "
+                        f"{' '.join(CONFIGURATION_OPERATIONS)} and for identification "
+                        f"{' '.join(IDENTIFICATION_OPERATIONS)})")
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",
                    help="forward_dynamics' algorithm in the C: auto (the default: CRBA, or ABA where a cost model expects "
                         "it to be much cheaper, as on long chains), aba "
                         "or crba (mass matrix and a tree-sparse solve)")
+    g.add_argument("--parameters", nargs="+", metavar="LINK",
+                   help="'all', or links whose bodies' inertial parameters every generated function takes at run "
+                        "time as its last input params (10 per body); the others stay folded")
     g.add_argument("--float", action="store_true", help="single precision")
     g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")

@@ -27,15 +27,17 @@ from __future__ import annotations
 import casadi as ca
 
 from ..names import check_prefix
+from ..parameters import parametric_tree
 from .generator import kernel_name
 from .sx import trace
 
 
-def function(model, op: str, prefix: str, link: int = None) -> ca.Function:
+def function(model, op: str, prefix: str, link: int = None, parameters=None) -> ca.Function:
     """``op`` (any operation of `operations.OPERATIONS`; ``link``: a link id for one on a link) as a
     casadi.Function named like the C function, ``<prefix>_<op>`` or ``<prefix>_<op>_<link>``
-    (``prefix``: see `rbdgen.names.check_prefix`)."""
+    (``prefix``: see `rbdgen.names.check_prefix`; ``parameters``: as `generate`'s, the input ``params``
+    last)."""
     check_prefix(prefix)
-    inputs, outputs = trace(model, op, link=link)
+    inputs, outputs = trace(model, op, parametric_tree(model, parameters), link=link)
     return ca.Function(f"{prefix}_{kernel_name(model, op, link)}", list(inputs.values()), list(outputs.values()),
                        list(inputs), list(outputs), {"cse": True})

@@ -19,6 +19,7 @@ from ..mjcf import is_mjcf, load_mjcf
 from ..errors import ModelError
 from ..model import RobotModel
 from ..names import c_text, check_prefix, default_prefix
+from ..parameters import body_names, parametric_tree
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c, packaging
@@ -42,6 +43,9 @@ CONTROL_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group =
 
 #: The configuration space (integrate, difference and their Jacobians): when asked for.
 CONFIGURATION_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "configuration")
+
+#: Regressors for identification (rbdgen.algorithms.regressor): when asked for.
+IDENTIFICATION_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "identification")
 
 
 def leaf_links(model: RobotModel) -> tuple:
@@ -102,6 +106,8 @@ def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algor
     record, source = operation(op), operation(algorithm or op)
     dims = dimensions(tree, len(model.links))
     size = {p.name: p.size(dims) for p in record.input_ports(model.floating)}
+    if tree.parameters:  # the parametric bodies' inertias, an input of every function (`parametric`)
+        size["params"] = dims["Q"]
     try:
         graph = Graph()
         inputs = {name: graph.input(name, n) for name, n in size.items()}
@@ -203,7 +209,8 @@ class Generated:
         """
         from . import emit_casadi
 
-        return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link))
+        return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link),
+                                    self.manifest["options"].get("parameters"))
 
     def write_casadi(self, folder, ops=None, overwrite: bool = False) -> list:
         """Save ``casadi.Function`` files ``<prefix>_<op>.casadi`` (loadable by ``casadi.Function.load``)."""
@@ -251,7 +258,8 @@ def load_robot(path, **load_options) -> RobotModel:
 
 
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
-             prefix: str = None, frames=None, fd_algorithm: str = "auto", **load_options) -> Generated:
+             prefix: str = None, frames=None, fd_algorithm: str = "auto", parameters=None,
+             **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
     ``model_or_urdf`` is a `RobotModel` or the path of a URDF, xacro or MJCF file (then
@@ -261,6 +269,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     per link of ``frames`` (names or ids; default: `leaf_links`), ``<prefix>_<op>_<link>``.
     ``fd_algorithm``: ``forward_dynamics``' algorithm in the C, ``"auto"`` (the cheaper one for the
     robot), ``"aba"`` or ``"crba"`` (`FD_ALGORITHMS`); the manifest and the header say which.
+    ``parameters``: ``"all"`` or link names whose bodies' inertial parameters every generated function
+    takes at run time, as its last input ``params`` (10 per body, `rbdgen.parameters`); the others
+    stay folded.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
@@ -286,8 +297,8 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         raise ValueError(f"frames: name at least one link for {linked}")
     plan = [(op, k) for op in ops for k in (links if operation(op).link else [None])]
     check_names(model, plan)
-    tree = Tree.from_model(model)
-    size = sizes(tree, len(model.links))
+    tree = parametric_tree(model, parameters)
+    size = sizes(tree, len(model.links), ops)
     dims = dimensions(tree, len(model.links))
     timings = {}
     start = time.perf_counter()
@@ -324,7 +335,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     real = emit_c.PRECISIONS[precision][0]
     interface = {"prefix": prefix, "precision": precision, "digest": model.digest, "sizes": size,
                  "shapes": {p.name: list(p.dims(dims)) for op in OPERATIONS.values() for p in op.outputs
-                            if len(p.shape) == 2},
+                            if len(p.shape) == 2 and (not p.numerical or op.name in ops)},
                  "operations": {k.name: {"inputs": list(k.inputs), "outputs": list(k.outputs),
                                          **({} if link is None else {"operation": op, "link": link})}
                                 for (op, link), k in zip(plan, kernels)},
@@ -343,6 +354,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         "options": {"ops": list(ops), "precision": precision, "prefix": prefix,
                     **({"frames": [model.links[k].name for k in links]} if linked else {}),
                     **({"fd_algorithm": fd_algorithm} if fd_algorithm != "auto" else {}),
+                    **({"parameters": [body_names(model)[b] for b in tree.parameters]} if tree.parameters else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "shapes": interface["shapes"],

@@ -117,6 +117,8 @@ def trace(model, op: str, tree: Tree = None, link: int = None) -> tuple:
     dims = dimensions(tree, len(model.links))
     source = operation(record.of) if record.of else record
     symbols = {p.name: ca.SX.sym(p.name, p.size(dims)) for p in source.input_ports(model.floating)}
+    if tree.parameters:  # the parametric bodies' inertias, the last input (`parametric`)
+        symbols["params"] = ca.SX.sym("params", dims["Q"])
     traced = dict(symbols)
     dtheta = ca.SX.sym("dtheta", 3)
     if record.of and model.floating:

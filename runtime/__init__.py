@@ -22,6 +22,7 @@ from .errors import (
 )
 from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
 from .ik import IkOptions
+from .identification import Identifiable, identifiable
 from .interface import KINEMATICS, OPERATIONS, BaseState, Load, Pose
 from .builder import RobotBuilder
 from .mjcf import load_mjcf
@@ -64,6 +65,8 @@ __all__ = [
     "IkJointLimitError",
     "IkNotConvergedError",
     "IkOptions",
+    "Identifiable",
+    "identifiable",
     "IllConditionedError",
     "Inertia",
     "InvalidInputError",

@@ -16,13 +16,13 @@ import re
 
 import numpy as np
 
-from .algorithms.kinematics import Tree
 from .algorithms.operations import evaluate
 from . import threads as batch_threads
 from .backends import NumpyOps
 from .errors import NonFiniteError, SolverError
-from .interface import SolverBase, flat_inputs
+from .interface import SolverBase
 from .model import RobotModel
+from .parameters import parametric_tree
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 
 
@@ -30,16 +30,19 @@ class NumpySolver(SolverBase):
     """Generic dynamics for any `RobotModel`, single states or batches (see `rbdgen.signatures`).
 
     ``NumpySolver(model)`` is a `FixedNumpySolver` or a `FloatingNumpySolver`, as the model's base.
+    ``parameters``: as `rbdgen.generate`'s, the bodies whose inertial parameters are read from
+    `params` at each call (settable; the model's own until set).
     """
 
-    def __new__(cls, model: RobotModel):
+    def __new__(cls, model: RobotModel, parameters=None):
         if cls is NumpySolver:
             cls = FloatingNumpySolver if model.floating else FixedNumpySolver
         return super().__new__(cls)
 
-    def __init__(self, model: RobotModel):
+    def __init__(self, model: RobotModel, parameters=None):
         super().__init__(model)
-        self.tree = Tree.from_model(model)
+        self.tree = parametric_tree(model, parameters)
+        self._parametric(parameters)
         self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable
         self._small_calls: dict = {}  # the same key -> small calls so far
 
@@ -65,7 +68,7 @@ class NumpySolver(SolverBase):
                 for n in outputs:
                     results[n][mask] = selected[n]
             return results
-        flat = flat_inputs(inputs)
+        flat = self._flat(inputs)
         N = flat["q"].shape[0]
         if N <= self.small:
             results = self._evaluate_states(op, flat, outputs, link)

@@ -30,10 +30,10 @@ BASE_FIELDS = ("translation", "rotation_xyzw", "velocity", "acceleration")
 
 
 def operations(manifest: dict) -> list:
-    """The operations with an entry point (double precision, the single-output dynamics), sorted:
+    """The operations with an entry point (double precision, not parametric, the single-output dynamics), sorted:
     a manifest read back from JSON gives the same source, so the same build key."""
-    if manifest["precision"] != "double":
-        return []
+    if manifest["precision"] != "double" or manifest["options"].get("parameters"):
+        return []  # float, or a parametric build (its functions take params last: `CompiledSolver.params`)
     return sorted(op for op in manifest["operations"] if op in OPERATIONS)
 
 

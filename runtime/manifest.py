@@ -71,8 +71,8 @@ def check_key(manifest: dict, reported: int, where: str):
 
 def check_model(manifest: dict, where: str):
     """A `ManifestError` unless the manifest's model has the manifest's digest and sizes."""
-    from .algorithms.kinematics import Tree
     from .algorithms.operations import sizes
+    from .parameters import parametric_tree
     from .model import RobotModel
 
     try:
@@ -81,7 +81,12 @@ def check_model(manifest: dict, where: str):
         raise ManifestError(f"{where}: the manifest's model cannot be read ({exc}); {REGENERATE}") from None
     if model.digest != manifest["digest"]:
         raise ManifestError(f"{where}: the manifest's model is not the one its digest names; {REGENERATE}")
-    if sizes(Tree.from_model(model), len(model.links)) != manifest["sizes"]:
+    options = manifest.get("options", {})
+    try:
+        tree = parametric_tree(model, options.get("parameters"))
+    except ValueError as exc:
+        raise ManifestError(f"{where}: the manifest's parametric bodies are not its model's ({exc}); {REGENERATE}") from None
+    if sizes(tree, len(model.links), options.get("ops", ())) != manifest["sizes"]:
         raise ManifestError(f"{where}: the manifest's sizes are not its model's; {REGENERATE}")
 
 

@@ -81,6 +81,18 @@ SUMMARIES = {
     "dynamically_consistent_inverse": ("Dynamically consistent inverse J# = M^-1 J^T Lambda of a link Jacobian.",
                                        "jacobian_inverse : ndarray, shape (G, 6) or (N, G, 6)\n    J J# = I; "
                                        "a singular task raises as for `operational_space_inertia`."),
+    "inverse_dynamics_regressor": ("Inverse dynamics regressor Y(q, qd, qdd): tau = Y pi + armature qdd + J^T loads.",
+                                   "regressor : ndarray, shape (G, P) or (N, G, P)\n    P = 10 per body (the "
+                                   "floating base's first), in rbdgen.parameters' order:\n    m, m c, inertia "
+                                   "about the body origin (Pinocchio's computeJointTorqueRegressor)."),
+    "inverse_dynamics_base_regressor": ("The regressor's identifiable columns: tau = Y_base pi_base + armature qdd "
+                                        "+ J^T loads.",
+                                        "base_regressor : ndarray, shape (G, Pb) or (N, G, Pb)\n    The columns "
+                                        "rbdgen.identifiable(model).columns of the regressor."),
+    "energy_regressor": ("Energy regressor: kinetic energy T = row 0 . pi + 1/2 sum armature qd^2, potential V = row "
+                         "1 . pi.",
+                         "energy_regressor : ndarray, shape (2, P) or (N, 2, P)\n    Kinetic and potential rows "
+                         "[J per parameter unit]."),
     "momentum": ("Generalized momentum p = M nu.",
                  "momentum : ndarray, shape (G,) or (N, G)\n    [kg m^2/s, kg m/s]; floating base: the base's "
                  "[angular, linear]\n    momentum (world axes, about the base origin) first."),
@@ -397,6 +409,18 @@ class FixedBaseSolver(SolverBase):
                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("momentum", (q, qd), None, out, mask, threads)
 
+    def inverse_dynamics_regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, out: Out = None,
+                                   mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("inverse_dynamics_regressor", (q, qd, qdd), None, out, mask, threads)
+
+    def inverse_dynamics_base_regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, out: Out = None,
+                                        mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("inverse_dynamics_base_regressor", (q, qd, qdd), None, out, mask, threads)
+
+    def energy_regressor(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                         mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("energy_regressor", (q, qd), None, out, mask, threads)
+
     def passivity_forces(self, q: ArrayLike, qd: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike, *,
                          loads: Loads = None, out: Out = None, mask: Mask = None,
                          threads: Threads = None) -> np.ndarray:
@@ -551,6 +575,18 @@ class FloatingBaseSolver(SolverBase):
     def momentum(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
                  mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("momentum", (base, q, qd), None, out, mask, threads)
+
+    def inverse_dynamics_regressor(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
+                                   out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("inverse_dynamics_regressor", (base, q, qd, qdd), None, out, mask, threads)
+
+    def inverse_dynamics_base_regressor(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
+                                        out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("inverse_dynamics_base_regressor", (base, q, qd, qdd), None, out, mask, threads)
+
+    def energy_regressor(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
+                         mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("energy_regressor", (base, q, qd), None, out, mask, threads)
 
     def passivity_forces(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike,
                          *, loads: Loads = None, out: Out = None, mask: Mask = None,

@@ -23,7 +23,7 @@ from . import threads as batch_threads
 from .algorithms.operations import operation
 from .build import DEFAULT_FLAGS, load_extension
 from .errors import STATUS, ManifestError, ValidationError
-from .interface import OUTPUTS, SolverBase, flat_inputs
+from .interface import OUTPUTS, SolverBase
 from .model import RobotModel
 from .names import check_file_name, check_prefix
 from .signatures import FixedBaseSolver, FloatingBaseSolver
@@ -47,6 +47,10 @@ class CompiledSolver(SolverBase):
     def __init__(self, manifest: dict, files: dict, flags=DEFAULT_FLAGS, cache=None):
         super().__init__(RobotModel.from_dict(manifest["model"]))
         self.manifest = manifest
+        self._parametric(manifest["options"].get("parameters"))
+        # the base regressor's columns as generated (not refactored here)
+        self._output_shapes.update({name: tuple(shape) for name, shape in manifest["shapes"].items()
+                                    if name in OUTPUTS and OUTPUTS[name].numerical})
         self.prefix = manifest["prefix"]
         self.precision = manifest["precision"]
         self.dtype = np.float64 if self.precision == "double" else np.float32
@@ -99,10 +103,10 @@ class CompiledSolver(SolverBase):
 
     def _evaluate(self, op, inputs, mask, outputs, target=None, link=None, threads=None):
         function = self._function(op, link)
-        flat = flat_inputs(inputs)
+        flat = self._flat(inputs)
         N = flat["q"].shape[0]
         arrays = [np.ascontiguousarray(flat[name], self.dtype) if name in flat else None
-                  for name in operation(op).input_names(self.floating)]
+                  for name in self.manifest["operations"][function]["inputs"]]
         results = {}
         for name in self.manifest["operations"][function]["outputs"]:
             if name in outputs:
@@ -131,7 +135,7 @@ class CompiledSolver(SolverBase):
 
     def _link_function(self, op, link):
         """The generated single-state C function of ``op`` on ``link``, called on buffers made once here."""
-        if self.precision != "double" or operation(op).input_names(self.floating) != ("q",):
+        if self.precision != "double" or self.manifest["operations"][self._function(op, link)]["inputs"] != ["q"]:
             return super()._link_function(op, link)
         function = self._function(op, link)
         ffi, c = self.c_function(function)

@@ -3,7 +3,7 @@
  * panda_passive_terms and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
-#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x656a396c7ab0bf19ULL
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x6a7710ade9e9b3e0ULL
 #error "panda_passive_terms.c and panda.h come from different runs of rbdgen: regenerate the folder"
 #endif
 

@@ -43,6 +43,7 @@ class Tree:
     floating: bool
     coordinates: tuple  # per body: (k, multiplier, offset), its joint position multiplier * q[k] + offset
     nj: int  # independent coordinates (J); nb - nj bodies are moved by mimic joints
+    parameters: tuple = ()  # bodies (`rbdgen.parameters` order) whose inertias are the input "params" (`parametric`)
 
     @staticmethod
     def from_model(model: RobotModel) -> "Tree":
