@@ -59,7 +59,7 @@ from tests.robots import ROBOTS
 
 from .case import Unavailable
 from .kinematics import (STATES, GeneratedC, PinocchioCpp, Robot, bench_robots, conclude, flags_line, interleaved,
-                         log, loop_parser, parse_loop_arguments, pinocchio_cells)
+                         log, loop_parser, parse_loop_arguments, pinocchio_cells, summary)
 
 #: (row key, generated operation, label) in table order.
 ROWS = (("coriolis_matrix", "coriolis_matrix", "C(q, q̇)"),
@@ -245,8 +245,7 @@ def bench_robot(name, args, work: Path) -> dict:
                      f"<mimic> tags (G = {len(model.joints) + off}), rbdgen the independent coordinates "
                      f"(G = {model.joint_count + off}), over the same {len(model.joints)} bodies")
     return dict(name=name, link=robot.link, counts=tools["rbdgen"].counts(), errors=checked, notes=notes,
-                times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
-                fastest={key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()})
+                **summary(times))
 
 
 def markdown(results) -> str:

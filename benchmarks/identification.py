@@ -38,7 +38,7 @@ from tests.robots import ROBOTS
 
 from .case import Unavailable
 from .kinematics import (STATES, GeneratedC, PinocchioCpp, Robot, bench_robots, conclude, flags_line, interleaved,
-                         log, loop_parser, parse_loop_arguments, pinocchio_cells)
+                         log, loop_parser, parse_loop_arguments, pinocchio_cells, summary)
 
 #: (row key, generated operation, label) in table order: the regressors, beside Pinocchio C++.
 ROWS = (("regressor", "inverse_dynamics_regressor", "Y"),
@@ -90,8 +90,7 @@ def bench_robot(name, args, work: Path) -> dict:
     return dict(name=name, counts={**tools["rbdgen"].counts(),
                                    "parametric": tools["parametric"].counts()["inverse_dynamics"]},
                 errors=errors, notes=notes, P=own.size, rank=len(columns),
-                times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
-                fastest={key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()})
+                **summary(times))
 
 
 def markdown(results) -> str:

@@ -292,9 +292,14 @@ def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     times = interleaved(tools, args.rounds, args.target_ms)
     return dict(name=name, link=robot.link, J=robot.model.joint_count, L=len(robot.model.links),
                 counts=tools["rbdgen"].counts(), errors=errors, notes=notes,
-                times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
-                fastest={key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()},
+                **summary(times),
                 generate_s=tools["rbdgen"].generate_s, compile_s=tools["rbdgen"].compile_s)
+
+
+def summary(times: dict) -> dict:
+    """``{"times": medians, "fastest": fastest rounds}``, each ``{tool: {row: us}}``, of `interleaved`'s rounds."""
+    return {"times": {key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
+            "fastest": {key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()}}
 
 
 def pinocchio_cells(r, row: str, wrong: bool) -> tuple:

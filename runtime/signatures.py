@@ -89,6 +89,9 @@ SUMMARIES = {
                                         "+ J^T loads.",
                                         "base_regressor : ndarray, shape (G, Pb) or (N, G, Pb)\n    The columns "
                                         "rbdgen.identifiable(model).columns of the regressor."),
+    "inverse_dynamics_known_forces": ("What inverse dynamics adds to the regressor's Y pi: armature qdd + J^T loads.",
+                                      "tau_known : ndarray, shape (G,) or (N, G)\n    Generalized forces [N m, N]; "
+                                      "floating base: the base wrench first."),
     "energy_regressor": ("Energy regressor: kinetic energy T = row 0 . pi + 1/2 sum armature qd^2, potential V = row "
                          "1 . pi.",
                          "energy_regressor : ndarray, shape (2, P) or (N, 2, P)\n    Kinetic and potential rows "
@@ -417,6 +420,10 @@ class FixedBaseSolver(SolverBase):
                                         mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("inverse_dynamics_base_regressor", (q, qd, qdd), None, out, mask, threads)
 
+    def inverse_dynamics_known_forces(self, q: ArrayLike, qdd: ArrayLike, *, loads: Loads = None, out: Out = None,
+                                      mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("inverse_dynamics_known_forces", (q, qdd), loads, out, mask, threads)
+
     def energy_regressor(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
                          mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("energy_regressor", (q, qd), None, out, mask, threads)
@@ -583,6 +590,10 @@ class FloatingBaseSolver(SolverBase):
     def inverse_dynamics_base_regressor(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
                                         out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
         return self._run("inverse_dynamics_base_regressor", (base, q, qd, qdd), None, out, mask, threads)
+
+    def inverse_dynamics_known_forces(self, base: BaseState, q: ArrayLike, qdd: ArrayLike, *, loads: Loads = None,
+                                      out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        return self._run("inverse_dynamics_known_forces", (base, q, qdd), loads, out, mask, threads)
 
     def energy_regressor(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None,
                          mask: Mask = None, threads: Threads = None) -> np.ndarray:

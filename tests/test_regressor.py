@@ -16,7 +16,8 @@ from test_mimic import _small
 
 pytest.importorskip("pinocchio")
 
-OPS = ["inverse_dynamics_regressor", "inverse_dynamics_base_regressor", "energy_regressor"]
+OPS = ["inverse_dynamics_regressor", "inverse_dynamics_base_regressor", "inverse_dynamics_known_forces",
+       "energy_regressor"]
 CASES = ["panda", "ur5", "solo12", "mimic"]
 
 
@@ -80,6 +81,38 @@ def test_regressor_times_parameters_is_inverse_dynamics(solvers, name):
         other = rbdgen.NumpySolver(parameters.with_parameters(model, pi))
         tau = other.inverse_dynamics(*st.head(), st.q, st.qd, st.qdd)
         np.testing.assert_allclose(Y @ pi, tau, rtol=0, atol=1e-12 * max(1.0, np.abs(tau).max()))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_known_forces_complete_inverse_dynamics(solvers, name):
+    """Y pi + inverse_dynamics_known_forces (loads on every link) is Pinocchio's inverse dynamics with those loads."""
+    model, ref, numpy_solver, compiled = solvers[name]
+    st = random_states(model, 3, seed=16, load_links=model.link_names)
+    pi = parameters.parameter_vector(model)
+    for i in range(3):
+        q, qd, qdd = st.q[i], st.qd[i], st.qdd[i]
+        expected = ref.inverse_dynamics(st.ref_base(i), q, qd, qdd, st.load_lists[i])
+        for solver in (numpy_solver, compiled):
+            known = solver.inverse_dynamics_known_forces(*st.head(i), q, qdd, loads=st.loads[i])
+            got = solver.inverse_dynamics_regressor(*st.head(i), q, qd, qdd) @ pi + known
+            np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * max(1.0, np.abs(expected).max()))
+
+
+def test_known_forces_hold_the_armature():
+    """Solo12 with rotor inertias: the known part is armature qdd (no loads), as Pinocchio's model.armature adds."""
+    robot, armature = ROBOTS["solo12"], {"FR_KFE": 0.25, "HL_HAA": 0.5}
+    model = rbdgen.load_urdf(robot.path, floating=True, armature=armature)
+    ref = load_reference(robot.path, True, joint_names=list(model.joint_names), armature=armature)
+    solver = rbdgen.NumpySolver(model)
+    st = random_states(model, 2, seed=17)
+    for i in range(2):
+        q, qd, qdd = st.q[i], st.qd[i], st.qdd[i]
+        known = solver.inverse_dynamics_known_forces(*st.head(i), q, qdd)
+        np.testing.assert_allclose(known[6:], [armature.get(n, 0.0) * a for n, a in zip(model.joint_names, qdd)],
+                                   rtol=0, atol=1e-15)
+        got = solver.inverse_dynamics_regressor(*st.head(i), q, qd, qdd) @ parameters.parameter_vector(model) + known
+        expected = ref.inverse_dynamics(st.ref_base(i), q, qd, qdd)
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * np.abs(expected).max())
 
 
 @pytest.mark.parametrize("name", CASES)

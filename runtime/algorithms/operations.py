@@ -312,6 +312,11 @@ def _inverse_dynamics_base_regressor(tree, ops, x):
     return {"base_regressor": [v for k in factor(tree)[0] for v in columns[k]]}
 
 
+def _inverse_dynamics_known_forces(tree, ops, x):
+    return {"tau_known": coordinates.forces(tree, regressor.known_forces(
+        tree, ops, x.q, x.qdd, (x.quat, x.velocity, x.acceleration), x.loads))}
+
+
 def _energy_regressor(tree, ops, x):
     kinetic, potential = regressor.energy_regressor(tree, ops, x.q, x.qd, x.base)
     return {"energy_regressor": [v for pair in zip(kinetic, potential) for v in pair]}
@@ -531,6 +536,10 @@ OPERATIONS = {op.name: op for op in (
               "tau = Y_base pi_base + armature qdd + J^T loads.", ("q", "qd", "qdd"),
               (Port("base_regressor", ("G", "Pb"), "base regressor (G x rank, column-major; columns as "
                     "rbdgen.identifiable)"),), _inverse_dynamics_base_regressor, group="identification"),
+    Operation("inverse_dynamics_known_forces", "armature qdd + J^T loads: what inverse dynamics adds to Y pi "
+              "(independent of the inertial parameters).", ("q", "qdd", "loads"),
+              (Port("tau_known", ("G",), "known generalized forces armature qdd + J^T loads (G)"),),
+              _inverse_dynamics_known_forces, group="identification"),
     Operation("energy_regressor", "[kinetic; potential] (2 x 10 B): T = kinetic pi + 1/2 sum armature qd^2 and "
               "V = potential pi.", ("q", "qd"),
               (Port("energy_regressor", (2, "P"), "energy regressor (2 x 10 B, column-major): kinetic row, "

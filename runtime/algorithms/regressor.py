@@ -10,17 +10,19 @@ and each regressor entry is one dot product there. A floating base's rows are th
 A0: row r is the base motion ``X0 e_r`` carried the same way.
 
 The known part (what does not depend on ``pi``: the rotors' ``armature qdd`` and ``J^T loads``) is
-left out: ``inverse_dynamics = Y pi + armature qdd + J^T loads``.
+left out, `known_forces`: ``inverse_dynamics = Y pi + armature qdd + J^T loads``.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from .. import spatial as sp
 from . import coordinates
 from .frames import body_poses
 from .parametric import rigid_inertia
 from .kinematics import Tree, base_velocity, body_velocities, body_xforms, joint_xforms, rotate
-from .rnea import rnea_passes
+from .rnea import rnea, rnea_passes
 
 
 #: The ten unit inertias (parameter k 1, the others 0: structural ints), in parameter order.
@@ -79,6 +81,14 @@ def regressor_columns(tree: Tree, ops, q, qd, qdd, base=None) -> list:
     """`inverse_dynamics_regressor` on the independent coordinates: each column reduced by ``P^T``
     (`coordinates.forces`; ``q``, ``qd``, ``qdd`` already per body)."""
     return [coordinates.forces(tree, column) for column in inverse_dynamics_regressor(tree, ops, q, qd, qdd, base)]
+
+
+def known_forces(tree: Tree, ops, q, qdd, base=None, loads=None) -> list:
+    """``armature qdd + J^T loads`` (full coordinates): inverse dynamics of the tree with every inertia zero,
+    the part that does not depend on ``pi`` (``base``: ``(quat_xyzw, velocity, acceleration)``)."""
+    massless = rigid_inertia([0] * 10)
+    tree = dataclasses.replace(tree, I=(massless,) * tree.nb, I_base=tuple(massless))
+    return rnea(tree, ops, q, [0] * tree.nb, qdd, base, loads)
 
 
 def _kinetic(v) -> list:
