@@ -96,7 +96,7 @@ def test_manifest_and_errors(builds):
         rbdgen.generate(robot_model("panda"), parameters=["panda_link0"])
 
 
-def test_command_line(tmp_path, capsys):
+def test_command_line(tmp_path, capsys, build_cache):
     from rbdgen.codegen import cli
 
     urdf = str(ROBOTS["panda"].path)
@@ -105,3 +105,6 @@ def test_command_line(tmp_path, capsys):
     assert cli.main(["generate", urdf, "-o", str(tmp_path / "out"), "--parameters", "all", "-q", "--no-compile"]) == 0
     manifest = json.loads((tmp_path / "out" / "panda.json").read_text())
     assert manifest["options"]["parameters"] == [f"panda_link{k}" for k in range(1, 8)]
+    solver = rbdgen.load(tmp_path / "out", flags=TEST_FLAGS, cache=build_cache)   # the written folder, parametric
+    assert solver.parameter_names[0] == "panda_link1.m" and solver.params.shape == (70,)
+    np.testing.assert_array_equal(solver.params, parameters.parameter_vector(robot_model("panda")))
