@@ -20,7 +20,7 @@ import time
 import traceback
 from pathlib import Path
 
-from .. import __version__
+from ..version import __version__
 from ..build import cache_dir
 from ..builder import TRAVERSALS
 from ..errors import BuildError, ManifestError, ModelError, SettingError, SolverError, ValidationError

@@ -15,8 +15,8 @@ from ..algorithms.operations import INPUTS, operation
 from ..errors import STATUS
 from ..manifest import interface_key
 from ..names import c_text, check_prefix, checked
-from .optimize import COUNT_KEYS, Schedule, operands
-from .trace import Call, Expr, Guard, Kernel, TreeSolve
+from ..ir.optimize import COUNT_KEYS, Schedule, operands
+from ..ir.trace import Call, Expr, Guard, Kernel, TreeSolve
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 

@@ -5,27 +5,26 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
 
-from .. import __version__
+from ..version import __version__
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import OPERATIONS, dimensions, evaluate, operation, sizes
+from ..algorithms.operations import OPERATIONS, dimensions, operation, sizes
 from ..build import DEFAULT_FLAGS
 from ..mjcf import is_mjcf, load_mjcf
 from ..errors import ModelError
 from ..model import RobotModel
-from ..names import c_text, check_prefix, default_prefix
+from ..names import c_text, check_prefix, default_prefix, kernel_name
 from ..parameters import body_names, parametric_tree
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import emit_c, packaging
 from . import folder as folder_files
-from .optimize import estimated_cycles, schedule
-from .trace import Graph, Kernel, StructuralFailure, SymbolicOps
+from ..ir.optimize import estimated_cycles, schedule
+from ..ir.trace import Graph, Kernel, StructuralFailure, trace
 
 log = logging.getLogger(__name__)
 
@@ -54,25 +53,6 @@ def leaf_links(model: RobotModel) -> tuple:
     return tuple(k for k, link in enumerate(model.links) if link.body not in parents)
 
 
-def kernel_name(model: RobotModel, op: str, link: int = None) -> str:
-    """The generated function's name after the prefix: ``op``, or ``<op>_<link name>`` for a link.
-
-    ``<op>_link<id>`` instead where the name is not ASCII letters and digits in words joined by single
-    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` in any case (so no name can equal
-    another link's ``link<id>``, even but for case): names from a robot file become identifiers and file
-    names only this way.
-    """
-    if link is None:
-        return op
-    name = model.links[link].name
-    plain = (len(name) <= MAX_LINK_NAME and re.fullmatch(r"[A-Za-z0-9]+(_[A-Za-z0-9]+)*", name)
-             and not re.fullmatch(r"link[0-9]+", name, re.IGNORECASE))
-    return f"{op}_{name if plain else f'link{link}'}"
-
-
-#: Longest link name used in a generated function or file name (longer ones use the link id).
-MAX_LINK_NAME = 64
-
 PRECISIONS = tuple(emit_c.PRECISIONS)
 
 
@@ -93,7 +73,7 @@ def check_names(model: RobotModel, plan: list):
                                  f"of the links, or choose frames= (--frames) without one of them")
 
 
-def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None) -> Kernel:
+def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None) -> Kernel:
     """Run ``op``'s algorithm (on ``link`` where it takes one) on symbols for ``model``: a `Kernel`
     with every constant folded.
 
@@ -110,8 +90,7 @@ def trace(model: RobotModel, op: str, tree: Tree = None, link: int = None, algor
         size["params"] = dims["Q"]
     try:
         graph = Graph()
-        inputs = {name: graph.input(name, n) for name, n in size.items()}
-        outputs = evaluate(tree, SymbolicOps(graph), source.name, inputs, link)
+        outputs = trace(graph, tree, source.name, size, link)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the generated function always returns status %d",
                     op, failure.guard.message, failure.guard.status)
@@ -140,11 +119,11 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
     if choice != "auto" and choice not in FD_ALGORITHMS:
         raise ValueError(f"fd_algorithm must be 'auto' or one of {list(FD_ALGORITHMS)}, got {choice!r}")
     if tree.nj != tree.nb:  # mimic joints: the record's algorithm is CRBA's already
-        kernel = trace(model, "forward_dynamics", tree)
+        kernel = trace_operation(model, "forward_dynamics", tree)
         kernel.algorithm = "crba"
         return kernel
     names = list(FD_ALGORITHMS) if choice == "auto" else [choice]
-    kernels = {name: trace(model, "forward_dynamics", tree, algorithm=FD_ALGORITHMS[name]) for name in names}
+    kernels = {name: trace_operation(model, "forward_dynamics", tree, algorithm=FD_ALGORITHMS[name]) for name in names}
     cost = {name: estimated_cycles(k, schedule(k, optional=emit_c.optional_inputs(k))) for name, k in kernels.items()}
     best = choice if choice != "auto" else "crba" if cost["crba"] <= CRBA_MARGIN * cost["aba"] else "aba"
     if choice == "auto":
@@ -155,7 +134,7 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
 
 
 def _always_fails(kernel: Kernel) -> dict:
-    """The manifest entry of a kernel that returns a status for every state (`trace`):
+    """The manifest entry of a kernel that returns a status for every state (`trace_operation`):
     ``{"always_fails": {"status": 2, "message": ...}}``, else nothing."""
     failed = [g for g in kernel.graph.guards if isinstance(g.value, (int, float))]
     return {"always_fails": {"status": failed[0].status, "message": failed[0].message}} if failed else {}
@@ -205,9 +184,9 @@ class Generated:
 
         ``op`` is any operation of `operations.OPERATIONS`, ``link`` (a name or an id) the link
         of one that takes a link (any link: CasADi does not need the generated ``frames``); see
-        `rbdgen.codegen.emit_casadi` for the signatures.
+        `rbdgen.codegen.casadi.emit_casadi` for the signatures.
         """
-        from . import emit_casadi
+        from .casadi import emit_casadi
 
         return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link),
                                     self.manifest["options"].get("parameters"))
@@ -306,7 +285,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     for n, (op, k) in enumerate(plan, 1):
         log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
         kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == "forward_dynamics"
-                       else trace(model, op, tree, k))
+                       else trace_operation(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
     log.info("scheduling %d functions", len(kernels))

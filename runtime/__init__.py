@@ -30,8 +30,7 @@ from .model import Inertia, Joint, Limits, Link, Mimic, RobotModel, Transform
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 from .solver import CompiledSolver, FixedCompiledSolver, FloatingCompiledSolver, load
 from .urdf import load_urdf, load_urdf_string
-
-__version__ = "0.1.0"
+from .version import __version__
 
 
 def generate(model_or_urdf, ops=None, **options):

@@ -1,12 +1,7 @@
-"""Scalar backends: what the algorithms need beyond ``+ - * /``.
+"""The NumPy scalar backend: `NumpyOps`, the `ScalarOps` of the NumPy engine (`NumpySolver`).
 
-A backend supplies ``sin``, ``cos``, ``sqrt``, ``atan2``, ``copysign``, ``eps`` (the machine epsilon of
-its precision), ``require_positive`` (a runtime
-check ``x > 0`` that raises, or becomes a guard in generated code),
-``require_not_negative`` (the check ``!(x < 0)``: NaN passes), ``solve_spd``
-(the dense checked Cholesky solve) and, for the forward-dynamics derivatives,
-``solve_ltdl`` (`ltdl.ltdl_apply_inverse` of many columns with one factor). The
-symbolic backend lives in ``rbdgen.codegen.trace``.
+Each scalar is a float64 array of shape (N,), one value per state of a batch; a check that
+fails raises the solver error naming the first failing state.
 """
 
 from __future__ import annotations
@@ -15,17 +10,20 @@ import numpy as np
 
 from .algorithms.cholesky import EPS, cholesky_solve
 from .algorithms.ltdl import ltdl_apply_inverse
+from .algorithms.scalars import FUNCTIONS, ScalarOps
+
+#: The NumPy ufunc of each elementary function (`FUNCTIONS`: ``math``'s names).
+UFUNCS = {name: getattr(np, {"atan2": "arctan2"}.get(name, name)) for name in FUNCTIONS}
 
 
-class NumpyOps:
+class NumpyOps(ScalarOps):
     """Each scalar is a float64 array of shape (N,): one value per state of a batch."""
 
-    sin = staticmethod(np.sin)
-    cos = staticmethod(np.cos)
-    sqrt = staticmethod(np.sqrt)
-    atan2 = staticmethod(np.arctan2)
-    copysign = staticmethod(np.copysign)
     eps = EPS
+
+    @staticmethod
+    def function(name, *args):
+        return UFUNCS[name](*args)
 
     @staticmethod
     def require_positive(x, error, message):

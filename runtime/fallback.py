@@ -7,7 +7,7 @@ array of shape (N,), so a batch costs one pass of the algorithm, not N.
 One state (or a batch of a few) would pay about a microsecond per scalar operation
 that way: an operation called on few states again and again runs instead as
 straight-line Python on floats, traced once for the model from the same algorithms
-(`rbdgen.codegen.emit_python`), with the same values.
+(`rbdgen.ir.emit_python`), with the same values.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class NumpySolver(SolverBase):
         kernel = self._kernel(op, link, flat)
         if kernel is None:
             return None
-        from .codegen.emit_python import CheckFailed
+        from .ir.emit_python import CheckFailed
 
         try:
             values = [kernel(*[a[i].tolist() for a in flat.values()]) for i in range(flat["q"].shape[0])]
@@ -113,21 +113,22 @@ class NumpySolver(SolverBase):
             calls = self._small_calls[key] = self._small_calls.get(key, 0) + 1
             if calls < self.trace_after:
                 return None
-            from .codegen import emit_python
-            from .codegen.trace import StructuralFailure
+            from .ir import emit_python
+            from .ir.trace import Graph, Kernel, StructuralFailure, trace
 
+            graph, sizes = Graph(), {name: a.shape[1] for name, a in flat.items()}
             try:
-                kernel = emit_python.trace(self.tree, op, {name: a.shape[1] for name, a in flat.items()}, link)
+                kernel = Kernel(op, graph, sizes, trace(graph, self.tree, op, sizes, link))
             except StructuralFailure:  # fails at every state: the NumPy pass raises
                 self._kernels[key] = None
             else:
-                self._kernels[key] = emit_python.function(kernel)
+                self._kernels[key] = emit_python.function(kernel, NumpyOps())
         return self._kernels[key]
 
     def _evaluate_flat(self, op, flat, outputs, link):
         N = flat["q"].shape[0]
         columns = {name: list(np.ascontiguousarray(a.T)) for name, a in flat.items()}
-        values = evaluate(self.tree, NumpyOps, op, columns, link)
+        values = evaluate(self.tree, NumpyOps(), op, columns, link)
         results = {}
         for name in outputs:
             rows = np.empty((len(values[name]), N))

@@ -34,7 +34,7 @@ import warnings
 import numpy as np
 
 from .errors import ModelError
-from .model import Inertia, Mat3, RobotModel, quaternion_matrix, symmetric_eigenvalues
+from .model import Inertia, InertiaNote, InertiaReport, Mat3, RobotModel, quaternion_matrix, symmetric_eigenvalues
 
 __all__ = ["INERTIA_POLICIES", "InertiaNote", "InertiaReport", "balance_inertia", "inertia_policy", "noted", "police",
            "report"]
@@ -42,42 +42,6 @@ __all__ = ["INERTIA_POLICIES", "InertiaNote", "InertiaReport", "balance_inertia"
 logger = logging.getLogger(__name__)
 
 INERTIA_POLICIES = ("warn", "balance", "strict")
-
-
-@dataclasses.dataclass(frozen=True)
-class InertiaNote:
-    """One link whose inertia is not a rigid body's, and what the policy did with it.
-
-    ``violation``: ``"not positive semi-definite"`` or ``"triangle inequality"``; ``size``: by
-    how much (the negative principal moment's magnitude, or the excess of the largest moment
-    over the sum of the other two), ``relative``: ``size`` over the largest principal moment
-    (in magnitude);
-    ``given``: the rotational inertia as the file states it, about the centre of mass in link
-    axes; ``in_use``: False for a link welded to a fixed base (its inertia plays no part).
-    Under ``"balance"``: ``inertia_change`` the largest change of a moment (2-norm of the
-    difference, kg m^2) and ``mass_matrix_change`` that of the mass matrix at ``q = 0`` (2-norm,
-    relative to the mass matrix's)."""
-
-    link: str
-    policy: str
-    violation: str
-    size: float
-    relative: float
-    given: Mat3
-    in_use: bool = True
-    inertia_change: float = 0.0
-    mass_matrix_change: float = 0.0
-
-
-@dataclasses.dataclass(frozen=True)
-class InertiaReport:
-    """The policy a model was loaded with and the links it applied to."""
-
-    policy: str
-    links: tuple = ()
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
 
 
 def inertia_policy(inertia="warn", balance_inertia=None) -> str:

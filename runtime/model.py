@@ -29,12 +29,9 @@ import dataclasses
 import hashlib
 import json
 import math
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from .errors import ModelError
-
-if TYPE_CHECKING:  # the policy's module imports this one
-    from .inertias import InertiaReport
 
 Vec3 = tuple[float, float, float]
 Mat3 = tuple[Vec3, Vec3, Vec3]
@@ -380,6 +377,42 @@ class Link:
 
 
 @dataclasses.dataclass(frozen=True)
+class InertiaNote:
+    """One link whose inertia is not a rigid body's, and what the inertia policy (`rbdgen.inertias`) did with it.
+
+    ``violation``: ``"not positive semi-definite"`` or ``"triangle inequality"``; ``size``: by
+    how much (the negative principal moment's magnitude, or the excess of the largest moment
+    over the sum of the other two), ``relative``: ``size`` over the largest principal moment
+    (in magnitude);
+    ``given``: the rotational inertia as the file states it, about the centre of mass in link
+    axes; ``in_use``: False for a link welded to a fixed base (its inertia plays no part).
+    Under ``"balance"``: ``inertia_change`` the largest change of a moment (2-norm of the
+    difference, kg m^2) and ``mass_matrix_change`` that of the mass matrix at ``q = 0`` (2-norm,
+    relative to the mass matrix's)."""
+
+    link: str
+    policy: str
+    violation: str
+    size: float
+    relative: float
+    given: Mat3
+    in_use: bool = True
+    inertia_change: float = 0.0
+    mass_matrix_change: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class InertiaReport:
+    """The policy a model was loaded with and the links it applied to."""
+
+    policy: str
+    links: tuple = ()
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
 class RobotModel:
     """A validated kinematic tree. Build it with `rbdgen.load_urdf` or directly."""
 
@@ -389,7 +422,7 @@ class RobotModel:
     floating: bool = False
     base_inertia: Inertia = Inertia()
     gravity: Vec3 = STANDARD_GRAVITY
-    #: How the loader treated link inertias no rigid body has (an `rbdgen.inertias.InertiaReport`;
+    #: How the loader treated link inertias no rigid body has (an `InertiaReport`;
     #: None for a model built directly). Not part of the model's identity: its values are.
     inertia_report: Optional[InertiaReport] = dataclasses.field(default=None, compare=False)
 

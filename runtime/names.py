@@ -15,16 +15,25 @@ value they print, so a raw name can never reach the generated C.
 name by default): it names every C symbol, macro, file and CasADi function of a
 robot, so it must be a C identifier that no C or C++ rule reserves.
 `default_prefix` makes any robot name into one.
+`kernel_name` names a generated function (and its files and CasADi function) after
+its operation and, for an operation on a link, the link.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from .model import RobotModel
 
 #: Longest prefix: long enough for any real robot name, short enough for file names
 #: (``<prefix>_forward_dynamics_derivatives.c``) and linkers.
 MAX_PREFIX = 48
+
+#: Longest link name used in a generated function or file name (longer ones use the link id).
+MAX_LINK_NAME = 64
 
 #: Reserved words of C (C99 to C23) and C++ (to C++23): a prefix may not be one.
 KEYWORDS = frozenset("""
@@ -119,3 +128,20 @@ def check_file_name(name, folder) -> str:
         raise ValueError(f"{folder}: the manifest lists {name!r} as a source; sources are plain names "
                          "'<identifier>.c' or '.h' inside the folder")
     return name
+
+
+def kernel_name(model: RobotModel, op: str, link: Optional[int] = None) -> str:
+    """The generated function's name after the prefix: ``op``, or ``<op>_<link name>`` for a link.
+
+    ``<op>_link<id>`` instead where the name is not ASCII letters and digits in words joined by single
+    '_', is longer than `MAX_LINK_NAME`, or is itself ``link<number>`` in any case (so no name can equal
+    another link's ``link<id>``, even but for case): names from a robot file become identifiers and file
+    names only this way.
+    """
+    if link is None:
+        return op
+    name = model.links[link].name
+    plain = (len(name) <= MAX_LINK_NAME and re.fullmatch(r"[A-Za-z0-9]+(_[A-Za-z0-9]+)*", name)
+             and not re.fullmatch(r"link[0-9]+", name, re.IGNORECASE))
+    return f"{op}_{name if plain else f'link{link}'}"
+

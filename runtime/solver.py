@@ -155,7 +155,7 @@ class CompiledSolver(SolverBase):
         return call
 
     def validate(self, samples: int = 16, seed: int = 0) -> dict:
-        """Compare every operation with `NumpySolver` at random states (`rbdgen.testing.random_states`,
+        """Compare every operation with `NumpySolver` at random states (`rbdgen.states.random_states`,
         a load on every link).
 
         Each result is compared with the NumPy engine's (for a Jacobian: its analytic
@@ -170,7 +170,7 @@ class CompiledSolver(SolverBase):
         reference, the worst absolute and relative errors and the tolerance when one exceeds it.
         """
         from .fallback import NumpySolver
-        from .testing.states import random_states
+        from .states import random_states
 
         log.info("validating %s: %d operations against the NumPy engine at %d random states", self.prefix,
                  len(self.operations), samples)

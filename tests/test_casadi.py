@@ -11,7 +11,7 @@
   ``-(M^T M + rho I)^-1 M^T ID(q, qd, 0)``, i.e. ``FD(q, qd, 0)`` up to O(rho);
 * ``.casadi`` files from ``write_casadi`` load with ``casadi.Function.load`` in a Python
   where ``import rbdgen`` is blocked and give the same numbers;
-* input and output names, order and shapes as documented in ``rbdgen.codegen.emit_casadi``
+* input and output names, order and shapes as documented in ``rbdgen.codegen.casadi.emit_casadi``
   and ``rbdgen.algorithms.operations``.
 """
 
@@ -395,7 +395,7 @@ def test_massless_tip_gives_nan_forward_dynamics(caplog):
     generated = rbdgen.generate(model, ops=["mass_matrix"])
     q, qd, qdd, loads = np.array([0.3, -0.4]), np.array([0.5, 0.1]), np.array([1.0, 2.0]), np.zeros(18)
     for op in ("forward_dynamics", "forward_dynamics_crba", "forward_dynamics_derivatives"):
-        with caplog.at_level("WARNING", logger="rbdgen.codegen.sx"):
+        with caplog.at_level("WARNING", logger="rbdgen.codegen.casadi.sx"):
             f = generated.casadi(op)
         assert "for every state; the CasADi function returns NaN" in caplog.text
         out = f(**dict(zip(f.name_in(), (q, qd, qdd, loads))))

@@ -47,7 +47,7 @@ from rbdgen.algorithms.ltdl import coordinate_parents
 from rbdgen.algorithms.operations import OPERATIONS as RECORDS
 from rbdgen.codegen import emit_c
 from rbdgen.codegen.generator import ALL_OPERATIONS
-from rbdgen.codegen.optimize import COUNT_KEYS
+from rbdgen.ir.optimize import COUNT_KEYS
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
 
@@ -685,7 +685,7 @@ def test_sincos_pairs_never_read_a_result_before_its_call():
     """Two angles share one `<p>_sincos2` call only where neither needs the other's results: sin(q) and
     cos(q), then sin and cos of sin(q), take two calls, the second after the first."""
     from rbdgen.codegen.emit_c import Printer
-    from rbdgen.codegen.trace import Graph, SymbolicOps
+    from rbdgen.ir.trace import Graph, SymbolicOps
 
     graph = Graph()
     ops = SymbolicOps(graph)

@@ -14,8 +14,8 @@ import pytest
 
 import rbdgen
 from rbdgen.codegen.generator import FD_ALGORITHMS
-from rbdgen.codegen.optimize import LATENCY, critical_path, estimated_cycles, schedule
-from rbdgen.codegen.trace import Graph, Kernel
+from rbdgen.ir.optimize import LATENCY, critical_path, estimated_cycles, schedule
+from rbdgen.ir.trace import Graph, Kernel
 
 from conftest import TEST_FLAGS
 from helpers import LOOSE, assert_close, pinocchio, random_states

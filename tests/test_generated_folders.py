@@ -28,7 +28,7 @@ from conftest import TEST_FLAGS
 from helpers import solver
 from rbdgen.codegen import emit_c
 from rbdgen.codegen import folder as folder_files
-from rbdgen.codegen.generator import kernel_name
+from rbdgen.names import kernel_name
 from robots import ROBOTS
 
 needs_gcc = pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("ar")), reason="needs gcc and ar")

@@ -480,7 +480,7 @@ def test_cli_frames(tmp_path):
 def test_link_function_names_from_untrusted_link_names():
     """A link name becomes part of a C function and file name only when it is a plain word; otherwise, and
     where it could equal another link's ``link<id>``, the link id is used."""
-    from rbdgen.codegen.generator import MAX_LINK_NAME, kernel_name
+    from rbdgen.names import MAX_LINK_NAME, kernel_name
 
     long = "a" * (MAX_LINK_NAME + 1)
     names = ["base", "link2", "x-y */", long, "hand_tcp"]

@@ -43,7 +43,7 @@ def _rows(A):
 def _solve(A, b, lam):
     """`solve_tree` on one matrix, with the operations' finiteness check of the result."""
     with np.errstate(all="ignore"):  # as NumpySolver: an overflow is reported once, as NonFiniteError
-        x = np.array(solve_tree(_rows(A[None]), [np.array([v]) for v in b], lam, NumpyOps, "thing"))[:, 0]
+        x = np.array(solve_tree(_rows(A[None]), [np.array([v]) for v in b], lam, NumpyOps(), "thing"))[:, 0]
     if not np.all(np.isfinite(x)):
         raise NonFiniteError("non-finite result")
     return x
@@ -63,13 +63,13 @@ def test_factors_and_solution(n):
         Ls, Ds = zip(*(_factors(rng, lam) for _ in range(3)))
         H = np.stack([L.T @ np.diag(D) @ L for L, D in zip(Ls, Ds)])
         b = rng.standard_normal((3, n))
-        L, Dinv = ltdl(_rows(H), lam, NumpyOps, "H")
+        L, Dinv = ltdl(_rows(H), lam, NumpyOps(), "H")
         for k in range(n):
             np.testing.assert_allclose(1 / Dinv[k], [D[k] for D in Ds], rtol=1e-12)
             assert set(L[k]) == {j for j in range(n) if _pattern(lam)[k, j] and j < k}
             for j, value in L[k].items():
                 np.testing.assert_allclose(value, [Lt[k, j] for Lt in Ls], rtol=1e-10, atol=1e-12)
-        x = np.array(solve_tree(_rows(H), list(b.T), lam, NumpyOps, "H")).T
+        x = np.array(solve_tree(_rows(H), list(b.T), lam, NumpyOps(), "H")).T
         np.testing.assert_allclose(x, np.linalg.solve(H, b[..., None])[..., 0], rtol=1e-9, atol=1e-12)
 
 
@@ -80,7 +80,7 @@ def test_inverse_from_the_solve_of_many_columns(n):
     lam = _random_tree(rng, n)
     L, D = _factors(rng, lam)
     H = L.T @ np.diag(D) @ L
-    factors, Dinv = ltdl(_rows(H[None]), lam, NumpyOps, "H")
+    factors, Dinv = ltdl(_rows(H[None]), lam, NumpyOps(), "H")
     identity = [[int(r == c) for r in range(n)] for c in range(n)]
     Hinv = np.array([[np.broadcast_to(x, (1,))[0] for x in column]
                      for column in NumpyOps.solve_ltdl(factors, Dinv, lam, identity)]).T
@@ -135,9 +135,9 @@ def test_residual_check():
     H = np.array([[4.0, 1.0], [1.0, 3.0]])[None]
     rows = _rows(H)
     x = [np.array([1.0]), np.array([1.0])]
-    check_residual(rows, (-1, 0), x, [np.array([5.0]), np.array([4.0])], NumpyOps, "H")  # exact: passes
+    check_residual(rows, (-1, 0), x, [np.array([5.0]), np.array([4.0])], NumpyOps(), "H")  # exact: passes
     with pytest.raises(IllConditionedError, match=r"^H: residual check failed .*\(state 0\)$"):
-        check_residual(rows, (-1, 0), x, [np.array([5.0]), np.array([4.0 + 1e-9])], NumpyOps, "H")
+        check_residual(rows, (-1, 0), x, [np.array([5.0]), np.array([4.0 + 1e-9])], NumpyOps(), "H")
 
 
 def test_mass_matrix_in_the_base_body_frame():
@@ -157,7 +157,7 @@ def test_mass_matrix_in_the_base_body_frame():
     quat /= np.linalg.norm(quat)
     H_A0 = rbdgen.NumpySolver(model).mass_matrix(rbdgen.BaseState([0.1, 0.2, 0.3], quat), q)
     H_B = np.array([[np.broadcast_to(x, (1,))[0] for x in row]
-                    for row in crba(Tree.from_model(model), NumpyOps, [np.array([v]) for v in q])])
+                    for row in crba(Tree.from_model(model), NumpyOps(), [np.array([v]) for v in q])])
     R = pin.Quaternion(quat[3], *quat[:3]).toRotationMatrix()
     T = np.eye(len(H_B))
     T[:3, :3] = T[3:6, 3:6] = R.T
@@ -213,7 +213,7 @@ def test_forward_dynamics_derivatives_check_their_solve():
     tree = Tree.from_model(rbdgen.load_urdf(ROBOTS["panda"].path))
     rng = np.random.default_rng(3)
     q, qd, tau = ([np.array([v]) for v in rng.uniform(-1, 1, tree.nj)] for _ in range(3))
-    dacc = fd_derivatives(tree, NumpyOps, q, qd, tau)
+    dacc = fd_derivatives(tree, NumpyOps(), q, qd, tau)
     assert np.isfinite(np.array(dacc["tau"], dtype=float)).all()
     with pytest.raises(IllConditionedError, match=r"residual check failed"):
-        fd_derivatives(tree, OffProbe, q, qd, tau)
+        fd_derivatives(tree, OffProbe(), q, qd, tau)

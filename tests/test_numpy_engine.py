@@ -1,4 +1,4 @@
-"""The NumPy engine's straight-line path for single states and small batches (`rbdgen.codegen.emit_python`).
+"""The NumPy engine's straight-line path for single states and small batches (`rbdgen.ir.emit_python`).
 
 Once an operation has had `NumpySolver.trace_after` calls on few states, it runs as
 Python traced from the same algorithms: its results must be those of the NumPy pass

@@ -29,7 +29,8 @@ def test_wheel_installs_only_rbdgen(wheel):
     names = set(wheel.namelist())
     for required in ("rbdgen/__init__.py", "rbdgen/algorithms/rnea.py", "rbdgen/codegen/generator.py",
                      "rbdgen/templates/c/operation.c.j2", "rbdgen/templates/c/cholesky.c.j2",
-                     "rbdgen/templates/c/checks.c.j2", "rbdgen/testing/states.py",
+                     "rbdgen/templates/c/checks.c.j2", "rbdgen/states.py", "rbdgen/ir/trace.py",
+                     "rbdgen/codegen/casadi/sx.py",
                      "rbdgen/templates/cmake/CMakeLists.txt.j2", "rbdgen/templates/cmake/README.md.j2",
                      "rbdgen/templates/cmake/pkgconfig.pc.in.j2", "rbdgen/generated/panda/CMakeLists.txt",
                      "rbdgen/generated/panda/panda.pc.in", "rbdgen/generated/panda/README.md",
@@ -49,7 +50,8 @@ def test_wheel_metadata_keeps_the_runtime_light(wheel):
 
 
 def test_import_from_another_folder_needs_no_codegen(tmp_path):
-    """`import rbdgen` (and the NumPy engine) from elsewhere, with jinja2 and casadi blocked."""
+    """`import rbdgen` (and the NumPy engine, with its straight-line path for single states: rbdgen.ir) from
+    elsewhere, with jinja2, casadi and rbdgen.codegen blocked."""
     code = (
         "import sys\n"
         "class Block:\n"
@@ -59,8 +61,10 @@ def test_import_from_another_folder_needs_no_codegen(tmp_path):
         "sys.meta_path.insert(0, Block())\n"
         "import numpy as np, rbdgen, importlib.resources as r\n"
         "m = rbdgen.load_urdf(str(r.files('rbdgen.generated') / 'panda' / 'panda.urdf'))\n"
-        "print(rbdgen.NumpySolver(m).mass_matrix(np.zeros(7)).shape)\n"
+        "s = rbdgen.NumpySolver(m)\n"
+        "M = [s.mass_matrix(np.zeros(7)) for _ in range(s.trace_after + 1)]\n"
+        "print(M[-1].shape, [k is not None for k in s._kernels.values()], abs(M[-1] - M[0]).max())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "(7, 7)"
+    assert out.stdout.strip() == "(7, 7) [True] 0.0"  # traced, and the same values as the NumPy pass

@@ -10,7 +10,7 @@ of all the columns ``dID/dx`` and of the identity's (``M^-1 = -M^-1 (-I)``) toge
 the factor of ``-M = L^T (-D) L`` (``-Dinv``: no column is negated, and ``x (-d)`` is
 ``-(x d)`` exactly), never a dense one: ``ops.solve_ltdl`` is `ltdl_apply_inverse` of
 each column, which the generated C runs as one loop over the columns
-(`rbdgen.codegen.trace.TreeSolve`). Instead of one residual check per column, one
+(`rbdgen.ir.trace.TreeSolve`). Instead of one residual check per column, one
 probe: ``-(tau - b)`` plus the identity's columns (``-1`` in every row) is solved as one
 more column of that solve and the residual of its negation checked (`check_residual`).
 The solve is backward stable for a positive definite M (LTDL needs no pivoting), so its

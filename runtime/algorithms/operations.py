@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .. import spatial as sp
-from . import (centroidal, configuration, coordinates, energy, frames, kinematics_derivatives, parametric, regressor,
+from . import (base_parameters, centroidal, configuration, coordinates, energy, frames, kinematics_derivatives, parametric, regressor,
                taskspace)
 from .aba import aba
 from .coriolis import coriolis_matrix
@@ -152,7 +152,7 @@ class Operation:
 class Dimensions(dict):
     """The sizes shapes are written in: J joints, G generalized coordinates, L links, P inertial parameters
     (10 per body, `rbdgen.parameters`), Q those given at run time (`parametric`) and, computed on first use, Pb identifiable ones
-    (`rbdgen.identification.factor`)."""
+    (`base_parameters.factor`)."""
 
     def __init__(self, tree: Tree, link_count: int):
         bodies = tree.nb + (1 if tree.floating else 0)
@@ -163,9 +163,7 @@ class Dimensions(dict):
     def __missing__(self, key: str) -> int:
         if key != "Pb":
             raise KeyError(key)
-        from ..identification import factor
-
-        self[key] = len(factor(self.tree)[0])
+        self[key] = len(base_parameters.factor(self.tree)[0])
         return self[key]
 
     def get(self, key, default=None):
@@ -306,10 +304,8 @@ def _inverse_dynamics_regressor(tree, ops, x):
 
 
 def _inverse_dynamics_base_regressor(tree, ops, x):
-    from ..identification import factor
-
     columns = _regressor_columns(tree, ops, x)
-    return {"base_regressor": [v for k in factor(tree)[0] for v in columns[k]]}
+    return {"base_regressor": [v for k in base_parameters.factor(tree)[0] for v in columns[k]]}
 
 
 def _inverse_dynamics_known_forces(tree, ops, x):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .states import States
+from ..states import States
 
 #: Denominator floor of `rel_error`: only guards exact zeros; the test robots'
 #: quantities range from ~1e-3 (Allegro hand) to ~1e3 (Talos).

@@ -14,8 +14,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..algorithms.operations import BASE, OPERATIONS
-from ..interface import BaseState
+from .algorithms.operations import BASE, OPERATIONS
+from .interface import BaseState
 
 #: The state arrays each operation takes after the base (rbdgen's argument order, no loads).
 ARGUMENTS = {name: tuple(n for n in op.inputs if n != "loads") for name, op in OPERATIONS.items()}

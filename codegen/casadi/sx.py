@@ -1,4 +1,4 @@
-"""The CasADi front end: operations traced on SX symbols, shared by the CasADi output and the C derivatives.
+"""The CasADi front end: operations traced on SX symbols for the CasADi output.
 
 `CasadiOps` is the scalar backend: the algorithms in `rbdgen.algorithms` run
 unchanged on SX scalars (structural zeros and ones still fold), so the SX graph
@@ -13,7 +13,7 @@ the structural zeros of a sparse one):
 an output that does not depend on an input (Panda's first joint turns about gravity,
 so its dynamics do not depend on ``q[0]``) would otherwise ignore a NaN there.
 
-`trace` gives an operation's input symbols (the C functions' inputs, in order,
+`trace_operation` gives an operation's input symbols (the C functions' inputs, in order,
 ``base`` first for a floating base, each a column vector) and its outputs as SX
 matrices of the registry's shapes. A derivative operation's outputs are the
 Jacobians of the operation it differentiates, one per differentiated input; a
@@ -27,11 +27,12 @@ import logging
 
 import casadi as ca
 
-from ..algorithms.cholesky import EPS
-from ..backends import NumpyOps
-from ..algorithms.kinematics import Tree
-from ..algorithms.operations import BASE, BASE_SIZE, dimensions, evaluate, operation
-from .trace import StructuralFailure, decided
+from ...algorithms.cholesky import EPS
+from ...backends import NumpyOps
+from ...algorithms.kinematics import Tree
+from ...algorithms.operations import BASE, BASE_SIZE, dimensions, operation
+from ...algorithms.scalars import ScalarOps
+from ...ir.trace import StructuralFailure, decided, trace
 
 log = logging.getLogger(__name__)
 
@@ -39,15 +40,14 @@ log = logging.getLogger(__name__)
 BASE_PARTS = {"base_velocity": BASE["velocity"], "base_acceleration": BASE["acceleration"]}
 
 
-class CasadiOps:
+class CasadiOps(ScalarOps):
     """SX scalars: sin/cos are CasADi's, checks are not representable, solves are symbolic LDL^T."""
 
-    sin = staticmethod(ca.sin)
-    cos = staticmethod(ca.cos)
-    sqrt = staticmethod(ca.sqrt)
-    atan2 = staticmethod(ca.atan2)
-    copysign = staticmethod(ca.copysign)
     eps = EPS
+
+    @staticmethod
+    def function(name, *args):
+        return getattr(ca, name)(*args)
 
     @staticmethod
     def require_positive(x, error, message):
@@ -109,27 +109,43 @@ def _shaped(values, port, dims):
     return ca.reshape(ca.vertcat(*values), rows, cols)
 
 
-def trace(model, op: str, tree: Tree = None, link: int = None) -> tuple:
+class SXInputs:
+    """`rbdgen.ir.trace.trace`'s symbols on CasADi: an SX column symbol per input (``symbols``), its entries the
+    scalars; with ``dtheta``, the scalars of ``base`` are those of the base turned by that world-frame rotation
+    vector (`_world_rotation`)."""
+
+    ops = CasadiOps()
+
+    def __init__(self, dtheta=None):
+        self.symbols: dict = {}
+        self.dtheta = dtheta
+
+    def input(self, name: str, size: int) -> list:
+        symbol = self.symbols[name] = ca.SX.sym(name, size)
+        if name == "base" and self.dtheta is not None:
+            symbol = _world_rotation(symbol, self.dtheta)
+        return [symbol[i] for i in range(size)]
+
+
+def trace_operation(model, op: str, tree: Tree = None, link: int = None) -> tuple:
     """``(inputs, outputs)``: dicts of SX symbols (column vectors) and SX results, in signature order
     (``link``: the link id of an operation on a link)."""
     tree = tree or Tree.from_model(model)
     record = operation(op)
     dims = dimensions(tree, len(model.links))
     source = operation(record.of) if record.of else record
-    symbols = {p.name: ca.SX.sym(p.name, p.size(dims)) for p in source.input_ports(model.floating)}
-    if tree.parameters:  # the parametric bodies' inertias, the last input (`parametric`)
-        symbols["params"] = ca.SX.sym("params", dims["Q"])
-    traced = dict(symbols)
     dtheta = ca.SX.sym("dtheta", 3)
-    if record.of and model.floating:
-        traced["base"] = _world_rotation(symbols["base"], dtheta)
-    scalars = {name: [sym[i] for i in range(sym.numel())] for name, sym in traced.items()}
+    inputs = SXInputs(dtheta if record.of and model.floating else None)
+    sizes = {p.name: p.size(dims) for p in source.input_ports(model.floating)}
+    if tree.parameters:  # the parametric bodies' inertias, the last input (`parametric`)
+        sizes["params"] = dims["Q"]
     try:
-        values = evaluate(tree, CasadiOps, source.name, scalars, link)
+        values = trace(inputs, tree, source.name, sizes, link)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the CasADi function returns NaN", op, failure.guard.message)
-        return symbols, {p.name: ca.SX.nan(*(p.dims(dims) + (1,) * (2 - len(p.shape))))
-                         for p in record.output_ports(model.floating)}
+        return inputs.symbols, {p.name: ca.SX.nan(*(p.dims(dims) + (1,) * (2 - len(p.shape))))
+                                for p in record.output_ports(model.floating)}
+    symbols = inputs.symbols
     if not record.of:
         return symbols, _propagate_nan(symbols, {p.name: _shaped(values[p.name], p, dims)
                                                  for p in record.output_ports(model.floating)})

@@ -11,10 +11,10 @@ the values are those of the NumPy pass (up to the sign of a zero); ``sin`` and
 
 The function takes the flat inputs (sequences of floats, in the kernel's input
 order) and returns ``{output name: list of floats}``. A failed check raises `CheckFailed`, and
-a checked solve is the NumPy engine's `NumpyOps.solve_spd` (which raises the
-solver's error): the caller reruns the state on the NumPy pass, which raises the
-precise error. A tree-sparse solve of many columns (`TreeSolve`) is `NumpyOps.solve_ltdl`
-on floats.
+a checked solve is ``solve_spd`` of the backend `function` is given (the NumPy engine's
+`NumpyOps`, which raises the solver's error): the caller reruns the state on the NumPy pass,
+which raises the precise error. A tree-sparse solve of many columns (`TreeSolve`) is that
+backend's ``solve_ltdl`` on floats.
 """
 
 from __future__ import annotations
@@ -23,11 +23,9 @@ import math
 
 import numpy as np
 
-from ..algorithms.kinematics import Tree
-from ..algorithms.operations import evaluate
-from ..backends import NumpyOps
+from ..algorithms.scalars import ScalarOps
 from .optimize import schedule
-from .trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps, TreeSolve
+from .trace import Call, Expr, Guard, Kernel, TreeSolve
 
 #: Each node operator as a Python expression of its operands.
 FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}", "neg": "-{}",
@@ -37,16 +35,6 @@ FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}
 
 class CheckFailed(Exception):
     """A check of the kernel failed (the NumPy pass names it and the state)."""
-
-
-def trace(tree: Tree, op: str, sizes: dict, link=None) -> Kernel:
-    """``op`` (on ``link``) traced for ``tree`` with flat inputs of ``sizes`` (``{name: length}``, in order).
-
-    Raises `rbdgen.codegen.trace.StructuralFailure` where a check fails for every state.
-    """
-    graph = Graph()
-    inputs = {name: graph.input(name, n) for name, n in sizes.items()}
-    return Kernel(op, graph, dict(sizes), evaluate(tree, SymbolicOps(graph), op, inputs, link))
 
 
 def _ref(x) -> str:
@@ -89,21 +77,19 @@ def source(kernel: Kernel) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _solve(A, b, what):
-    """The NumPy engine's checked Cholesky solve of one state, as floats."""
-    return [float(x[0]) for x in NumpyOps.solve_spd(A, b, what)]
+def function(kernel: Kernel, ops: ScalarOps):
+    """``kernel`` compiled into a Python function whose solves are those of ``ops`` (see the module docstring)."""
 
+    def solve(A, b, what):
+        """The checked Cholesky solve of one state, as floats."""
+        return [float(x[0]) for x in ops.solve_spd(A, b, what)]
 
-def _solve_ltdl(L, Dinv, lam, columns):
-    """`TreeSolve` on floats, as the NumPy engine's `NumpyOps.solve_ltdl`: the solutions, column after column,
-    as one list."""
-    return [x for column in NumpyOps.solve_ltdl(L, Dinv, lam, columns) for x in column]
+    def solve_ltdl(L, Dinv, lam, columns):
+        """`TreeSolve` on floats: the solutions, column after column, as one list."""
+        return [x for column in ops.solve_ltdl(L, Dinv, lam, columns) for x in column]
 
-
-def function(kernel: Kernel):
-    """``kernel`` compiled into a Python function (see the module docstring)."""
     namespace = {"sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "atan2": math.atan2, "copysign": math.copysign,
-                 "solve": _solve,
-                 "solve_ltdl": _solve_ltdl, "CheckFailed": CheckFailed}
+                 "solve": solve,
+                 "solve_ltdl": solve_ltdl, "CheckFailed": CheckFailed}
     exec(compile(source(kernel), f"<rbdgen kernel {kernel.name}>", "exec"), namespace)
     return namespace["kernel"]

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import casadi as ca
 
-from ..names import check_prefix
-from ..parameters import parametric_tree
-from .generator import kernel_name
-from .sx import trace
+from ...names import check_prefix, kernel_name
+from ...parameters import parametric_tree
+from .sx import trace_operation
 
 
 def function(model, op: str, prefix: str, link: int = None, parameters=None) -> ca.Function:
@@ -38,6 +37,6 @@ def function(model, op: str, prefix: str, link: int = None, parameters=None) -> 
     (``prefix``: see `rbdgen.names.check_prefix`; ``parameters``: as `generate`'s, the input ``params``
     last)."""
     check_prefix(prefix)
-    inputs, outputs = trace(model, op, parametric_tree(model, parameters), link=link)
+    inputs, outputs = trace_operation(model, op, parametric_tree(model, parameters), link=link)
     return ca.Function(f"{prefix}_{kernel_name(model, op, link)}", list(inputs.values()), list(outputs.values()),
                        list(inputs), list(outputs), {"cse": True})

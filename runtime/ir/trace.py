@@ -12,13 +12,20 @@ is deterministic.
 `SymbolicOps` is the scalar backend the algorithms see: ``require_positive``
 and ``require_not_negative`` record guards, ``solve_spd`` records a call of the checked Cholesky solve
 and ``solve_ltdl`` one of the tree-sparse LTDL solve of many columns (`TreeSolve`).
+
+`trace` is the one place an operation is traced (graph -> inputs -> evaluate), on a `Graph`
+for the C and the NumPy engine's single states, on CasADi SX for the CasADi functions.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Optional, Protocol
+
+from ..algorithms.kinematics import Tree
+from ..algorithms.operations import evaluate
+from ..algorithms.scalars import ScalarOps
 
 class Expr:
     """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index), ``ret`` (call, index)
@@ -135,7 +142,7 @@ class TreeSolve:
 class Graph:
     """A hash-consed expression graph plus the guards and calls recorded while tracing."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.nodes: list[Expr] = []
         self._table: dict = {}
         self.guards: list[Guard] = []
@@ -158,6 +165,11 @@ class Graph:
     def epsilon(self):
         """The machine epsilon of the precision the kernel is emitted in (a leaf)."""
         return self._node("eps", ())
+
+    @property
+    def ops(self) -> "SymbolicOps":
+        """The scalar backend that records into this graph."""
+        return SymbolicOps(self)
 
     # -- arithmetic with folding ------------------------------------------------
     def add(self, a, b):
@@ -218,12 +230,9 @@ class Graph:
             return a.args[0]
         return self._node("neg", (a,))
 
-    def unary(self, op: str, a, fn: Callable):
-        return fn(a) if _is_number(a) else self._node(op, (a,))
-
-    def binary(self, op: str, a, b, fn: Callable):
-        """A function of two arguments (``atan2``, ``copysign``): not commutative, folded on numbers."""
-        return fn(a, b) if _is_number(a) and _is_number(b) else self._node(op, (a, b))
+    def apply(self, op: str, args: tuple, fn: Callable):
+        """The function ``op`` of ``args`` (``sin``, ``atan2``...: in argument order), ``fn(*args)`` on numbers."""
+        return fn(*args) if all(_is_number(a) for a in args) else self._node(op, tuple(args))
 
     # -- statements ---------------------------------------------------------------
     def guard(self, value, status: int, message: str, strict: bool = True):
@@ -251,26 +260,14 @@ def _sort_key(x):
     return (0, float(x)) if _is_number(x) else (1, x.id)
 
 
-class SymbolicOps:
+class SymbolicOps(ScalarOps):
     """The scalar backend for tracing: symbols in, a `Graph` of statements out."""
 
     def __init__(self, graph: Graph):
         self.graph = graph
 
-    def sin(self, x):
-        return self.graph.unary("sin", x, math.sin)
-
-    def cos(self, x):
-        return self.graph.unary("cos", x, math.cos)
-
-    def sqrt(self, x):
-        return self.graph.unary("sqrt", x, math.sqrt)
-
-    def atan2(self, y, x):
-        return self.graph.binary("atan2", y, x, math.atan2)
-
-    def copysign(self, x, y):
-        return self.graph.binary("copysign", x, y, math.copysign)
+    def function(self, name, *args):
+        return self.graph.apply(name, args, getattr(math, name))
 
     @property
     def eps(self):
@@ -300,3 +297,26 @@ class Kernel:
     doc: str = ""
     operation: str = ""  # its operation (`operations.OPERATIONS`): the name, or the name and a link
     algorithm: str = ""  # where an operation has several: the one traced (`generator.FD_ALGORITHMS`)
+
+
+class Symbols(Protocol):
+    """Where the input scalars of a `trace` come from: a `Graph`, or CasADi SX (`rbdgen.codegen.casadi.sx`)."""
+
+    #: The scalar backend the algorithms run on over these symbols.
+    ops: ScalarOps
+
+    def input(self, name: str, size: int) -> list:
+        """A named input array of ``size`` scalars."""
+        ...
+
+
+def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int] = None) -> dict:
+    """``op`` (on ``link``, a link id, where it takes one) run on ``graph``'s symbols: one input array of each
+    size in ``inputs`` (``{name: size}``, in signature order), then the algorithm. Returns the outputs,
+    ``{name: list of scalars}``; the C, the CasADi functions and the NumPy engine's straight-line Python
+    are all traced here.
+
+    Raises `StructuralFailure` where a check fails for every state.
+    """
+    symbols = {name: graph.input(name, size) for name, size in inputs.items()}
+    return evaluate(tree, graph.ops, op, symbols, link)
