@@ -36,9 +36,8 @@ from rbdgen import parameters
 from rbdgen.testing.compare import rel_error
 from tests.robots import ROBOTS
 
-from .case import Unavailable
-from .kinematics import (STATES, GeneratedC, PinocchioCpp, Robot, bench_robots, conclude, flags_line, interleaved,
-                         log, loop_parser, parse_loop_arguments, pinocchio_cells, summary)
+from .kinematics import (STATES, GeneratedC, Robot, add_pinocchio_cpp, bench_robots, conclude, flags_line,
+                         interleaved, log, loop_parser, parse_loop_arguments, pinocchio_cells, summary)
 
 #: (row key, generated operation, label) in table order: the regressors, beside Pinocchio C++.
 ROWS = (("regressor", "inverse_dynamics_regressor", "Y"),
@@ -68,13 +67,7 @@ def bench_robot(name, args, work: Path) -> dict:
     robot = Robot.load(name, robot.path, robot.floating)
     log(f"{name}: generating and compiling ...")
     tools = {"rbdgen": GeneratedC(robot, args.flags, args.cache, work, rows=ROWS + INVERSE_DYNAMICS)}
-    notes = []
-    if args.pinocchio_cpp:
-        try:
-            tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work,
-                                              source="pinocchio_identification.cpp")
-        except Unavailable as exc:
-            notes.append(f"Pinocchio C++: {exc}")
+    notes = add_pinocchio_cpp(tools, robot, args, work, source="pinocchio_identification.cpp")
     own = parameters.parameter_vector(robot.model)
     tools["parametric"] = GeneratedC(robot, args.flags, args.cache, work, rows=INVERSE_DYNAMICS, parameters="all",
                                      inputs={"params": np.tile(own, (STATES, 1))})

@@ -273,12 +273,8 @@ def interleaved(tools: dict, rounds: int, target_ms: float) -> dict:
 def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     robot = Robot.load(name, urdf, floating, args.link)
     log(f"{name}: link {robot.link}, generating and compiling ...")
-    tools, notes = {"rbdgen": GeneratedC(robot, args.flags, args.cache, work)}, []
-    if args.pinocchio_cpp:
-        try:
-            tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work)
-        except Unavailable as exc:
-            notes.append(f"Pinocchio C++: {exc}")
+    tools = {"rbdgen": GeneratedC(robot, args.flags, args.cache, work)}
+    notes = add_pinocchio_cpp(tools, robot, args, work)
     try:
         tools["dynibo"] = DyniboPython(robot)
     except Unavailable as exc:
@@ -294,6 +290,18 @@ def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
                 counts=tools["rbdgen"].counts(), errors=errors, notes=notes,
                 **summary(times),
                 generate_s=tools["rbdgen"].generate_s, compile_s=tools["rbdgen"].compile_s)
+
+
+def add_pinocchio_cpp(tools: dict, robot: Robot, args, work: Path, source="pinocchio_kinematics.cpp") -> list:
+    """Add Pinocchio C++'s loop (benchmarks/``source``) to ``tools`` as ``"pinocchio"`` unless ``--no-pinocchio-cpp``;
+    returns the notes (why it is missing, if it is)."""
+    if not args.pinocchio_cpp:
+        return []
+    try:
+        tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work, source=source)
+    except Unavailable as exc:
+        return [f"Pinocchio C++: {exc}"]
+    return []
 
 
 def summary(times: dict) -> dict:
