@@ -46,7 +46,7 @@ def evaluate(name: str, samples: int, seed: int, compiled: dict):
             "dynibo": load_reference(robot.path, robot.floating, "dynibo")}
     st = random_states(s, samples, seed=seed, load_links=LOAD_LINKS[name])
     rows = []
-    cases = [(op, False) for op in rbdgen.OPERATIONS] + [(op, True) for op in LOAD_OPERATIONS]
+    cases = [(op, False) for op in rbdgen.DYNAMICS] + [(op, True) for op in LOAD_OPERATIONS]
     for op, loads in cases:
         ours = st.call(s, op, loads=loads)
         errors = {f"NumPy vs {label}": worst(ours, lambda i: call_reference(ref, op, st, i, loads=loads), st.n)

@@ -176,9 +176,9 @@ def expected(robot: Robot, row: str, i: int, other: States) -> np.ndarray:
     if row == "integrate_derivatives":
         return flat(configuration(ref, row, b, q, st.velocities()[i], DT))
     if row == "forward_velocity_kinematics_derivatives":
-        return flat(link_derivatives(ref, "frame_velocity_derivatives", b, q, qd, link=(robot.link,)))
+        return flat(link_derivatives(ref, "forward_velocity_kinematics_derivatives", b, q, qd, link=(robot.link,)))
     if row == "forward_acceleration_kinematics_derivatives":
-        return flat(link_derivatives(ref, "frame_acceleration_derivatives", b, q, qd, st.qdd[i], link=(robot.link,)))
+        return flat(link_derivatives(ref, "forward_acceleration_kinematics_derivatives", b, q, qd, st.qdd[i], link=(robot.link,)))
     if row == "center_of_mass_derivatives":
         return flat(link_derivatives(ref, "center_of_mass_derivatives", b, q, qd, link=()))
     if row == "coriolis_matrix":

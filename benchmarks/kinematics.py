@@ -119,13 +119,13 @@ class Robot:
         ref, st, link = self.pinocchio, self.states, self.link
         b, q = st.ref_base(i), st.q[i]
         if row == "fk_link":
-            return ref.pose(b, q, link)
+            return ref.forward_kinematics(b, q, link)
         if row == "fk_all":
-            return np.concatenate([ref.pose(b, q, k.name) for k in self.model.links])
+            return np.concatenate([ref.forward_kinematics(b, q, k.name) for k in self.model.links])
         if row == "jacobian":
             return ref.jacobian(b, q, link).ravel(order="F")
         if row == "jdot_nu":
-            return ref.frame_acceleration(b, q, st.qd[i], st.qdd[i], link)
+            return ref.forward_acceleration_kinematics(b, q, st.qd[i], st.qdd[i], link)
         if row == "com_jacobian":
             return ref.center_of_mass_jacobian(b, q).ravel(order="F")
         return ref.centroidal_momentum_matrix(b, q).ravel(order="F")
@@ -247,10 +247,10 @@ class DyniboPython:
         rows = {"fk_link": [], "fk_all": [], "jacobian": [], "jdot_nu": []}
         for i in range(STATES):
             b, q = st.ref_base(i), st.q[i]
-            rows["fk_link"].append(ref.pose(b, q, link))
-            rows["fk_all"].append(ref.poses(b, q).ravel())
+            rows["fk_link"].append(ref.forward_kinematics(b, q, link))
+            rows["fk_all"].append(ref.forward_kinematics_all(b, q).ravel())
             rows["jacobian"].append(ref.jacobian(b, q, link).ravel(order="F"))
-            rows["jdot_nu"].append(ref.frame_acceleration(b, q, st.qd[i], st.qdd[i], link))
+            rows["jdot_nu"].append(ref.forward_acceleration_kinematics(b, q, st.qd[i], st.qdd[i], link))
         return rows
 
 

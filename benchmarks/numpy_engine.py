@@ -76,7 +76,7 @@ def main(argv=None) -> int:
     parser.add_argument("--before", type=Path, help="a --json file of another version: adds 'before' columns")
     args = parser.parse_args(argv)
 
-    cases = [(op, False) for op in rbdgen.OPERATIONS] + [("inverse_dynamics", True), ("forward_dynamics", True)]
+    cases = [(op, False) for op in rbdgen.DYNAMICS] + [("inverse_dynamics", True), ("forward_dynamics", True)]
     results, sizes = {}, {}
     for name in args.robots:
         robot = ROBOTS[name]

@@ -105,8 +105,9 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
 #: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
 #: CRBA unless its `optimize.estimated_cycles` exceed ABA's by more than `CRBA_MARGIN`; mimic joints
-#: always take CRBA.
-FD_ALGORITHMS = {"aba": "forward_dynamics", "crba": "forward_dynamics_crba"}
+#: always take CRBA. Both from the record of the one operation with a choice (`Operation.algorithms`).
+FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms)
+FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
 
 #: How much more CRBA may be estimated to cost than ABA and still be taken: the estimate counts ABA's
 #: serial divisions and its floating base's dense solve too lightly (measured against it:
@@ -119,11 +120,12 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
     if choice != "auto" and choice not in FD_ALGORITHMS:
         raise ValueError(f"fd_algorithm must be 'auto' or one of {list(FD_ALGORITHMS)}, got {choice!r}")
     if tree.nj != tree.nb:  # mimic joints: the record's algorithm is CRBA's already
-        kernel = trace_operation(model, "forward_dynamics", tree)
+        kernel = trace_operation(model, FORWARD_DYNAMICS.name, tree)
         kernel.algorithm = "crba"
         return kernel
     names = list(FD_ALGORITHMS) if choice == "auto" else [choice]
-    kernels = {name: trace_operation(model, "forward_dynamics", tree, algorithm=FD_ALGORITHMS[name]) for name in names}
+    kernels = {name: trace_operation(model, FORWARD_DYNAMICS.name, tree, algorithm=FD_ALGORITHMS[name])
+               for name in names}
     cost = {name: estimated_cycles(k, schedule(k, optional=emit_c.optional_inputs(k))) for name, k in kernels.items()}
     best = choice if choice != "auto" else "crba" if cost["crba"] <= CRBA_MARGIN * cost["aba"] else "aba"
     if choice == "auto":
@@ -284,7 +286,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     kernels = []
     for n, (op, k) in enumerate(plan, 1):
         log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
-        kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == "forward_dynamics"
+        kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == FORWARD_DYNAMICS.name
                        else trace_operation(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
@@ -320,8 +322,8 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                                 for (op, link), k in zip(plan, kernels)},
                  "cdef": _cdef(prefix, kernels, real, size)}
     # forward dynamics by CRBA is forward_dynamics_crba's algorithm: one function computes, the other calls it
-    by_crba = any(k.name == "forward_dynamics" and k.algorithm == "crba" for k in kernels)
-    aliases = {"forward_dynamics_crba": "forward_dynamics"} if by_crba else {}
+    by_crba = any(k.name == FORWARD_DYNAMICS.name and k.algorithm == "crba" for k in kernels)
+    aliases = {FD_ALGORITHMS["crba"]: FORWARD_DYNAMICS.name} if by_crba else {}
     files, functions = emit_c.render(kernels, plans, prefix, precision, size, info, interface, aliases)
     timings["emit"] = time.perf_counter() - start
     manifest = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import jinja2
 
-from ..algorithms.operations import BASE
+from ..algorithms.operations import BASE, OPERATIONS
 from ..build import DEFAULT_FLAGS
 from ..errors import OK, STATUS
 
@@ -58,8 +58,10 @@ def files(manifest: dict, sources: dict) -> dict:
 
 
 def _example(prefix: str, manifest: dict) -> dict:
-    """One call (inverse dynamics where generated) with zero inputs, written for C and for C++."""
-    op = "inverse_dynamics" if "inverse_dynamics" in manifest["operations"] else next(iter(manifest["operations"]))
+    """One call (the record marked `Operation.example`, inverse dynamics, where generated) with zero inputs,
+    written for C and for C++."""
+    shown = [op for op in manifest["operations"] if op in OPERATIONS and OPERATIONS[op].example]
+    op = shown[0] if shown else next(iter(manifest["operations"]))
     info, size = manifest["operations"][op], manifest["sizes"]
     real = manifest["precision"]
     arrays = [n for n in info["inputs"] + info["outputs"] if n != "loads"]

@@ -15,8 +15,8 @@ import ctypes
 import inspect
 from pathlib import Path
 
-from .algorithms.operations import BASE, BASE_SIZE
-from .interface import OPERATIONS, BaseState, Load
+from .algorithms.operations import BASE, BASE_SIZE, operation
+from .interface import DYNAMICS, BaseState, Load
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 from .threads import MIN_STATES
 
@@ -30,11 +30,11 @@ BASE_FIELDS = ("translation", "rotation_xyzw", "velocity", "acceleration")
 
 
 def operations(manifest: dict) -> list:
-    """The operations with an entry point (double precision, not parametric, the single-output dynamics), sorted:
-    a manifest read back from JSON gives the same source, so the same build key."""
+    """The operations with an entry point (double precision, not parametric, the single-output dynamics whose output is the
+    array in C order), sorted: a manifest read back from JSON gives the same source, so the same build key."""
     if manifest["precision"] != "double" or manifest["options"].get("parameters"):
-        return []  # float, or a parametric build (its functions take params last: `CompiledSolver.params`)
-    return sorted(op for op in manifest["operations"] if op in OPERATIONS)
+        return []  # float, or a parametric build (its functions take params last: `SolverBase.params`)
+    return sorted(op for op in manifest["operations"] if op in DYNAMICS and operation(op).outputs[0].c_ordered)
 
 
 def function_name(prefix: str) -> str:
@@ -73,7 +73,6 @@ def _doc(op: str, floating: bool) -> str:
 def entry_files(manifest: dict) -> dict:
     """``{file name: text}`` of the entry source and the header it includes."""
     prefix, sizes, floating = manifest["prefix"], manifest["sizes"], manifest["model"]["floating"]
-    G = sizes["q"] + (6 if floating else 0)
     lines = [f"/* CPython entry points of {prefix} (rbdgen.fastpath). */",
              f'#include "{prefix}.h"',
              "/* the base vector's layout (rbdgen.algorithms.operations.BASE), in BASE_FIELDS' order */",
@@ -93,7 +92,8 @@ def entry_files(manifest: dict) -> dict:
         lines += [f"static int {prefix}_{op}_entry(const double *const *in, double *out)",
                   f"{{\n    return {prefix}_{op}({args}, out);\n}}", ""]
         size = ", ".join(str(sizes[n]) for n in arrays)
-        shape = f"2, {{{G}, {G}}}" if output == "M" else f"1, {{{sizes[output]}, 0}}"
+        dims = manifest["shapes"].get(output, [sizes[output]])  # a matrix's (rows, columns), in C order
+        shape = f"{len(dims)}, {{{dims[0]}, {dims[1] if len(dims) == 2 else 0}}}"
         entries.append(f"    {{RBDGEN_METHOD(\"{op}\", {_c_string(_doc(op, floating))}), {prefix}_{op}_entry, "
                        f"{int('base' in inputs)}, {len(arrays)}, {{{size}}}, {links}, {shape}}},")
     lines += ["static rbdgen_entry entries[] = {", *entries, "};", "",

@@ -25,6 +25,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .algorithms.operations import INVERSE_KINEMATICS
 from .errors import IkJointLimitError, IkNotConvergedError, NonFiniteError
 from .interface import _array, _check_out, _scaled_quaternion
 
@@ -145,7 +146,7 @@ def inverse_kinematics(solver, q0, link, target_pose, options=None, out=None) ->
             "inverse_kinematics: a floating base is not supported (its pose would be unknowns too); load the "
             "robot with floating=False and give the target relative to the base, or step with "
             "jacobian(base, q, link), whose first six columns are the base's")
-    missing = [op for op in ("forward_kinematics", "jacobian") if op not in solver.operations]
+    missing = [op for op in INVERSE_KINEMATICS if op not in solver.operations]
     if missing:
         raise ValueError(f"inverse_kinematics iterates on forward_kinematics and jacobian; this build lacks "
                          f"{', '.join(missing)}: generate with ops=[..., 'forward_kinematics', 'jacobian'] and "
@@ -162,7 +163,7 @@ def inverse_kinematics(solver, q0, link, target_pose, options=None, out=None) ->
         raise ValueError(f"q0: {solver.joint_names[k]} = {q[k]:.6g} is outside its limits [{lower[k]:.6g}, "
                          f"{upper[k]:.6g}]; start from a configuration within the limits "
                          "(e.g. np.clip(q0, lower, upper))")
-    pose_of, jacobian_of = solver._link_function("forward_kinematics", link), solver._link_function("jacobian", link)
+    pose_of, jacobian_of = (solver._link_function(op, link) for op in INVERSE_KINEMATICS)
     target = quat.tolist()
     damping, budget = opts.damping ** 2 * np.eye(6), opts.max_iterations
     assert budget is not None  # IkOptions resolves None to DEFAULT_MAX_ITERATIONS

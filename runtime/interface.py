@@ -29,8 +29,8 @@ from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, dimensio
 from . import parameters
 from .model import RobotModel
 
-#: The single-result operations (dynibo's); ``passive_terms`` adds the combined one.
-OPERATIONS = tuple(name for name, op in RECORDS.items() if op.group == "dynamics" and len(op.outputs) == 1)
+#: The single-result dynamics operations (dynibo's); ``passive_terms`` adds the combined one.
+DYNAMICS = tuple(name for name, op in RECORDS.items() if op.group == "dynamics" and len(op.outputs) == 1)
 
 #: The kinematics operations (dynibo's names; `link` is their last argument where they take one).
 KINEMATICS = tuple(name for name, op in RECORDS.items() if op.group == "kinematics")
@@ -256,23 +256,22 @@ class SolverBase(abc.ABC):
         return self.model.link_id(name)
 
     # -- operations (their public signatures: `rbdgen.signatures`) ----------------
-    def _passive_terms(self, args: tuple, mass_matrix: bool, gravity: bool, coriolis: bool,
-                       mask: Optional[ArrayLike], threads: Optional[int]) -> Dict[str, np.ndarray]:
-        """Any of M, g and C qd from one pass, as ``{"mass_matrix", "gravity", "velocity_product_forces"}``."""
-        wanted = {"M": mass_matrix, "g": gravity, "c": coriolis}
-        if not any(wanted.values()):
-            raise ValueError("passive_terms: request at least one of mass_matrix, gravity, coriolis")
-        results = self._results("passive_terms", args, None, tuple(n for n, w in wanted.items() if w), mask,
-                                threads)
-        keys = {"M": "mass_matrix", "g": "gravity", "c": "velocity_product_forces"}
-        return {keys[n]: r for n, r in results.items()}
+    def _selected(self, op: str, args: tuple, flags: dict, mask: Optional[ArrayLike],
+                  threads: Optional[int]) -> Dict[str, np.ndarray]:
+        """The outputs of ``op`` whose flags (`Port.flag`) are set, from one pass, by key (`Port.key`)."""
+        ports = [p for p in operation(op).outputs if flags[p.flag]]
+        if not ports:
+            raise ValueError(f"{op}: request at least one of {', '.join(flags)}")
+        results = self._results(op, args, None, tuple(p.name for p in ports), mask, threads)
+        return {p.key: results[p.name] for p in ports}
 
-    def _integrate(self, args: tuple, mask: Optional[ArrayLike], threads: Optional[int]) -> Tuple[BaseState, np.ndarray]:
-        """A floating base's ``integrate``: ``(base_next, q_next)``, the base as a `BaseState`."""
-        results = self._results("integrate", args, None, ("base_next", "q_next"), mask, threads)
-        b = results["base_next"]
-        base = BaseState(*(b[..., BASE[k]] for k in BASE))
-        return base, results["q_next"]
+    def _state(self, op: str, args: tuple, mask: Optional[ArrayLike],
+               threads: Optional[int]) -> Tuple[BaseState, np.ndarray]:
+        """A floating base's ``(base_next, q_next)`` of ``op`` (``integrate``), the base as a `BaseState`."""
+        base, joints = (p.name for p in operation(op).output_ports(self.floating))
+        results = self._results(op, args, None, (base, joints), mask, threads)
+        b = results[base]
+        return BaseState(*(b[..., BASE[k]] for k in BASE)), results[joints]
 
     def _jacobians(self, op: str, args: tuple, loads, mask: Optional[ArrayLike],
                    threads: Optional[int]) -> Dict[str, np.ndarray]:
@@ -299,18 +298,18 @@ class SolverBase(abc.ABC):
         method = getattr(self, op)
         return lambda q: method(q, link)
 
-    def _twist(self, args: tuple, tool, out: Optional[np.ndarray], mask: Optional[ArrayLike],
-               threads: Optional[int]) -> np.ndarray:
-        """``forward_velocity_kinematics`` on ``args`` = ``(base,) q, qd, link``; with ``tool`` (a point on the
-        link in its frame, or a `Pose` whose translation it is) the twist of that point:
-        ``pdot + omega x (R tool)``."""
+    def _twist(self, op: str, args: tuple, pose_op: str, tool, out: Optional[np.ndarray],
+               mask: Optional[ArrayLike], threads: Optional[int]) -> np.ndarray:
+        """The twist of a link origin, ``op`` on ``args`` = ``(base,) q, qd, link``; with ``tool`` (a point on
+        the link in its frame, or a `Pose` whose translation it is) the twist of that point:
+        ``pdot + omega x (R tool)``, R the link's rotation from ``pose_op`` (`Operation.tool`)."""
         if tool is None:
-            return self._run("forward_velocity_kinematics", args, None, out, mask, threads)
+            return self._run(op, args, None, out, mask, threads)
         offset = _array(getattr(tool, "translation", tool), "tool translation", 3, batched=False)
-        twist = self._run("forward_velocity_kinematics", args, None, None, mask, threads)
+        twist = self._run(op, args, None, None, mask, threads)
         if out is not None:
             _check_out(out, twist.shape)
-        pose = self._run("forward_kinematics", args[:-2] + args[-1:], None, None, mask, threads)
+        pose = self._run(pose_op, args[:-2] + args[-1:], None, None, mask, threads)
         arm = _rotate(pose[..., 3:], offset)                                  # the point, from the origin
         twist[..., 3:] += np.cross(twist[..., :3], arm)
         if out is None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import fastpath, manifest as manifests
 from . import threads as batch_threads
-from .algorithms.operations import operation
+from .algorithms.operations import MASS_MATRIX, operation
 from .build import DEFAULT_FLAGS, load_extension
 from .errors import STATUS, ManifestError, ValidationError
 from .interface import OUTPUTS, SolverBase
@@ -179,7 +179,7 @@ class CompiledSolver(SolverBase):
         other = random_states(self.model, samples, seed + 1)  # the second state of `difference`
         state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads,
                                  "v": st.velocities(), "dt": 0.05, "base1": other.base, "q1": other.q}
-        conditioning = _equilibrated_condition(getattr(reference, "mass_matrix")(*st.head(), st.q))
+        conditioning = _equilibrated_condition(getattr(reference, MASS_MATRIX)(*st.head(), st.q))
         worst = {}
         for op in self.operations:
             record = operation(op)
@@ -198,7 +198,7 @@ class CompiledSolver(SolverBase):
                 names = record.input_names(self.floating)
                 args = tuple(state[n] for n in names if n != "loads")
                 kwargs = {"loads": state["loads"]} if "loads" in names else {}
-                if op == "passive_terms":
+                if record.result == "selected":  # a dict of the outputs asked for
                     both = getattr(self, op)(*args)
                     pairs = [(both[k], v) for k, v in getattr(reference, op)(*args).items()]
                 elif len(record.output_ports(self.floating)) > 1:  # integrate, the configuration Jacobians

@@ -37,7 +37,7 @@ WELDED_LINKS = {
 }
 
 #: Operations that take loads.
-LOAD_OPERATIONS = tuple(op for op in rbdgen.OPERATIONS if rbdgen.algorithms.operations.OPERATIONS[op].loads)
+LOAD_OPERATIONS = tuple(op for op in rbdgen.DYNAMICS if rbdgen.algorithms.operations.OPERATIONS[op].loads)
 
 
 # -- errors -----------------------------------------------------------------------

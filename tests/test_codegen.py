@@ -112,7 +112,7 @@ def raised(function):
 
 
 # -- accuracy ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("op", rbdgen.OPERATIONS)
+@pytest.mark.parametrize("op", rbdgen.DYNAMICS)
 @pytest.mark.parametrize("name", NAMES)
 def test_compiled_equals_numpy_engine(compiled, name, op):
     c, s, st = compiled(name), solver(name), states(name)
@@ -124,7 +124,7 @@ def test_compiled_equals_numpy_engine(compiled, name, op):
             assert err <= tolerance(op), f"{name} {op} (loads={loads}) state {i}: {err:.3e}"
 
 
-@pytest.mark.parametrize("op", rbdgen.OPERATIONS)
+@pytest.mark.parametrize("op", rbdgen.DYNAMICS)
 @pytest.mark.parametrize("name", NAMES)
 def test_compiled_against_pinocchio(compiled, name, op):
     pytest.importorskip("pinocchio")
@@ -215,7 +215,7 @@ def _python_args(st, op, floating):
     return st.head() + tuple(getattr(st, n) for n in names), names
 
 
-@pytest.mark.parametrize("op", rbdgen.OPERATIONS)
+@pytest.mark.parametrize("op", rbdgen.DYNAMICS)
 @pytest.mark.parametrize("name", [FIXED, FLOATING])
 def test_python_non_finite_input(compiled, name, op):
     """From Python a non-finite value is a ValueError (as NumpySolver's) raised before the C;
@@ -275,7 +275,7 @@ def test_python_zero_quaternion(compiled):
     c = compiled(FLOATING)
     st = states(FLOATING)
     zero = rbdgen.BaseState(st.translation, np.zeros((st.n, 4)), st.velocity, st.acceleration)
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         args, _ = _python_args(st, op, True)
         with pytest.raises(ValueError, match=r"^base rotation_xyzw: zero quaternion$") as info:
             getattr(c, op)(zero, *args[1:])
@@ -393,7 +393,7 @@ def test_overflow_is_non_finite(compiled, name, op):
 
 
 # -- batches, out=, mask= ------------------------------------------------------------------------
-BATCH_CASES = [pytest.param(op, False, id=op) for op in rbdgen.OPERATIONS] + [
+BATCH_CASES = [pytest.param(op, False, id=op) for op in rbdgen.DYNAMICS] + [
     pytest.param(op, True, id=f"{op}-loads") for op in LOAD_OPERATIONS]
 
 
@@ -421,7 +421,7 @@ def test_floating_single_states_and_out(compiled, name):
     calls agree with it within the accuracy tolerances (exactly: the test below)."""
     c = compiled(name)
     st = states(name)
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         for loads in (False, True) if op in LOAD_OPERATIONS else (False,):
             batch = call(c, op, st, loads=loads)
             out = np.full(batch.shape, np.nan)
@@ -438,7 +438,7 @@ def test_floating_single_states_equal_the_batch_exactly(compiled):
     c = compiled(FLOATING)
     st = states(FLOATING)
     differ = []
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         for loads in (False, True) if op in LOAD_OPERATIONS else (False,):
             batch = call(c, op, st, loads=loads)
             differ += [(op, loads, i) for i in range(st.n) if not np.array_equal(call(c, op, st, i, loads=loads),
@@ -457,7 +457,7 @@ def _masked(solver_, op, st, mask, loads):
 FAILING = {"gravity": ("loads", 1e308), "mass_matrix": None}
 
 
-@pytest.mark.parametrize("op", rbdgen.OPERATIONS)
+@pytest.mark.parametrize("op", rbdgen.DYNAMICS)
 @pytest.mark.parametrize("name", [FIXED, FLOATING])
 def test_mask(compiled, name, op):
     """The mask through the Python entry point, the library's C batch path (`_evaluate`: the cffi call
@@ -520,7 +520,7 @@ def test_float_variant(compiled, generated, name):
     worst = f.validate(samples=8, seed=3)
     assert all(err <= RECORDS[op].tolerance[1] for op, err in worst.items()), worst
     st = states(name)
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         for loads in (False, True) if op in LOAD_OPERATIONS else (False,):
             single, double = call(f, op, st, loads=loads), call(d, op, st, loads=loads)
             assert single.dtype == np.float64  # results are float64 arrays whatever the precision
@@ -637,7 +637,7 @@ def test_split_operations_equal_whole_ones(monkeypatch, compiled, build_cache):
     assert any(early)  # some parts end before 300 steps: they would hold more than 20 values
     split, whole = g.compile(TEST_FLAGS, build_cache, validate=True, samples=4), compiled(FLOATING)
     st = states(FLOATING)
-    for op, loads in [(op, False) for op in rbdgen.OPERATIONS] + [(op, True) for op in LOAD_OPERATIONS]:
+    for op, loads in [(op, False) for op in rbdgen.DYNAMICS] + [(op, True) for op in LOAD_OPERATIONS]:
         assert np.array_equal(call(split, op, st, loads=loads), call(whole, op, st, loads=loads)), (op, loads)
 
 

@@ -1,8 +1,8 @@
-"""What controllers build from M, C qd and g: the Coriolis matrix, M^-1, the energies, the momentum,
+"""What controllers build from M, C qd and g: the Coriolis matrix, Mdot, M^-1, the energies, the momentum,
 passivity-based torques, a link's task-space inertia and the dynamically consistent inverse.
 
 References: Pinocchio 4 (`computeCoriolisMatrix`, `computeMinverse`, `computeKineticEnergy`,
-`computePotentialEnergy`, M v from `crba`, and Lambda = (J M^-1 J^T)^-1 from its frame Jacobian),
+`computePotentialEnergy`, Mdot = C + C^T from `computeCoriolisMatrix`, M v from `crba`, and Lambda = (J M^-1 J^T)^-1 from its frame Jacobian),
 converted to rbdgen's conventions (world-axis base
 velocity, angular first: `rbdgen.testing.PinocchioReference`), for the NumPy engine and the
 generated C; and physical identities: C qd is the velocity-product forces, Mdot = C + C^T (a
@@ -30,7 +30,7 @@ STATES = 6
 TASK_LINK = {"panda": "panda_hand", "ur5": "ee_link", "solo12": "FL_FOOT"}
 
 #: Solves (M^-1, Lambda) against Pinocchio's own factorisation: as loose as forward dynamics.
-TOLERANCE = {"coriolis_matrix": TIGHT, "mass_matrix_inverse": LOOSE, "kinetic_energy": TIGHT,
+TOLERANCE = {"coriolis_matrix": TIGHT, "mass_matrix_derivative": TIGHT, "mass_matrix_inverse": LOOSE, "kinetic_energy": TIGHT,
              "potential_energy": TIGHT, "momentum": TIGHT, "passivity_forces": TIGHT,
              "operational_space_inertia": LOOSE, "dynamically_consistent_inverse": LOOSE}
 
@@ -43,7 +43,7 @@ def _args(st, op, i, name):
     """``op``'s arguments at state ``i`` after the base (reference motions: the state's qdd and tau reused)."""
     G = st.tau.shape[1]
     qd_ref = np.linspace(-1, 1, G) * (i + 1)
-    rest = {"coriolis_matrix": (st.qd[i],), "kinetic_energy": (st.qd[i],), "momentum": (st.qd[i],),
+    rest = {"coriolis_matrix": (st.qd[i],), "mass_matrix_derivative": (st.qd[i],), "kinetic_energy": (st.qd[i],), "momentum": (st.qd[i],),
             "passivity_forces": (st.qd[i], qd_ref, st.tau[i] / 10),
             "operational_space_inertia": (TASK_LINK[name],), "dynamically_consistent_inverse": (TASK_LINK[name],)}
     return (st.q[i],) + rest.get(op, ())
@@ -108,6 +108,7 @@ def _identities(solver, st):
         assert_close(C @ nu, solver.velocity_product_forces(*head, q, qd), TIGHT, f"C qd, state {i}")
         Mdot = (_mass_matrix_along(solver, st, i, h) - _mass_matrix_along(solver, st, i, -h)) / (2 * h)
         assert_close(C + C.T, Mdot, 1e-7, f"Mdot = C + C^T, state {i}")     # central difference: O(h^2)
+        assert_close(solver.mass_matrix_derivative(*head, q, qd), Mdot, 1e-7, f"mass_matrix_derivative, state {i}")
         assert not np.allclose(C, C.T)                                       # C itself is not symmetric
         assert_close(solver.mass_matrix_inverse(*head, q) @ M, np.eye(len(M)), LOOSE, f"Minv M, state {i}")
         assert abs(solver.kinetic_energy(*head, q, qd) - 0.5 * nu @ M @ nu) <= TIGHT * (nu @ M @ nu)
@@ -235,3 +236,15 @@ def test_casadi_functions_agree():
         got = np.asarray(f(flat_base, *arrays)).ravel(order="F")
         want = np.ravel(getattr(numpy, op)(base, *args), order="F")
         assert rel_error(got, want) <= TOLERANCE[op], op
+
+
+@pytest.mark.parametrize("name", ["panda", "solo12"])
+def test_casadi_mass_matrix_derivative_matches_pinocchio(name):
+    """The CasADi function of Mdot (traced from the same algorithm as the C) against Pinocchio's C + C^T."""
+    ca = pytest.importorskip("casadi")
+    f = rbdgen.generate(model(name), ops=["mass_matrix"]).casadi("mass_matrix_derivative")
+    st, ref = random_states(model(name), STATES, seed=11), pinocchio(name)
+    flat = st.flat()
+    for i in range(st.n):
+        got = np.asarray(ca.densify(f(**{n: flat[n][i] for n in f.name_in()})["Mdot"]).full())
+        assert_close(got, ref.mass_matrix_derivative(st.ref_base(i), st.q[i], st.qd[i]), TIGHT, f"{name} state {i}")

@@ -51,7 +51,7 @@ def computed(name: str):
     """Random states of ``name`` and every operation's batched result, with and without loads."""
     s = solver(name)
     st = random_states(s, SAMPLES.get(name, 24), seed=100 + NAMES.index(name), load_links=LOAD_LINKS[name])
-    plain = {op: call(s, op, st) for op in rbdgen.OPERATIONS}
+    plain = {op: call(s, op, st) for op in rbdgen.DYNAMICS}
     loaded = {op: call(s, op, st, loads=True) for op in LOAD_OPERATIONS}
     return st, plain, loaded
 
@@ -64,7 +64,7 @@ def test_robot_registry_matches_the_solvers():
         assert s.floating == ROBOTS[name].floating
 
 
-@pytest.mark.parametrize("op", rbdgen.OPERATIONS)
+@pytest.mark.parametrize("op", rbdgen.DYNAMICS)
 @pytest.mark.parametrize("ref", REFERENCES)
 @pytest.mark.parametrize("name", NAMES)
 def test_against_reference(name, ref, op):
@@ -178,7 +178,7 @@ def test_custom_joint_order_g1():
     permuted = dataclasses.replace(st, q=st.q[:, perm], qd=st.qd[:, perm], qdd=st.qdd[:, perm],
                                    tau=st.tau[:, gperm])
     p = PinocchioReference(robot.path, True, joint_names=order)
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         for loads in (False, True) if op in LOAD_OPERATIONS else (False,):
             ours = call(s, op, permuted, loads=loads)
             reference_order = call(default, op, st, loads=loads)

@@ -38,9 +38,9 @@ def test_hand_reaches_the_target(program, target):
     assert proc.returncode == 0, proc.stderr
     rows = parse(proc.stdout)
     ref = pinocchio("panda")
-    start = ref.pose(None, Q_START, HAND)
+    start = ref.forward_kinematics(None, Q_START, HAND)
     q = np.array(rows["q"][0])
-    end = ref.pose(None, q, HAND)
+    end = ref.forward_kinematics(None, q, HAND)
     assert np.linalg.norm(start[:3] - target) > 0.3  # a real motion
     assert np.linalg.norm(end[:3] - target) < 1e-3, end[:3]
     assert np.allclose(rows["hand"][0], end[:3], rtol=0, atol=1e-12)  # the program's FK is Pinocchio's

@@ -162,16 +162,16 @@ def test_reach_converged_at_rest(reach):
 def test_reach_hand_on_target(reach, panda_pinocchio):
     """Pinocchio's forward kinematics of the final joint positions puts the hand on the target."""
     module, solution = reach
-    start = panda_pinocchio.pose(None, solution.q[0], module.HAND)[:3]
+    start = panda_pinocchio.forward_kinematics(None, solution.q[0], module.HAND)[:3]
     assert np.linalg.norm(start - solution.target) > 0.3  # a real motion
-    end = panda_pinocchio.pose(None, solution.q[-1], module.HAND)[:3]
+    end = panda_pinocchio.forward_kinematics(None, solution.q[-1], module.HAND)[:3]
     assert np.linalg.norm(end - solution.target) < 1e-6, end
 
 
 def test_reach_above_the_table(reach, panda_pinocchio):
     """At every node Pinocchio puts the hand at or above the table, and it touches it (the constraint acts)."""
     module, solution = reach
-    heights = np.array([panda_pinocchio.pose(None, q, module.HAND)[2] for q in solution.q])
+    heights = np.array([panda_pinocchio.forward_kinematics(None, q, module.HAND)[2] for q in solution.q])
     assert np.allclose(solution.hand[:, 2], heights, atol=1e-12)  # rbdgen's CasADi FK agrees
     assert np.all(heights >= solution.table - 1e-6), heights
     inside = heights[:-1]  # before the end, which the target fixes

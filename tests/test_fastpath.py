@@ -45,7 +45,7 @@ def _general(c, op):
 @pytest.mark.parametrize("name", [FIXED, FLOATING])
 def test_entry_points_replace_the_single_output_methods(compiled, name):
     c = compiled(name)
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         entry = getattr(c, op)
         assert isinstance(entry, types.BuiltinFunctionType), op
         method = getattr(type(c), op)
@@ -58,14 +58,14 @@ def test_entry_points_replace_the_single_output_methods(compiled, name):
 
 def test_single_precision_builds_keep_the_python_methods(compiled):
     c = compiled("double_pendulum", "float")
-    assert all(isinstance(getattr(c, op), types.MethodType) for op in rbdgen.OPERATIONS)
+    assert all(isinstance(getattr(c, op), types.MethodType) for op in rbdgen.DYNAMICS)
 
 
 @pytest.mark.parametrize("name", [FIXED, FLOATING])
 def test_fast_and_general_paths_are_bit_identical(compiled, name):
     c = compiled(name)
     base, arrays, loads = _state(c)
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         for kwargs in ({}, {"loads": loads}, {"loads": ()}) if op in LOAD_OPERATIONS else ({},):
             fast = getattr(c, op)(*_args(c, op, base, arrays), **kwargs)
             general = _general(c, op)(*_args(c, op, base, arrays), **kwargs)
@@ -80,7 +80,7 @@ def test_default_base_velocity_and_acceleration(compiled):
     zero = dataclasses.replace(base, velocity=np.zeros(6), acceleration=np.zeros(6))
     for default in (dataclasses.replace(base, velocity=0.0, acceleration=0),
                     rbdgen.BaseState(base.translation, base.rotation_xyzw)):
-        for op in rbdgen.OPERATIONS:
+        for op in rbdgen.DYNAMICS:
             assert np.array_equal(getattr(c, op)(*_args(c, op, default, arrays)),
                                   getattr(c, op)(*_args(c, op, zero, arrays))), op
 
@@ -188,7 +188,7 @@ def test_no_reference_leaks(compiled, name):
     bad[0] = np.inf
 
     def calls():
-        for op in rbdgen.OPERATIONS:
+        for op in rbdgen.DYNAMICS:
             getattr(c, op)(*_args(c, op, base, arrays))
             if op in LOAD_OPERATIONS:
                 getattr(c, op)(*_args(c, op, base, arrays), loads=loads)

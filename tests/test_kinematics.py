@@ -72,17 +72,17 @@ def _check_frames(s, ref, st, links):
         for link in links:
             what = f"{link} state {i}"
             pose = s.forward_kinematics(*head, q, link)
-            _check(pose, _flip(ref.pose(b, q, link), pose), f"pose {what}")
+            _check(pose, _flip(ref.forward_kinematics(b, q, link), pose), f"pose {what}")
             _check(s.jacobian(*head, q, link), ref.jacobian(b, q, link), f"jacobian {what}")
             _check(s.jacobian_derivative(*head, q, qd, link), ref.jacobian_derivative(b, q, qd, link),
                    f"jacobian_derivative {what}")
-            _check(s.forward_velocity_kinematics(*head, q, qd, link), ref.frame_velocity(b, q, qd, link),
+            _check(s.forward_velocity_kinematics(*head, q, qd, link), ref.forward_velocity_kinematics(b, q, qd, link),
                    f"velocity {what}")
             _check(s.forward_acceleration_kinematics(*head, q, qd, qdd, link),
-                   ref.frame_acceleration(b, q, qd, qdd, link), f"acceleration {what}")
+                   ref.forward_acceleration_kinematics(b, q, qd, qdd, link), f"acceleration {what}")
         poses = s.forward_kinematics_all(*head, q)
         for k, link in enumerate(s.link_names):
-            _check(poses[k], _flip(ref.pose(b, q, link), poses[k]), f"pose of {link} (all) state {i}")
+            _check(poses[k], _flip(ref.forward_kinematics(b, q, link), poses[k]), f"pose of {link} (all) state {i}")
 
 
 def _check_centroidal(engine, ref, st):
@@ -149,19 +149,19 @@ def test_frames_against_dynibo(name):
     for i in range(N):
         head, b = st.head(i), st.ref_base(i)
         q, qd, qdd = st.q[i], st.qd[i], st.qdd[i]
-        _check(s.forward_kinematics_all(*head, q), ref.poses(b, q), f"poses state {i}")
+        _check(s.forward_kinematics_all(*head, q), ref.forward_kinematics_all(b, q), f"poses state {i}")
         for link in LINKS[name]:
             what = f"{name} {link} state {i}"
-            _check(s.forward_kinematics(*head, q, link), ref.pose(b, q, link), f"pose {what}")
+            _check(s.forward_kinematics(*head, q, link), ref.forward_kinematics(b, q, link), f"pose {what}")
             _check(s.jacobian(*head, q, link), ref.jacobian(b, q, link), f"jacobian {what}")
             _check(s.jacobian_derivative(*head, q, qd, link), ref.jacobian_derivative(b, q, qd, link),
                    f"jacobian_derivative {what}")
-            _check(s.forward_velocity_kinematics(*head, q, qd, link), ref.frame_velocity(b, q, qd, link),
+            _check(s.forward_velocity_kinematics(*head, q, qd, link), ref.forward_velocity_kinematics(b, q, qd, link),
                    f"velocity {what}")
             _check(s.forward_velocity_kinematics(*head, q, qd, link, tool=rbdgen.Pose(*tool)),
-                   ref.frame_velocity(b, q, qd, link, tool), f"tool velocity {what}")
+                   ref.forward_velocity_kinematics(b, q, qd, link, tool), f"tool velocity {what}")
             _check(s.forward_acceleration_kinematics(*head, q, qd, qdd, link),
-                   ref.frame_acceleration(b, q, qd, qdd, link), f"acceleration {what}")
+                   ref.forward_acceleration_kinematics(b, q, qd, qdd, link), f"acceleration {what}")
 
 
 _INERTIAL = '<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'

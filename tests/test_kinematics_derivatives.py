@@ -7,7 +7,7 @@ own AD of the differentiated operation), against:
 
 1. Pinocchio 4.1 (``computeForwardKinematicsDerivatives`` + ``getFrameVelocityDerivatives``,
    ``getFrameAccelerationDerivatives`` with LOCAL_WORLD_ALIGNED, ``getCenterOfMassVelocityDerivatives``),
-   converted as `PinocchioReference.frame_velocity_derivatives` derives: every column, the
+   converted as `PinocchioReference.forward_velocity_kinematics_derivatives` derives: every column, the
    floating base's included; normwise relative error <= 1e-12 (floor 1e-2: a link whose
    Jacobian by the base rotation is zero);
 2. Richardson-extrapolated central differences of the NumPy operations (h = 1e-3: truncation
@@ -83,9 +83,9 @@ def _call(engine, op, st, i, link):
 def _reference(ref, op, st, i, link):
     b, q, qd, qdd = st.ref_base(i), st.q[i], st.qd[i], st.qdd[i]
     if op == OPS[0]:
-        return ref.frame_velocity_derivatives(b, q, qd, *link)
+        return ref.forward_velocity_kinematics_derivatives(b, q, qd, *link)
     if op == OPS[1]:
-        return ref.frame_acceleration_derivatives(b, q, qd, qdd, *link)
+        return ref.forward_acceleration_kinematics_derivatives(b, q, qd, qdd, *link)
     return ref.center_of_mass_derivatives(b, q, qd)
 
 

@@ -16,7 +16,7 @@ from helpers import model, random_states
 from robots import LOAD_LINKS
 
 #: Operations with the arguments after the state (a link for those on a link).
-CASES = [(op, loads) for op in rbdgen.OPERATIONS + ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+CASES = [(op, loads) for op in rbdgen.DYNAMICS + ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
          for loads in (False, True) if not loads or rbdgen.algorithms.operations.OPERATIONS[op].loads]
 
 

@@ -202,7 +202,7 @@ def test_help_shows_the_operation_of_a_compiled_solver(compiled):
         text = pydoc.render_doc(s.mass_matrix, renderer=pydoc.plaintext)
         assert f"mass_matrix({head}, *, out=None, mask=None, threads=None) method of rbdgen.{cls} instance" in text
         assert "builtins.tuple" not in text
-        assert rbdgen.signatures.SUMMARIES["mass_matrix"][0] in text
+        assert rbdgen.algorithms.operations.operation("mass_matrix").summary in text
         assert "Parameters\n    ----------" in text
         assert list(inspect.signature(s.inverse_dynamics).parameters)[:4] == (["base", "q", "qd", "qdd"] if s.floating
                                                                                else ["q", "qd", "qdd", "loads"])
@@ -242,7 +242,7 @@ def test_non_unit_quaternion_is_normalised():
     s = solo()
     st = random_states(s, 4, seed=40, load_links=LOAD_LINKS[FLOATING])
     scaled = dataclasses.replace(st, quat=st.quat * np.array([[3.0], [0.25], [1e-3], [1e3]]))
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         loads = op in LOAD_OPERATIONS
         a, b = call(s, op, st, loads=loads), call(s, op, scaled, loads=loads)
         for k in range(st.n):
@@ -261,7 +261,7 @@ def test_huge_or_tiny_quaternion_is_normalised(scale):
     scaled = dataclasses.replace(unit, quat=unit.quat * scale)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for op in rbdgen.OPERATIONS:
+        for op in rbdgen.DYNAMICS:
             loads = op in LOAD_OPERATIONS
             # these quaternions scale back exactly to the unit ones: identical results
             assert np.array_equal(call(s, op, scaled, loads=loads), call(s, op, unit, loads=loads)), op
@@ -427,7 +427,7 @@ def test_dynibo_forward_dynamics_overflow_is_a_solver_error():
 
 
 # -- batches, out=, shapes -------------------------------------------------------------------
-BATCH_CASES = [pytest.param(op, False, id=op) for op in rbdgen.OPERATIONS] + [
+BATCH_CASES = [pytest.param(op, False, id=op) for op in rbdgen.DYNAMICS] + [
     pytest.param(op, True, id=f"{op}-loads") for op in LOAD_OPERATIONS]
 
 
@@ -475,7 +475,7 @@ def test_broadcasting_unbatched_arguments():
 
 
 EMPTY_CASES = [pytest.param(op, loads, id=f"{op}-loads" if loads else op)
-               for op, loads in [(op, False) for op in rbdgen.OPERATIONS] + [(op, True) for op in LOAD_OPERATIONS]]
+               for op, loads in [(op, False) for op in rbdgen.DYNAMICS] + [(op, True) for op in LOAD_OPERATIONS]]
 
 
 @pytest.mark.parametrize("op, loads", EMPTY_CASES)
@@ -490,7 +490,7 @@ def test_empty_batch(name, op, loads):
     assert result.shape == call(s, op, st)[:0].shape
 
 
-@pytest.mark.parametrize("op", rbdgen.OPERATIONS)
+@pytest.mark.parametrize("op", rbdgen.DYNAMICS)
 @pytest.mark.parametrize("name", [FIXED, FLOATING])
 def test_out_writes_into_and_returns_the_buffer(name, op):
     s = solver(name)
@@ -520,7 +520,7 @@ def test_result_shapes_and_dtypes(name):
     s = solver(name)
     G = s.generalized_count
     st = random_states(s, 1, seed=47)
-    for op in rbdgen.OPERATIONS:
+    for op in rbdgen.DYNAMICS:
         single = call(s, op, st, 0)
         assert single.dtype == np.float64 and single.flags.c_contiguous
         assert single.shape == ((G, G) if op == "mass_matrix" else (G,))
@@ -552,3 +552,12 @@ def test_names_sizes_and_link_ids(name):
         assert native.link_id(link) == s.link_id(link)
     with pytest.raises(ValueError, match=r"^unknown link 'nope'"):
         s.link_id("nope")
+
+
+def test_the_old_name_of_the_dynamics_tuple_warns():
+    """``rbdgen.OPERATIONS`` (it read as the records' `rbdgen.algorithms.operations.OPERATIONS`) is `DYNAMICS`."""
+    with pytest.warns(DeprecationWarning, match="rbdgen.DYNAMICS"):
+        assert rbdgen.OPERATIONS == rbdgen.DYNAMICS
+    assert "OPERATIONS" not in rbdgen.__all__ and rbdgen.DYNAMICS[0] == "mass_matrix"
+    with pytest.raises(AttributeError, match="no attribute 'OPERATIONZ'"):
+        rbdgen.OPERATIONZ

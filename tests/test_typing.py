@@ -3,6 +3,7 @@ listed under ``[tool.mypy]`` in pyproject.toml, and the package ships ``py.typed
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ def test_public_signatures():
     import inspect
 
     fixed, floating = rbdgen.FixedBaseSolver, rbdgen.FloatingBaseSolver
-    for op in rbdgen.OPERATIONS + rbdgen.KINEMATICS:
+    for op in rbdgen.DYNAMICS + rbdgen.KINEMATICS:
         a = inspect.signature(getattr(fixed, op)).parameters
         b = inspect.signature(getattr(floating, op)).parameters
         assert list(b)[:2] == ["self", "base"] and list(b)[2:] == list(a)[1:]
@@ -61,3 +62,30 @@ def test_derivative_signatures():
             assert all(f"\n{n} : " in doc for n in [*head, "q", "qd", third, "loads", "mask", "threads"])
             assert (f'``"d{op[0] == "i" and "tau" or "acc"}_dbase_rotation"``' in doc) == bool(head)
 
+
+
+def test_the_stub_is_in_step_with_the_records():
+    """``operation_methods.pyi`` declares the methods `rbdgen.signatures` builds from the records."""
+    from rbdgen import signatures
+
+    assert signatures.STUB.read_text() == signatures.stub(), (
+        f"{signatures.STUB.name} is out of date; write it again: {signatures.STUB_COMMAND}")
+
+
+def test_mypy_checks_calls_through_the_stub(tmp_path):
+    """The methods built at import are typed for callers: mypy reports a wrong call and a wrong result type."""
+    pytest.importorskip("mypy")
+    calls = tmp_path / "calls.py"
+    calls.write_text(
+        "import numpy as np\n"
+        "from runtime.signatures import FixedBaseSolver, FloatingBaseSolver\n\n\n"
+        "def use(fixed: FixedBaseSolver, floating: FloatingBaseSolver) -> None:\n"
+        "    M: np.ndarray = fixed.mass_matrix([0.0])\n"
+        "    fixed.passive_terms([0.0], [0.0], coriolis=False)['mass_matrix'].sum()\n"
+        "    fixed.mass_matrix([0.0], [0.0])\n"                       # line 8: one positional argument too many
+        "    floating.integrate(None, [0.0], [0.0], 0.1)\n"           # line 9: no BaseState
+        "    n: int = fixed.jacobian([0.0], 'hand')\n")               # line 10: an array, not an int
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", str(calls)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    lines = {int(m) for m in re.findall(r"calls\.py:(\d+): error", proc.stdout)}
+    assert lines == {8, 9, 10}, proc.stdout + proc.stderr

@@ -85,3 +85,15 @@ def _base_block(C, E0, v0, IC0, hC0, BC0):
                     sp.vscale(sp.vadd(sp.rigid_apply(BC0, s), sp.crf(s, hC0)), HALF))
         for n, value in enumerate(rotate_back(E0, F)):
             C[n][m] = value
+
+
+def mass_matrix_derivative(tree: Tree, ops, q, qd, base=None):
+    """Mdot(q, qd) = C + C^T, the rate of M along the motion (`coriolis_matrix` is Christoffel-consistent):
+    G x G as a list of rows (body coordinates), one scalar for both triangles; ``base`` as there."""
+    C = coriolis_matrix(tree, ops, q, qd, base)
+    G = len(C)
+    Mdot = [[0] * G for _ in range(G)]
+    for r in range(G):
+        for c in range(r, G):
+            Mdot[r][c] = Mdot[c][r] = sp.add(C[r][c], C[c][r])
+    return Mdot

@@ -6,7 +6,8 @@ arrays, code generation traces it on symbols (C) or on CasADi SX, and the solver
 methods, the C signatures and docs, the manifest and the validation all read the
 record: its inputs and outputs (names, shapes in terms of J, G and L, docs), whether
 it takes loads, its algorithm, its validation tolerance and the operation holding
-its Jacobians. Adding an operation is an algorithm, one record and its reference test.
+its Jacobians. Adding an operation is an algorithm, one record and its reference test (docs/design.md,
+"Adding an operation"); code elsewhere reads the record's fields, never the operation's name.
 
 A floating base adds the input ``base`` first: `BASE_SIZE` values laid out by `BASE`:
 translation (3), quaternion xyzw (4), velocity (6) and acceleration (6), world frame,
@@ -29,14 +30,14 @@ sweep can eliminate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from .. import spatial as sp
 from . import (base_parameters, centroidal, configuration, coordinates, energy, frames, kinematics_derivatives, parametric, regressor,
                taskspace)
 from .aba import aba
-from .coriolis import coriolis_matrix
+from .coriolis import coriolis_matrix, mass_matrix_derivative
 from .crba import crba
 from .fd_derivatives import fd_derivatives
 from .kinematics import Tree, rotate, rotate_back
@@ -63,6 +64,9 @@ class Port:
     floating_only: bool = False  # exists for a floating base only (an input or an output)
     wrt: Optional[str] = None  # a Jacobian: the input it differentiates by
     optional: bool = False  # an input the C takes as NULL for none (zero)
+    meaning: str = ""  # the Python doc of a Jacobian output, where it says more than the input it is by
+    flag: str = ""  # an output chosen by a keyword flag (`Operation.result` "selected"): the flag's name
+    key: str = ""  # ... and the output's key in the returned dict
 
     @property
     def c_ordered(self) -> bool:
@@ -130,6 +134,16 @@ class Operation:
     #                          "configuration", "identification"
     mimic_doc: Optional[str] = None  # the doc line where the model has mimic joints, when it differs
     solves: bool = False  # solves with M: `validate`'s tolerances grow with cond(M)
+    algorithms: tuple = ()  # (label, operation) pairs: the C may trace this one with either's algorithm
+    example: bool = False  # the call a generated folder's README shows (where generated)
+    # the Python method (`rbdgen.signatures` builds it from these fields and the ports)
+    result: str = "array"  # "array": one array (``out=``); "jacobians": a dict by output name; "selected": the
+    #                        outputs chosen by their ports' keyword flags, a dict by key; "state": a floating
+    #                        base's (BaseState, array), a fixed base's one array
+    summary: str = ""  # its doc's first line(s), where they say more than ``doc``
+    returns: str = ""  # what it returns, after the output's name and shape
+    floating_returns: str = ""  # the same for a floating base, where it differs
+    tool: Optional[str] = None  # takes ``tool=`` (a point on the link): the operation giving the link's pose
 
     @property
     def loads(self) -> bool:
@@ -268,6 +282,11 @@ def _base_velocity(x):
 def _coriolis_matrix(tree, ops, x):
     C = coriolis_matrix(tree, ops, x.q, x.qd, _base_velocity(x))
     return {"C": _column_major(coordinates.matrix(tree, C, symmetric=False))}
+
+
+def _mass_matrix_derivative(tree, ops, x):
+    Mdot = mass_matrix_derivative(tree, ops, x.q, x.qd, _base_velocity(x))
+    return {"Mdot": _column_major(coordinates.matrix(tree, Mdot))}
 
 
 def _mass_matrix_inverse(tree, ops, x):
@@ -420,11 +439,12 @@ _ACC = Port("acc", ("G",), "generalized accelerations (G); floating base: [omega
 _FD_TOLERANCE = (1e-10, 1e-3)
 
 
-def _kinematic_jacobians(of: str, rows: int, wrt: tuple) -> tuple:
-    """The Jacobian outputs ``d<of>_d<x>`` of a kinematic quantity of ``rows`` entries (column-major)."""
+def _kinematic_jacobians(of: str, rows: int, wrt: tuple, meanings: dict) -> tuple:
+    """The Jacobian outputs ``d<of>_d<x>`` of a kinematic quantity of ``rows`` entries (column-major);
+    ``meanings``: the Python doc of those whose meaning says more than the input they are by."""
     cols = {"q": "J", "qd": "J", "qdd": "J", "base_velocity": 6, "base_acceleration": 6, "base_rotation": 3}
     return tuple(Port(f"d{of}_d{x}", (rows, cols[x]), f"Jacobian d{of}/d{x} ({rows} rows, column-major)",
-                      floating_only=x.startswith("base_"), wrt=x) for x in wrt)
+                      floating_only=x.startswith("base_"), wrt=x, meaning=meanings.get(x, "")) for x in wrt)
 
 
 def _jacobians(of: str, wrt: tuple) -> tuple:
@@ -437,153 +457,259 @@ def _jacobians(of: str, wrt: tuple) -> tuple:
 
 #: Every operation, by name, in the order of the generated code.
 OPERATIONS = {op.name: op for op in (
-    Operation("mass_matrix", "M(q), the joint-space inertia matrix (CRBA).", ("q",), (_M,), _mass_matrix),
+    Operation("mass_matrix", "M(q), the joint-space inertia matrix (CRBA).", ("q",), (_M,), _mass_matrix,
+              summary="Joint-space inertia matrix M(q) (composite-rigid-body algorithm).",
+              returns="Symmetric positive definite (armature on the joint diagonal) [kg m^2, kg m, kg]."),
     Operation("velocity_product_forces", "C(q, qd) qd, the Coriolis and centrifugal forces (RNEA, no gravity).",
-              ("q", "qd"), (_C,), _velocity_product_forces),
+              ("q", "qd"), (_C,), _velocity_product_forces,
+              summary="Coriolis and centrifugal forces C(q, qd) qd (no gravity, base acceleration or loads).",
+              returns="Generalized forces [N m, N]."),
     Operation("gravity", "g(q) + J^T loads, the forces that hold the robot still (RNEA).", ("q", "loads"),
-              (Port("g", ("G",), "gravity and load forces g(q) + J^T loads (G)"),), _gravity),
+              (Port("g", ("G",), "gravity and load forces g(q) + J^T loads (G)"),), _gravity,
+              summary="Forces that hold the robot still: g(q) + J^T loads = ID(q, 0, 0, loads), motionless base.",
+              returns="Generalized forces [N m, N]."),
     Operation("inverse_dynamics", "tau = M qdd + C qd + g + J^T loads (RNEA).", ("q", "qd", "qdd", "loads"),
               (Port("tau", ("G",), "generalized forces (G)"),), _inverse_dynamics,
-              derivative="inverse_dynamics_derivatives"),
+              derivative="inverse_dynamics_derivatives", example=True,
+              summary="Inverse dynamics tau = M qdd + C qd + g + J^T loads (recursive Newton-Euler).",
+              returns="Generalized forces [N m, N]; floating base: the base wrench [torque, force] (world axes, "
+                      "about the base origin) first."),
     Operation("forward_dynamics", "qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm.",
               ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics, _FD_TOLERANCE,
               derivative="forward_dynamics_derivatives", solves=True,
+              algorithms=(("aba", "forward_dynamics"), ("crba", "forward_dynamics_crba")),
+              summary="Forward dynamics qdd = M^-1 (tau - C qd - g - J^T loads) (articulated-body algorithm; the\n"
+                      "generated C usually uses CRBA and a tree-sparse solve instead: its manifest says which).",
+              returns="Generalized accelerations; floating base: the base's classical acceleration "
+                      "[omegadot_W, pddot_W] first [rad/s^2, m/s^2].",
               mimic_doc="qdd = M^-1 (tau - C qd - g - J^T loads); with mimic joints by CRBA, one RNEA bias and one "
                         "checked solve (tree-sparse LTDL, or dense Cholesky where mimic joints couple branches)."),
     Operation("forward_dynamics_crba", "qdd from M (CRBA), the bias of one RNEA call and one checked tree-sparse LTDL solve.",
-              ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics_crba, _FD_TOLERANCE, solves=True),
+              ("q", "qd", "tau", "loads"), (_ACC,), _forward_dynamics_crba, _FD_TOLERANCE, solves=True,
+              returns="As `forward_dynamics`, to rounding."),
     Operation("passive_terms", "M, g and C qd from one pass; pass NULL for an output that is not wanted.",
-              ("q", "qd"), (_M, Port("g", ("G",), "gravity forces g(q) (G)"), _C), _passive_terms,
-              optional_outputs=True),
+              ("q", "qd"), (replace(_M, flag="mass_matrix", key="mass_matrix"),
+                            Port("g", ("G",), "gravity forces g(q) (G)", flag="gravity", key="gravity"),
+                            replace(_C, flag="coriolis", key="velocity_product_forces")), _passive_terms,
+              optional_outputs=True, result="selected",
+              summary="Any of M(q), g(q) and C(q, qd) qd from one pass (one recursive pass over the tree)."),
     # Jacobians: analytic in NumPy and C (`rnea_derivatives`, `fd_derivatives`), CasADi's own AD in CasADi
     Operation("inverse_dynamics_derivatives",
               "Jacobians of inverse dynamics (analytic RNEA derivatives), column-major, G rows.",
               ("q", "qd", "qdd", "loads"),
               _jacobians("tau", ("q", "qd", "qdd", "base_velocity", "base_acceleration", "base_rotation")),
-              _inverse_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="inverse_dynamics", group="derivatives"),
+              _inverse_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="inverse_dynamics", group="derivatives",
+              result="jacobians", summary="Jacobians of `inverse_dynamics` (analytic derivatives of the recursive "
+                                          "Newton-Euler algorithm)."),
     Operation("forward_dynamics_derivatives",
               "Jacobians of forward dynamics: -M^-1 dID/dx and M^-1 (sparse LTDL of M), column-major, G rows.",
               ("q", "qd", "tau", "loads"),
               _jacobians("acc", ("q", "qd", "tau", "base_velocity", "base_rotation")),
               _forward_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="forward_dynamics", group="derivatives",
-              solves=True),
+              solves=True, result="jacobians",
+              summary="Jacobians of `forward_dynamics`: -M^-1 dID/dx and dacc/dtau = M^-1."),
     # kinematics (rbdgen.algorithms.frames, centroidal): a link's origin, world axes, angular first
     Operation("forward_kinematics", "The pose of a link frame in the world.", ("q",),
               (Port("pose", (7,), "[x, y, z, qx, qy, qz, qw] of the link frame in the world (7)"),),
-              _forward_kinematics, link=True, group="kinematics"),
+              _forward_kinematics, link=True, group="kinematics",
+              returns="[x, y, z, qx, qy, qz, qw]: the link origin [m] and the unit quaternion of its frame, "
+                      "world frame."),
     Operation("forward_kinematics_all", "The pose of every link frame in the world.", ("q",),
               (Port("poses", ("L", 7), "[x, y, z, qx, qy, qz, qw] of each link frame (L x 7, row per link)",
-                    by_row=True),), _forward_kinematics_all, group="kinematics"),
+                    by_row=True),), _forward_kinematics_all, group="kinematics",
+              returns="One row [x, y, z, qx, qy, qz, qw] per link, in `link_id` order."),
     Operation("jacobian", "The Jacobian of a link origin: its twist [omega, pdot] (world axes) is J nu.", ("q",),
               (Port("jacobian", (6, "G"), "link Jacobian (6 x G, column-major), angular rows first"),),
-              _jacobian, link=True, group="kinematics"),
+              _jacobian, link=True, group="kinematics",
+              returns="The link origin's twist [omega, pdot] (world axes) is J nu, nu = qd, or [base velocity, qd]\n"
+                      "    for a floating base (its six columns first)."),
     Operation("jacobian_derivative", "dJ/dt of a link Jacobian: Jdot nu is the link's acceleration at nudot = 0.",
               ("q", "qd"), (Port("jacobian_derivative", (6, "G"), "time derivative of the link Jacobian "
-                                 "(6 x G, column-major)"),), _jacobian_derivative, link=True, group="kinematics"),
+                                 "(6 x G, column-major)"),), _jacobian_derivative, link=True, group="kinematics",
+              returns="dJ/dt; Jdot nu is the link's classical acceleration at nudot = 0."),
     Operation("forward_velocity_kinematics", "The twist [omega, pdot] of a link origin (world axes).", ("q", "qd"),
               (Port("twist", (6,), "[omega, pdot] of the link origin, world axes (6)"),),
-              _forward_velocity_kinematics, link=True, group="kinematics"),
+              _forward_velocity_kinematics, link=True, group="kinematics", tool="forward_kinematics",
+              returns="[omega, pdot] of the link origin (of ``tool`` where given), world axes [rad/s, m/s]."),
     Operation("forward_acceleration_kinematics", "The classical acceleration of a link origin: J nudot + Jdot nu.",
               ("q", "qd", "qdd"), (Port("acceleration", (6,), "[omegadot, pddot] of the link origin, world axes "
-                                        "(6)"),), _forward_acceleration_kinematics, link=True, group="kinematics"),
+                                        "(6)"),), _forward_acceleration_kinematics, link=True, group="kinematics",
+              returns="Classical acceleration [omegadot, pddot] = J nudot + Jdot nu of the link origin, world "
+                      "axes [rad/s^2, m/s^2]."),
     Operation("center_of_mass", "The centre of mass of the moving bodies in the world.", ("q",),
-              (Port("com", (3,), "centre of mass, world frame (3)"),), _center_of_mass, group="kinematics"),
+              (Port("com", (3,), "centre of mass, world frame (3)"),), _center_of_mass, group="kinematics",
+              returns="The centre of mass of the moving bodies (a fixed base's root link excluded), world "
+                      "frame [m]."),
     Operation("center_of_mass_jacobian", "The Jacobian of the centre of mass: its velocity is Jc nu.", ("q",),
               (Port("com_jacobian", (3, "G"), "centre-of-mass Jacobian (3 x G, column-major)"),),
-              _center_of_mass_jacobian, group="kinematics"),
+              _center_of_mass_jacobian, group="kinematics",
+              returns="Jc: the centre of mass's velocity is Jc nu (world axes)."),
     Operation("centroidal_momentum_matrix", "A_G: the momentum about the centre of mass is A_G nu "
               "(angular first, world axes).", ("q",),
               (Port("centroidal_matrix", (6, "G"), "centroidal momentum matrix (6 x G, column-major)"),),
-              _centroidal_momentum_matrix, group="kinematics"),
+              _centroidal_momentum_matrix, group="kinematics",
+              returns="A_G: A_G nu is the momentum about the centre of mass, angular first, world axes "
+                      "(Pinocchio's computeCentroidalMap puts the linear part first)."),
     Operation("centroidal_momentum_bias", "Adot_G nu: the rate of the centroidal momentum at nudot = 0.",
               ("q", "qd"), (Port("centroidal_bias", (6,), "Adot_G nu, angular first, world axes (6)"),),
-              _centroidal_momentum_bias, group="kinematics"),
+              _centroidal_momentum_bias, group="kinematics",
+              returns="Adot_G nu, angular first, world axes [N m, N]."),
     # what controllers build from M, C qd and g (rbdgen.algorithms.coriolis, energy, minv)
     Operation("coriolis_matrix", "C(q, qd), the Coriolis matrix: C qd = C(q, qd) qd and Mdot = C + C^T "
               "(Christoffel-consistent).", ("q", "qd"),
-              (Port("C", ("G", "G"), "Coriolis matrix (G x G, column-major)"),), _coriolis_matrix, group="control"),
+              (Port("C", ("G", "G"), "Coriolis matrix (G x G, column-major)"),), _coriolis_matrix, group="control",
+              summary="Coriolis matrix C(q, qd) (Echeandia and Wensing's recursive factorisation).",
+              returns="C qd equals `velocity_product_forces` and Mdot = C + C^T (Christoffel-consistent:\n"
+                      "    Mdot - 2 C is skew-symmetric); floating base: nu = [base velocity, qd] [kg m^2/s, kg m/s, "
+                      "kg/s]."),
+    Operation("mass_matrix_derivative", "Mdot(q, qd) = C + C^T, the rate of the mass matrix along the motion.",
+              ("q", "qd"), (Port("Mdot", ("G", "G"), "time derivative of the mass matrix (G x G, column-major)",
+                                 symmetric=True),), _mass_matrix_derivative, group="control",
+              summary="Time derivative of the mass matrix Mdot(q, qd) = C + C^T (from the Coriolis matrix).",
+              returns="Symmetric; Mdot - 2 C is skew-symmetric; floating base: along nu = [base velocity, qd]\n"
+                      "    (the base's turning included) [kg m^2/s, kg m/s, kg/s]."),
     Operation("mass_matrix_inverse", "M(q)^-1, by the checked tree-sparse LTDL factor of M.", ("q",),
               (Port("Minv", ("G", "G"), "inverse mass matrix (G x G, column-major)", symmetric=True),),
-              _mass_matrix_inverse, _FD_TOLERANCE, group="control", solves=True),
+              _mass_matrix_inverse, _FD_TOLERANCE, group="control", solves=True,
+              summary="Inverse mass matrix M(q)^-1 (the checked tree-sparse LTDL factor of M).",
+              returns="Symmetric positive definite."),
     Operation("kinetic_energy", "T = 1/2 nu^T M nu, the kinetic energy.", ("q", "qd"),
-              (Port("kinetic_energy", (), "kinetic energy [J]"),), _kinetic_energy, group="control"),
+              (Port("kinetic_energy", (), "kinetic energy [J]"),), _kinetic_energy, group="control",
+              summary="Kinetic energy T = 1/2 nu^T M nu (the rotors' armature included).", returns="[J]."),
     Operation("potential_energy", "V = -g . sum m c, the potential energy of the moving bodies in gravity.", ("q",),
               (Port("potential_energy", (), "potential energy [J], zero with the centre of mass at the world "
-                    "origin"),), _potential_energy, group="control"),
+                    "origin"),), _potential_energy, group="control",
+              summary="Potential energy V = -g . sum m c of the moving bodies (a fixed base's root excluded).",
+              returns="[J], zero with the centre of mass at the world origin."),
     Operation("momentum", "p = M nu, the generalized momentum.", ("q", "qd"),
-              (Port("momentum", ("G",), "generalized momentum M nu (G)"),), _momentum, group="control"),
+              (Port("momentum", ("G",), "generalized momentum M nu (G)"),), _momentum, group="control",
+              summary="Generalized momentum p = M nu.",
+              returns="[kg m^2/s, kg m/s]; floating base: the base's [angular, linear]\n    momentum (world axes, "
+                      "about the base origin) first."),
     Operation("passivity_forces", "tau = M qdd_ref + C(q, qd) qd_ref + g + J^T loads in one RNEA-like pass.",
               ("q", "qd", "qd_ref", "qdd_ref", "loads"), (Port("tau", ("G",), "generalized forces (G)"),),
-              _passivity_forces, group="control"),
+              _passivity_forces, group="control",
+              summary="Passivity-based control's torques M qdd_ref + C(q, qd) qd_ref + g + J^T loads (one pass).",
+              returns="Generalized forces [N m, N]; with qd_ref = nu and qdd_ref = nudot, `inverse_dynamics`."),
     Operation("operational_space_inertia", "Lambda = (J M^-1 J^T)^-1, the task-space inertia of a link frame "
               "(J: its Jacobian, angular first).", ("q",),
               (Port("Lambda", (6, 6), "task-space inertia (6 x 6, angular first)", symmetric=True),),
-              _operational_space_inertia, _FD_TOLERANCE, link=True, group="control", solves=True),
+              _operational_space_inertia, _FD_TOLERANCE, link=True, group="control", solves=True,
+              summary="Task-space inertia Lambda = (J M^-1 J^T)^-1 of a link frame (J: `jacobian`).",
+              returns="Symmetric, angular first [kg m^2, kg m, kg]; a link that cannot move in every\n    direction "
+                      "there raises a SolverError (SingularError or IllConditionedError)."),
     Operation("dynamically_consistent_inverse", "J# = M^-1 J^T Lambda, the dynamically consistent inverse of a "
               "link Jacobian.", ("q",),
               (Port("jacobian_inverse", ("G", 6), "dynamically consistent inverse (G x 6, column-major)"),),
-              _dynamically_consistent_inverse, _FD_TOLERANCE, link=True, group="control", solves=True),
+              _dynamically_consistent_inverse, _FD_TOLERANCE, link=True, group="control", solves=True,
+              summary="Dynamically consistent inverse J# = M^-1 J^T Lambda of a link Jacobian.",
+              returns="J J# = I; a singular task raises as for `operational_space_inertia`."),
     # identification (rbdgen.algorithms.regressor, rbdgen.identification): linear in the parameters pi
     Operation("inverse_dynamics_regressor", "Y(q, qd, qdd) with tau = Y pi + armature qdd + J^T loads "
               "(pi: 10 inertial parameters per body).", ("q", "qd", "qdd"),
               (Port("regressor", ("G", "P"), "inverse dynamics regressor (G x 10 B, column-major; columns as "
-                    "rbdgen.parameters)"),), _inverse_dynamics_regressor, group="identification"),
+                    "rbdgen.parameters)"),), _inverse_dynamics_regressor, group="identification",
+              summary="Inverse dynamics regressor Y(q, qd, qdd): tau = Y pi + armature qdd + J^T loads.",
+              returns="P = 10 per body (the floating base's first), in rbdgen.parameters' order: m, m c, inertia "
+                      "about the body\n    origin (Pinocchio's computeJointTorqueRegressor)."),
     Operation("inverse_dynamics_base_regressor", "Y_base(q, qd, qdd), the regressor's identifiable columns: "
               "tau = Y_base pi_base + armature qdd + J^T loads.", ("q", "qd", "qdd"),
               (Port("base_regressor", ("G", "Pb"), "base regressor (G x rank, column-major; columns as "
-                    "rbdgen.identifiable)"),), _inverse_dynamics_base_regressor, group="identification"),
+                    "rbdgen.identifiable)"),), _inverse_dynamics_base_regressor, group="identification",
+              returns="The columns rbdgen.identifiable(model).columns of the regressor."),
     Operation("inverse_dynamics_known_forces", "armature qdd + J^T loads: what inverse dynamics adds to Y pi "
               "(independent of the inertial parameters).", ("q", "qdd", "loads"),
               (Port("tau_known", ("G",), "known generalized forces armature qdd + J^T loads (G)"),),
-              _inverse_dynamics_known_forces, group="identification"),
+              _inverse_dynamics_known_forces, group="identification",
+              returns="Generalized forces [N m, N]; floating base: the base wrench first."),
     Operation("energy_regressor", "[kinetic; potential] (2 x 10 B): T = kinetic pi + 1/2 sum armature qd^2 and "
               "V = potential pi.", ("q", "qd"),
               (Port("energy_regressor", (2, "P"), "energy regressor (2 x 10 B, column-major): kinetic row, "
-                    "potential row"),), _energy_regressor, group="identification"),
+                    "potential row"),), _energy_regressor, group="identification",
+              returns="Kinetic and potential rows [J per parameter unit]."),
     # kinematics derivatives: analytic in NumPy and C (`kinematics_derivatives`), CasADi's own AD in CasADi
     Operation("center_of_mass_velocity", "The velocity of the centre of mass: Jc nu (world axes).", ("q", "qd"),
               (Port("vcom", (3,), "centre-of-mass velocity, world axes (3)"),), _center_of_mass_velocity,
-              group="kinematics"),
+              group="kinematics", returns="Jc nu: the velocity of the centre of mass, world axes [m/s]."),
     Operation("forward_velocity_kinematics_derivatives",
               "Jacobians of a link origin's twist [omega, pdot] (analytic), column-major, 6 rows.", ("q", "qd"),
-              _kinematic_jacobians("twist", 6, ("q", "qd", "base_velocity", "base_rotation")),
+              _kinematic_jacobians("twist", 6, ("q", "qd", "base_velocity", "base_rotation"), {
+                  "qd": "By the joint velocities: the link Jacobian's joint columns.",
+                  "base_velocity": "By the base velocity [omega_W, pdot_W]: the link Jacobian's base columns."}),
               _forward_velocity_kinematics_derivatives, tolerance=(1e-6, 1e-2), of="forward_velocity_kinematics",
-              link=True, group="derivatives"),
+              link=True, group="derivatives", result="jacobians",
+              summary="Jacobians of `forward_velocity_kinematics`: the link origin's twist [omega, pdot] (world "
+                      "axes), analytic."),
     Operation("forward_acceleration_kinematics_derivatives",
               "Jacobians of a link origin's classical acceleration [omegadot, pddot] (analytic), column-major, "
               "6 rows.", ("q", "qd", "qdd"),
               _kinematic_jacobians("acceleration", 6, ("q", "qd", "qdd", "base_velocity", "base_acceleration",
-                                                       "base_rotation")),
+                                                       "base_rotation"), {
+                  "qdd": "By the joint accelerations: the link Jacobian's joint columns.",
+                  "base_acceleration": "By the base's classical acceleration: the link Jacobian's base columns."}),
               _forward_acceleration_kinematics_derivatives, tolerance=(1e-6, 1e-2),
-              of="forward_acceleration_kinematics", link=True, group="derivatives"),
+              of="forward_acceleration_kinematics", link=True, group="derivatives", result="jacobians",
+              summary="Jacobians of `forward_acceleration_kinematics`: the link origin's classical acceleration "
+                      "[omegadot, pddot] (world axes), analytic."),
     Operation("center_of_mass_derivatives",
               "Jacobians of the centre of mass's velocity (analytic); dvcom/dqd is also dcom/dq, column-major, "
               "3 rows.", ("q", "qd"),
-              _kinematic_jacobians("vcom", 3, ("q", "qd", "base_velocity", "base_rotation")),
+              _kinematic_jacobians("vcom", 3, ("q", "qd", "base_velocity", "base_rotation"), {
+                  "qd": "By the joint velocities: the centre-of-mass Jacobian's joint columns, also d com/dq.",
+                  "base_velocity": "By the base velocity [omega_W, pdot_W]: the centre-of-mass Jacobian's base "
+                                   "columns."}),
               _center_of_mass_derivatives, tolerance=(1e-6, 1e-2), of="center_of_mass_velocity",
-              group="derivatives"),
+              group="derivatives", result="jacobians",
+              summary="Jacobians of `center_of_mass_velocity` (analytic); dvcom/dqd is also d com/dq and, floating, "
+                      "dvcom/dbase_velocity's angular columns d com/dtheta."),
     # the configuration space (rbdgen.algorithms.configuration): tangent vectors [dtheta_W, dp_W, dq], R -> exp(dtheta x) R
     Operation("integrate", "x + v dt: the velocity v held for dt (floating base: p + pdot dt, exp(omega dt) R, on "
               "R3 x SO(3)).", ("q", "v", "dt"),
               (Port("base_next", (BASE_SIZE,), "the moved base, laid out as base (velocity and acceleration "
                     "copied)", floating_only=True),
-               Port("q_next", ("J",), "the moved joint positions q + qd dt (J)")), _integrate, group="configuration"),
+               Port("q_next", ("J",), "the moved joint positions q + qd dt (J)")), _integrate, group="configuration",
+              result="state",
+              summary="The state moved by the velocity v held constant for dt: q + qd dt; a floating base on R3 x "
+                      "SO(3),\np + pdot dt and exp(omega dt) R (world axes; not Pinocchio's SE(3) exponential of a "
+                      "body twist).",
+              returns="Joint positions q + qd dt [rad, m].",
+              floating_returns="The moved base (unit quaternion; velocity and acceleration those of ``base``) and\n"
+                               "    the joint positions q + qd dt, shape (J,) or (N, J)."),
     Operation("difference", "v with integrate(x0, v, 1) = x1 (floating base: [log(R1 R0^T), p1 - p0], the "
               "shortest rotation).", ("q", "base1", "q1"),
               (Port("v", ("G",), "velocity (G) from state (base, q) to state (base1, q1) in unit time"),),
-              _difference, tolerance=(1e-10, 1e-3), group="configuration"),
+              _difference, tolerance=(1e-10, 1e-3), group="configuration",
+              summary="The velocity v that moves the state (base, q) to (base1, q1) in unit time: integrate(x0, v, 1) "
+                      "= x1.",
+              returns="q1 - q.",
+              floating_returns="[log(R1 R^T), p1 - p, q1 - q]: the shortest rotation (angle at most pi) as a\n"
+                               "    world-frame rotation vector, then the translation and joint differences."),
     Operation("integrate_derivatives", "Jacobians of integrate on tangent vectors [dtheta_W, dp_W, dq] "
               "(R -> exp(dtheta x) R), column-major, G rows.", ("q", "v", "dt"),
-              (Port("dx_next_dx", ("G", "G"), "d next/d x, tangent vectors (G x G, column-major)"),
-               Port("dx_next_dv", ("G", "G"), "d next/d v (G x G, column-major)"),
-               Port("dx_next_ddt", ("G",), "d next/d dt, a tangent vector (G)")),
-              _integrate_derivatives, tolerance=(1e-10, 1e-3), group="configuration"),
+              (Port("dx_next_dx", ("G", "G"), "d next/d x, tangent vectors (G x G, column-major)",
+                    meaning="d next/dx: diag(exp(omega dt), I, I); the base rotation's columns first."),
+               Port("dx_next_dv", ("G", "G"), "d next/d v (G x G, column-major)",
+                    meaning="d next/dv: dt diag(J_l(omega dt), I, I), J_l the left Jacobian of SO(3)."),
+               Port("dx_next_ddt", ("G",), "d next/d dt, a tangent vector (G)", meaning="d next/d dt: v.")),
+              _integrate_derivatives, tolerance=(1e-10, 1e-3), group="configuration", result="jacobians",
+              summary="Jacobians of `integrate` on tangent vectors [dtheta_W, dp_W, dq] (R -> exp(dtheta x) R)."),
     Operation("difference_derivatives", "Jacobians of difference by either state's tangent vector "
               "[dtheta_W, dp_W, dq] (R -> exp(dtheta x) R), column-major, G rows.", ("q", "base1", "q1"),
-              (Port("dv_dx0", ("G", "G"), "d v/d x0, the first state's tangent vector (G x G, column-major)"),
-               Port("dv_dx1", ("G", "G"), "d v/d x1, the second state's tangent vector (G x G, column-major)")),
-              _difference_derivatives, tolerance=(1e-10, 1e-3), group="configuration"),
+              (Port("dv_dx0", ("G", "G"), "d v/d x0, the first state's tangent vector (G x G, column-major)",
+                    meaning="d v/dx0, the state (base, q): -diag(J_l(-v_rot)^-1, I, I)."),
+               Port("dv_dx1", ("G", "G"), "d v/d x1, the second state's tangent vector (G x G, column-major)",
+                    meaning="d v/dx1, the state (base1, q1): diag(J_l(v_rot)^-1, I, I).")),
+              _difference_derivatives, tolerance=(1e-10, 1e-3), group="configuration", result="jacobians",
+              summary="Jacobians of `difference` by either state's tangent vector [dtheta_W, dp_W, dq]\n"
+                      "(R -> exp(dtheta x) R)."),
 )}
+
+
+#: The operation whose M conditions the solves (`Operation.solves`: `validate`'s tolerances grow with cond(M)).
+MASS_MATRIX = "mass_matrix"
+
+#: The operations inverse kinematics (`rbdgen.ik`) iterates on: a link's pose and its Jacobian.
+INVERSE_KINEMATICS = ("forward_kinematics", "jacobian")
 
 
 def operation(name: str) -> Operation:

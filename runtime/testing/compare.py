@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..states import States
+from ..algorithms.operations import operation
+from ..states import ARGUMENTS, States
 
 #: Denominator floor of `rel_error`: only guards exact zeros; the test robots'
 #: quantities range from ~1e-3 (Allegro hand) to ~1e3 (Talos).
@@ -20,21 +21,12 @@ def rel_error(a, b, floor: float = FLOOR) -> float:
 
 
 def call_reference(ref, op: str, st: States, i: int, loads: bool = False):
-    """A reference's (`references`) result of ``op`` for state ``i`` (``forward_dynamics_crba``: its
-    forward dynamics), with the batch's loads if asked."""
-    b = st.ref_base(i)
-    ld = st.load_lists[i] if loads else ()
-    if op == "mass_matrix":
-        return ref.mass_matrix(b, st.q[i])
-    if op == "velocity_product_forces":
-        return ref.velocity_product_forces(b, st.q[i], st.qd[i])
-    if op == "gravity":
-        return ref.gravity(b, st.q[i], ld)
-    if op == "inverse_dynamics":
-        return ref.inverse_dynamics(b, st.q[i], st.qd[i], st.qdd[i], ld)
-    if op in ("forward_dynamics", "forward_dynamics_crba"):
-        return ref.forward_dynamics(b, st.q[i], st.qd[i], st.tau[i], ld)
-    raise ValueError(f"no reference for operation {op!r}")
+    """A reference's (`references`) result of ``op`` for state ``i``: its adapter named after the operation,
+    with the batch's loads if asked (and the operation takes them)."""
+    args = [getattr(st, name)[i] for name in ARGUMENTS[op]]
+    if operation(op).loads:
+        args.append(st.load_lists[i] if loads else ())
+    return getattr(ref, op)(st.ref_base(i), *args)
 
 
 def roundtrip_errors(solver, ref, st: States):

@@ -23,7 +23,10 @@ imported when a reference is made. rbdgen follows dynibo 0.5.2 (see docs/concept
   which is a wrench applied *to* the body).  So Pinocchio's ``fext = -w``.
 
 Both classes return NumPy arrays: ``(G, G)`` for the mass matrix, ``(G,)``
-otherwise, with ``G = J`` (fixed base) or ``J + 6`` (floating base).
+otherwise, with ``G = J`` (fixed base) or ``J + 6`` (floating base). Each adapter is named
+after the operation it checks (`rbdgen.algorithms.operations`) and takes the operation's
+inputs in the record's order, a base first (None for a fixed base): `compare.call_reference`
+and the tests find it by that name.
 """
 
 from __future__ import annotations
@@ -322,6 +325,8 @@ class PinocchioReference(_Common):
             a = pin.aba(self.model, self.data, s.q, s.v, s.tau, fext)
         return self.accelerations(a, s)
 
+    forward_dynamics_crba = forward_dynamics  # the same accelerations, by another algorithm
+
     # -- kinematics at a link origin, world axes, angular first (Pinocchio: linear first) --
 
     def _kinematics(self, base, q, qd=None, qdd=None) -> PinocchioState:
@@ -338,7 +343,7 @@ class PinocchioReference(_Common):
     def _frame_id(self, link):
         return self.model.getFrameId(link, self._pin.BODY)
 
-    def pose(self, base, q, link):
+    def forward_kinematics(self, base, q, link):
         """``framesForwardKinematics``: [x, y, z, qx, qy, qz, qw] of a link frame."""
         self._kinematics(base, q)
         M = self.data.oMf[self._frame_id(link)]
@@ -364,13 +369,13 @@ class PinocchioReference(_Common):
             Tdot[0:3, 3:6] = Tdot[3:6, 0:3] = -R.T @ _skew(w)  # d/dt R^T = -R^T [w]x
         return _angular_first(dJ) @ st.T + _angular_first(J) @ Tdot
 
-    def frame_velocity(self, base, q, qd, link):
+    def forward_velocity_kinematics(self, base, q, qd, link):
         """``getFrameVelocity(LOCAL_WORLD_ALIGNED)``, angular first."""
         self._kinematics(base, q, qd)
         v = self._pin.getFrameVelocity(self.model, self.data, self._frame_id(link), self._pin.LOCAL_WORLD_ALIGNED)
         return np.concatenate([v.angular, v.linear])
 
-    def frame_acceleration(self, base, q, qd, qdd, link):
+    def forward_acceleration_kinematics(self, base, q, qd, qdd, link):
         """``getFrameClassicalAcceleration(LOCAL_WORLD_ALIGNED)``, angular first."""
         self._kinematics(base, q, qd, qdd)
         a = self._pin.getFrameClassicalAcceleration(self.model, self.data, self._frame_id(link),
@@ -456,6 +461,11 @@ class PinocchioReference(_Common):
             Tdot[0:3, 3:6] = Tdot[3:6, 0:3] = -R.T @ _skew(w)
         return s.T.T @ C @ s.T + s.T.T @ M @ Tdot
 
+    def mass_matrix_derivative(self, base, q, qd):
+        """d/dt (T^T M_pin T) = C + C^T of `coriolis_matrix` (Pinocchio's C: Mdot_pin = C_pin + C_pin^T)."""
+        C = self.coriolis_matrix(base, q, qd)
+        return C + C.T
+
     # -- kinematics derivatives (rbdgen holds the world-frame base velocity and classical acceleration fixed) --
 
     def _base_chain(self, base, st: PinocchioState) -> dict:
@@ -493,7 +503,7 @@ class PinocchioReference(_Common):
             chain = self._base_chain(base, st)
             dtwist["base_velocity"] = _angular_first(Dv) @ st.T[:, :6]
             dtwist["base_rotation"] = _angular_first(Dq @ chain["ddelta"] + Dv @ chain["dv"])
-        twist = self.frame_velocity(base, q, qd, link)
+        twist = self.forward_velocity_kinematics(base, q, qd, link)
         for key, dp in moved.items():
             if key in dtwist:
                 dtwist[key][3:] += np.cross(twist[:3], dp.T).T                # omega x dp
@@ -505,7 +515,7 @@ class PinocchioReference(_Common):
             out["base_velocity"] = _angular_first(Av @ st.T[:, :6] + Aa @ chain["dbias"])
             out["base_acceleration"] = _angular_first(Aa) @ st.T[:, :6]
             out["base_rotation"] = _angular_first(Aq @ chain["ddelta"] + Av @ chain["dv"] + Aa @ chain["da"])
-        wdot = self.frame_acceleration(base, q, qd, qdd, link)[:3]
+        wdot = self.forward_acceleration_kinematics(base, q, qd, qdd, link)[:3]
         for key, dp in moved.items():
             if key in out:
                 out[key][3:] += np.cross(wdot, dp.T).T                        # omegadot x dp
@@ -515,11 +525,11 @@ class PinocchioReference(_Common):
             value[3:] += np.cross(d[:3].T, pdot).T + np.cross(w, d[3:].T).T  # domega x pdot + omega x dpdot
         return {f"dacceleration_d{k}": v for k, v in out.items()}
 
-    def frame_velocity_derivatives(self, base, q, qd, link) -> dict:
+    def forward_velocity_kinematics_derivatives(self, base, q, qd, link) -> dict:
         """rbdgen's ``forward_velocity_kinematics_derivatives`` from Pinocchio (`_frame_derivatives`)."""
         return self._frame_derivatives(base, q, qd, None, link, False)
 
-    def frame_acceleration_derivatives(self, base, q, qd, qdd, link) -> dict:
+    def forward_acceleration_kinematics_derivatives(self, base, q, qd, qdd, link) -> dict:
         """rbdgen's ``forward_acceleration_kinematics_derivatives`` from Pinocchio (`_frame_derivatives`)."""
         return self._frame_derivatives(base, q, qd, qdd, link, True)
 
@@ -708,6 +718,8 @@ class DyniboReference(_Common):
     def forward_dynamics(self, base, q, qd, tau, loads=()):
         return self._call("forward_dynamics", base, q, qd, tau=tau, loads=loads)
 
+    forward_dynamics_crba = forward_dynamics  # the same accelerations, by another algorithm
+
     # -- kinematics at a link origin, world axes, angular first ----------------------
 
     def _on_link(self, op, base, link, *vectors, **options):
@@ -717,11 +729,11 @@ class DyniboReference(_Common):
         """dynibo's flat column-major 6 x G matrix with rbdgen's column order."""
         return np.asarray(flat, dtype=float).reshape(self.G, 6).T[:, self._perm]
 
-    def pose(self, base, q, link):
+    def forward_kinematics(self, base, q, link):
         p = self._on_link("forward_kinematics", base, link, q)
         return np.concatenate([p.translation, p.rotation_xyzw])
 
-    def poses(self, base, q):
+    def forward_kinematics_all(self, base, q):
         """Every link's pose (L x 7; dynibo's link order is rbdgen's)."""
         return np.asarray(self.robot.forward_kinematics_all(*self.arguments("forward_kinematics_all", base, q)),
                           dtype=float).reshape(-1, 7)
@@ -732,13 +744,13 @@ class DyniboReference(_Common):
     def jacobian_derivative(self, base, q, qd, link):
         return self._columns(self._on_link("jacobian_derivative", base, link, q, qd))
 
-    def frame_velocity(self, base, q, qd, link, tool=None):
+    def forward_velocity_kinematics(self, base, q, qd, link, tool=None):
         """The twist of the link origin or, with ``tool`` = (translation, rotation_xyzw), of that point."""
         options = {} if tool is None else {"tool": self._dy.Pose(*tool)}
         t = self._on_link("forward_velocity_kinematics", base, link, q, qd, **options)
         return np.concatenate([t.angular, t.linear])
 
-    def frame_acceleration(self, base, q, qd, qdd, link):
+    def forward_acceleration_kinematics(self, base, q, qd, qdd, link):
         a = self._on_link("forward_acceleration_kinematics", base, link, q, qd, qdd)
         return np.concatenate([a.angular, a.linear])
 
@@ -859,6 +871,8 @@ class MimicReference:
         bias = self.inverse_dynamics(rest, q, qd, np.zeros(self.J), loads)
         return np.linalg.solve(self.mass_matrix(base, q), _as_vec(tau, self.G, "tau") - bias)
 
+    forward_dynamics_crba = forward_dynamics  # the same accelerations, by another algorithm
+
     def kinetic_energy(self, base, q, qd):
         return self.full.kinetic_energy(base, *self.full_state(q, qd))
 
@@ -883,11 +897,11 @@ class MimicReference:
 
     # -- kinematics at a link origin, world axes, angular first -----------------------------
 
-    def pose(self, base, q, link):
-        return self.full.pose(base, *self.full_state(q), link)
+    def forward_kinematics(self, base, q, link):
+        return self.full.forward_kinematics(base, *self.full_state(q), link)
 
-    def poses(self, base, q):
-        return self.full.poses(base, *self.full_state(q))
+    def forward_kinematics_all(self, base, q):
+        return self.full.forward_kinematics_all(base, *self.full_state(q))
 
     def jacobian(self, base, q, link):
         return self.full.jacobian(base, *self.full_state(q), link) @ self.PG
@@ -895,11 +909,11 @@ class MimicReference:
     def jacobian_derivative(self, base, q, qd, link):
         return self.full.jacobian_derivative(base, *self.full_state(q, qd), link) @ self.PG  # P is constant
 
-    def frame_velocity(self, base, q, qd, link, tool=None):
-        return self.full.frame_velocity(base, *self.full_state(q, qd), link, *(() if tool is None else (tool,)))
+    def forward_velocity_kinematics(self, base, q, qd, link, tool=None):
+        return self.full.forward_velocity_kinematics(base, *self.full_state(q, qd), link, *(() if tool is None else (tool,)))
 
-    def frame_acceleration(self, base, q, qd, qdd, link):
-        return self.full.frame_acceleration(base, *self.full_state(q, qd, qdd), link)
+    def forward_acceleration_kinematics(self, base, q, qd, qdd, link):
+        return self.full.forward_acceleration_kinematics(base, *self.full_state(q, qd, qdd), link)
 
     def center_of_mass(self, base, q):
         return self.full.center_of_mass(base, *self.full_state(q))
