@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 import rbdgen
-from rbdgen.codegen.emit_c import part_name
+from rbdgen.codegen.c import part_name
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 

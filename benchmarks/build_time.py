@@ -83,10 +83,10 @@ def robot_source(name: str, folder: Path):
 def measure(name: str, flags: tuple, ops, part_steps=None) -> dict:
     """Generate one robot in this (fresh) process, compile it in another one into an empty cache."""
     import rbdgen
-    from rbdgen.codegen import emit_c
+    from rbdgen.codegen.c import layout
 
     if part_steps:
-        emit_c.PART_STEPS = part_steps
+        layout.PART_STEPS = part_steps
 
     with tempfile.TemporaryDirectory(prefix="rbdgen-build-time-") as tmp:
         path, floating = robot_source(name, Path(tmp))
@@ -189,7 +189,7 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, nargs="+", default=[rbdgen.build.jobs()],
                    help="compiler processes at once (several values: one row each)")
     p.add_argument("--part-steps", type=int, help="steps per part of a split operation (default: "
-                   "rbdgen.codegen.emit_c.PART_STEPS; a huge number: no operation split)")
+                   "rbdgen.codegen.c.layout.PART_STEPS; a huge number: no operation split)")
     p.add_argument("--units", action="store_true", help="also print every unit's CPU time and memory")
     p.add_argument("--json", type=Path, help="also write the rows here")
     p.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one robot in this process

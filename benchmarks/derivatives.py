@@ -44,7 +44,7 @@ import numpy as np
 
 import rbdgen
 from rbdgen.algorithms.operations import operation
-from rbdgen.codegen import emit_c
+from rbdgen.codegen.c import layout
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 
@@ -200,10 +200,10 @@ def main(argv=None) -> int:
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
     p.add_argument("--ops", nargs="+", default=list(OPS), choices=OPS, help="operations to build and time")
     p.add_argument("--part-steps", type=int, help="steps per part of a split operation (default: "
-                   "rbdgen.codegen.emit_c.PART_STEPS; a huge number: no operation split)")
+                   "rbdgen.codegen.c.layout.PART_STEPS; a huge number: no operation split)")
     args = p.parse_args(argv)
     if args.part_steps:
-        emit_c.PART_STEPS = args.part_steps
+        layout.PART_STEPS = args.part_steps
     flags = shlex.split(args.flags)
     print(f"flags: {' '.join(flags)}\n")
     results = []

@@ -21,7 +21,7 @@ from ..names import c_text, check_prefix, default_prefix, kernel_name
 from ..parameters import body_names, parametric_tree
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
-from . import emit_c, packaging
+from . import c, packaging
 from . import folder as folder_files
 from ..ir.optimize import estimated_cycles, schedule
 from ..ir.trace import Graph, Kernel, StructuralFailure, trace
@@ -53,7 +53,7 @@ def leaf_links(model: RobotModel) -> tuple:
     return tuple(k for k, link in enumerate(model.links) if link.body not in parents)
 
 
-PRECISIONS = tuple(emit_c.PRECISIONS)
+PRECISIONS = tuple(c.PRECISIONS)
 
 
 def check_names(model: RobotModel, plan: list):
@@ -126,11 +126,11 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
     names = list(FD_ALGORITHMS) if choice == "auto" else [choice]
     kernels = {name: trace_operation(model, FORWARD_DYNAMICS.name, tree, algorithm=FD_ALGORITHMS[name])
                for name in names}
-    cost = {name: estimated_cycles(k, schedule(k, optional=emit_c.optional_inputs(k))) for name, k in kernels.items()}
+    cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
     best = choice if choice != "auto" else "crba" if cost["crba"] <= CRBA_MARGIN * cost["aba"] else "aba"
     if choice == "auto":
         log.info("forward_dynamics by %s (estimated cycles: %s)", best.upper(),
-                 ", ".join(f"{name.upper()} {c:.0f}" for name, c in cost.items()))
+                 ", ".join(f"{name.upper()} {cycles:.0f}" for name, cycles in cost.items()))
     kernels[best].algorithm = best
     return kernels[best]
 
@@ -140,15 +140,6 @@ def _always_fails(kernel: Kernel) -> dict:
     ``{"always_fails": {"status": 2, "message": ...}}``, else nothing."""
     failed = [g for g in kernel.graph.guards if isinstance(g.value, (int, float))]
     return {"always_fails": {"status": failed[0].status, "message": failed[0].message}} if failed else {}
-
-
-def _cdef(prefix: str, kernels: list, real: str, size: dict) -> str:
-    lines = []
-    for k in kernels:
-        params = [f"const {real} *{n}" for n in k.inputs] + [f"{real} *{n}" for n in k.outputs]
-        lines.append(f"int {prefix}_{k.name}({', '.join(params)});")
-        lines.append(f"int {prefix}_{k.name}_batch(int n, {', '.join(params)}, const unsigned char *mask, int *status);")
-    return "\n".join(lines) + "\n"
 
 
 @dataclass
@@ -291,7 +282,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
     log.info("scheduling %d functions", len(kernels))
-    plans = [schedule(k, optional=emit_c.optional_inputs(k)) for k in kernels]
+    plans = [schedule(k, optional=c.optional_inputs(k)) for k in kernels]
     timings["schedule"] = time.perf_counter() - start
     start = time.perf_counter()
     log.info("emitting C (%s precision)", precision)
@@ -313,18 +304,17 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                for link in model.links],
         frames=[c_text(f"{k} ({model.links[k].name})") for k in links] if linked else [],
     )
-    real = emit_c.PRECISIONS[precision][0]
     interface = {"prefix": prefix, "precision": precision, "digest": model.digest, "sizes": size,
                  "shapes": {p.name: list(p.dims(dims)) for op in OPERATIONS.values() for p in op.outputs
                             if len(p.shape) == 2 and (not p.numerical or op.name in ops)},
                  "operations": {k.name: {"inputs": list(k.inputs), "outputs": list(k.outputs),
                                          **({} if link is None else {"operation": op, "link": link})}
                                 for (op, link), k in zip(plan, kernels)},
-                 "cdef": _cdef(prefix, kernels, real, size)}
+                 "cdef": c.cdef(prefix, kernels, precision)}
     # forward dynamics by CRBA is forward_dynamics_crba's algorithm: one function computes, the other calls it
     by_crba = any(k.name == FORWARD_DYNAMICS.name and k.algorithm == "crba" for k in kernels)
     aliases = {FD_ALGORITHMS["crba"]: FORWARD_DYNAMICS.name} if by_crba else {}
-    files, functions = emit_c.render(kernels, plans, prefix, precision, size, info, interface, aliases)
+    files, functions = c.render(kernels, plans, prefix, precision, size, info, interface, aliases)
     timings["emit"] = time.perf_counter() - start
     manifest = {
         "rbdgen": __version__,

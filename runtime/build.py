@@ -76,6 +76,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from . import c_sources
 from .errors import BuildError, CacheError, CompilerNotFoundError, SettingError
 
 log = logging.getLogger(__name__)
@@ -429,7 +430,7 @@ def _compile(files: dict, prefix: str, cdef: str, flags: tuple, name: str, work:
         (src / file).write_text(text)
     ffi = cffi.FFI()
     ffi.cdef(cdef)
-    ffi.set_source(name, f'#include "{prefix}.h"\n{cdef}')  # cdef: C prototypes, some defined outside the header
+    ffi.set_source(name, c_sources.wrapper(prefix, cdef))
     wrapper = src / f"{name}.c"
     with contextlib.redirect_stdout(io.StringIO()):  # cffi prints "generating <file>"
         ffi.emit_c_code(str(wrapper))

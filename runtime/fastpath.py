@@ -15,7 +15,9 @@ import ctypes
 import inspect
 from pathlib import Path
 
+from . import c_sources
 from .algorithms.operations import BASE, BASE_SIZE, operation
+from .c_sources import cdef  # noqa: F401 (the binder's declaration, for solver.py)
 from .interface import DYNAMICS, BaseState, Load
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 from .threads import MIN_STATES
@@ -35,21 +37,6 @@ def operations(manifest: dict) -> list:
     if manifest["precision"] != "double" or manifest["options"].get("parameters"):
         return []  # float, or a parametric build (its functions take params last: `SolverBase.params`)
     return sorted(op for op in manifest["operations"] if op in DYNAMICS and operation(op).outputs[0].c_ordered)
-
-
-def function_name(prefix: str) -> str:
-    return f"{prefix}_python_function"
-
-
-def cdef(prefix: str) -> str:
-    """The cffi declaration of the exported binder (only its address is used)."""
-    return f"void *{function_name(prefix)}(int index, void *fallback, void *context);\n"
-
-
-def _c_string(text: str) -> str:
-    """``text`` as a C string literal (octal escapes for everything but printable ASCII)."""
-    return '"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:03o}"
-                         for b in text.encode()) + '"'
 
 
 def _method(op: str, floating: bool):
@@ -73,33 +60,18 @@ def _doc(op: str, floating: bool) -> str:
 def entry_files(manifest: dict) -> dict:
     """``{file name: text}`` of the entry source and the header it includes."""
     prefix, sizes, floating = manifest["prefix"], manifest["sizes"], manifest["model"]["floating"]
-    lines = [f"/* CPython entry points of {prefix} (rbdgen.fastpath). */",
-             f'#include "{prefix}.h"',
-             "/* the base vector's layout (rbdgen.algorithms.operations.BASE), in BASE_FIELDS' order */",
-             f"#define RBDGEN_PYENTRY_BASE_FIELDS {{{', '.join(str(s.stop - s.start) for s in BASE.values())}}}",
-             f"#define RBDGEN_PYENTRY_BASE_LENGTH {BASE_SIZE}",
-             f"#define RBDGEN_PYENTRY_QUAT {BASE['quat'].start}",
-             "/* batches that may be split over threads (rbdgen.threads): the general path's */",
-             f"#define RBDGEN_THREAD_STATES {2 * MIN_STATES}",
-             '#include "pyentry.h"', ""]
     entries = []
     for op in operations(manifest):
         inputs = manifest["operations"][op]["inputs"]
         (output,) = manifest["operations"][op]["outputs"]
         arrays = [n for n in inputs if n not in ("base", "loads")]
         links = sizes["loads"] // 6 if "loads" in inputs else 0
-        args = ", ".join(f"in[{k}]" for k in range(len(inputs)))
-        lines += [f"static int {prefix}_{op}_entry(const double *const *in, double *out)",
-                  f"{{\n    return {prefix}_{op}({args}, out);\n}}", ""]
-        size = ", ".join(str(sizes[n]) for n in arrays)
         dims = manifest["shapes"].get(output, [sizes[output]])  # a matrix's (rows, columns), in C order
-        shape = f"{len(dims)}, {{{dims[0]}, {dims[1] if len(dims) == 2 else 0}}}"
-        entries.append(f"    {{RBDGEN_METHOD(\"{op}\", {_c_string(_doc(op, floating))}), {prefix}_{op}_entry, "
-                       f"{int('base' in inputs)}, {len(arrays)}, {{{size}}}, {links}, {shape}}},")
-    lines += ["static rbdgen_entry entries[] = {", *entries, "};", "",
-              f"void *{function_name(prefix)}(int index, void *fallback, void *context)",
-              "{", "    return rbdgen_bind(&entries[index], (PyObject *)fallback, (PyObject *)context);", "}", ""]
-    return {f"{prefix}_python.c": "\n".join(lines), HEADER.name: HEADER.read_text()}
+        entries.append(c_sources.entry(prefix, op, _doc(op, floating), len(inputs), "base" in inputs,
+                                       [sizes[n] for n in arrays], links, dims))
+    text = c_sources.entry_source(prefix, [s.stop - s.start for s in BASE.values()], BASE_SIZE, BASE["quat"].start,
+                                   2 * MIN_STATES, entries)
+    return {f"{prefix}_python.c": text, HEADER.name: HEADER.read_text()}
 
 
 #: `_self_type` by solver class.
@@ -117,7 +89,7 @@ def _self_type(solver_class: type) -> type:
 
 def install(solver, ffi, lib) -> None:
     """Shadow the solver's single-output methods with the entry points, falling back to the methods."""
-    address = int(ffi.cast("uintptr_t", ffi.addressof(lib, function_name(solver.prefix))))
+    address = int(ffi.cast("uintptr_t", ffi.addressof(lib, c_sources.function_name(solver.prefix))))
     bind = _BIND(address)
     link_ids = {name: k for k, name in enumerate(solver.link_names)}
     for index, op in enumerate(operations(solver.manifest)):

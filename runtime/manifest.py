@@ -22,6 +22,7 @@ import os
 import stat
 from pathlib import Path
 
+from . import c_sources
 from .errors import ManifestError
 
 #: What `load` needs from a manifest.
@@ -52,11 +53,9 @@ def key_function(prefix: str) -> str:
 def key_source(prefix: str) -> tuple:
     """``({file name: text}, cdef)`` of the function that reports the compiled header's interface key (0 for a
     header without one: a folder written by an older rbdgen)."""
-    macro, function = f"RBDGEN_{prefix}_INTERFACE", key_function(prefix)
-    text = (f'#include "{prefix}.h"\n'
-            f"unsigned long long {function}(void)\n{{\n#ifdef {macro}\n    return {macro};\n#else\n    return 0;\n"
-            f"#endif\n}}\n")
-    return {f"{function}.c": text}, f"unsigned long long {function}(void);\n"
+    function = key_function(prefix)
+    text, cdef = c_sources.key_function(prefix, function)
+    return {f"{function}.c": text}, cdef
 
 
 def check_key(manifest: dict, reported: int, where: str):

@@ -13,7 +13,7 @@ otherwise; the batch agrees with single calls) and prints every status.
 * ``-fstack-usage`` at -O0 and -O2 stays within the bound in the header and manifest.
 
 The robots named ``<robot>_parts`` are the same robots with every operation split into parts
-(`emit_c.PART_STEPS` made small), so the checks, solves and statuses cross the parts.
+(`layout.PART_STEPS` made small), so the checks, solves and statuses cross the parts.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import pytest
 
 import rbdgen
 from models import body, point_mass_wrist
-from rbdgen.codegen import emit_c
+from rbdgen.codegen.c import layout
 from robots import path
 
 pytestmark = pytest.mark.skipif(not shutil.which("gcc"), reason="needs gcc")
@@ -265,7 +265,7 @@ def robots(tmp_path_factory):
     for name, (make, extra, expected) in ROBOTS.items():
         with pytest.MonkeyPatch.context() as patch:
             if name.endswith("_parts"):
-                patch.setattr(emit_c, "PART_STEPS", PART_STEPS)
+                patch.setattr(layout, "PART_STEPS", PART_STEPS)
             g = rbdgen.generate(make(), prefix=name)
             split = any(re.fullmatch(rf"{name}__\d+_\w+\.c", n) for n in g.files)
             assert split == name.endswith("_parts"), name

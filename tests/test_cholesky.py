@@ -1,6 +1,6 @@
 """The checked Cholesky solver: NumPy reference vs the generated C.
 
-The C fragment ``templates/c/cholesky.c.j2`` is rendered (`emit_c.cholesky_source`), wrapped in a
+The C fragment ``templates/c/cholesky.c.j2`` is rendered (`c.cholesky_source`), wrapped in a
 non-static shim and compiled once per session with cffi (API mode, ``-O1``,
 ``-ffp-contract=off``), for ``double`` and for ``float``.
 """
@@ -35,10 +35,10 @@ FLOAT = dict(real="float")
 CFLAGS = ["-O1", "-std=c99", "-ffp-contract=off"]
 
 
-def render(real: str, cholesky_copies=(("", None, None),)) -> str:
-    from rbdgen.codegen.emit_c import cholesky_source
+def render(real: str, fixed=()) -> str:
+    from rbdgen.codegen.c import cholesky_source
 
-    return cholesky_source("t", real, cholesky_copies)
+    return cholesky_source("t", real, fixed)
 
 
 def _shim(real: str) -> str:
@@ -74,8 +74,7 @@ def _build(tmp: Path, name: str, params: dict, fixed: bool = False):
            if fixed else "")
     )
     if fixed:
-        copies = [("", None, None)] + [(f"_{n}x{m}", n, m) for n, m in FIXED_SIZES]
-        source = render(**params, cholesky_copies=copies) + "\n" + _shim(real)
+        source = render(**params, fixed=FIXED_SIZES) + "\n" + _shim(real)
         source += _fixed_shim(real)
     else:
         source = render(**params) + "\n" + _shim(real)

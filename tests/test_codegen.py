@@ -45,7 +45,7 @@ from robots import ROBOTS
 from rbdgen.algorithms.kinematics import Tree
 from rbdgen.algorithms.ltdl import coordinate_parents
 from rbdgen.algorithms.operations import OPERATIONS as RECORDS
-from rbdgen.codegen import emit_c
+from rbdgen.codegen.c import layout, parts, solves
 from rbdgen.codegen.generator import ALL_OPERATIONS
 from rbdgen.ir.optimize import COUNT_KEYS
 
@@ -619,12 +619,12 @@ def test_operation_counts(compiled, generated, name):
 
 # -- split operations ------------------------------------------------------------------------------------
 def test_split_operations_equal_whole_ones(monkeypatch, compiled, build_cache):
-    """Operations split into parts (`emit_c.PART_STEPS` and `PART_VALUES` made small: each a source of its own,
+    """Operations split into parts (`layout.PART_STEPS` and `PART_VALUES` made small: each a source of its own,
     ending early where it would hold many values, values handed over in an array; the loads' terms, the
     solves and the stores in the parts) give exactly the whole operations' results, which `validate` checks
     against the NumPy engine."""
-    monkeypatch.setattr(emit_c, "PART_STEPS", 300)
-    monkeypatch.setattr(emit_c, "PART_VALUES", 20)
+    monkeypatch.setattr(layout, "PART_STEPS", 300)
+    monkeypatch.setattr(layout, "PART_VALUES", 20)
     g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix=f"{FLOATING}_parts")
     early = []
     for op in ALL_OPERATIONS:
@@ -645,11 +645,11 @@ def test_split_operations_zero_runs_of_outputs(monkeypatch, build_cache):
     """With the legs' joints in depth-first order, the mass matrix is zero in runs (between legs): a part stores
     each run with one `<prefix>_zero` call; the results agree with the NumPy engine (`validate`), the zeros
     exactly."""
-    monkeypatch.setattr(emit_c, "PART_STEPS", 300)
+    monkeypatch.setattr(layout, "PART_STEPS", 300)
     g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix=f"{FLOATING}_runs", joint_order="depth_first",
                         ops=["mass_matrix", "passive_terms"])
     runs = [m for n in g.c_sources for m in re.findall(rf"{FLOATING}_runs_zero\(M \+ \d+, (\d+)\);", g.files[n])]
-    assert runs and all(int(n) >= emit_c.ZERO_RUN for n in runs)
+    assert runs and all(int(n) >= parts.ZERO_RUN for n in runs)
     split = g.compile(TEST_FLAGS, build_cache, validate=True, samples=4)
     reference = rbdgen.NumpySolver(g.model)
     st = random_states(reference, 4, seed=7)
@@ -667,6 +667,18 @@ def test_readme_lists_every_committed_folder():
     assert sorted(COMMITTED) == sorted(p.parent for p in GENERATED.glob("*/*.json"))
 
 
+def regenerate_command(folder: Path) -> str:
+    """The command of generated/README.md that regenerates ``folder``, run with the worktree's rbdgen."""
+    (command,) = re.findall(rf"^    rbdgen (generate generated/{folder.name}/.*)$",
+                            (GENERATED / "README.md").read_text(), re.M)
+    return f".venv/bin/rbdgen {command}"
+
+
+def test_readme_names_one_command_per_committed_folder():
+    assert all(regenerate_command(folder).endswith(f"-o generated/{folder.name} --no-compile --force")
+               for folder in COMMITTED)
+
+
 @pytest.mark.parametrize("folder", COMMITTED, ids=lambda p: p.name)
 def test_committed_output_regenerates_byte_identical(folder):
     manifest = json.loads((folder / f"{folder.name}.json").read_text())
@@ -674,17 +686,20 @@ def test_committed_output_regenerates_byte_identical(folder):
     ops = options.pop("ops")
     assert manifest["source"] and (folder / manifest["source"]).is_file()
     g = rbdgen.generate(folder / manifest["source"], ops=ops, **options)
-    committed = {p.name for p in folder.iterdir()} - {manifest["source"]}
-    assert committed - set(g.files) == {p.name for p in folder.glob("LICENSE-*")}  # and nothing else
-    for file, text in g.files.items():
-        assert (folder / file).read_bytes() == text.encode(), f"{folder.name}/{file} differs from a regeneration"
+    committed = {p.name for p in folder.iterdir()} - {manifest["source"]} - {p.name for p in folder.glob("LICENSE-*")}
+    stale = sorted(committed - set(g.files))  # and nothing else
+    stale += [file for file, text in g.files.items()
+              if not (folder / file).is_file() or (folder / file).read_bytes() != text.encode()]
+    assert not stale, (f"generated/{folder.name}: {', '.join(stale[:5])}{' ...' if len(stale) > 5 else ''} "
+                       f"differ from what the generator writes now. If the generator's change is meant, "
+                       f"regenerate in the same commit (generated/README.md): {regenerate_command(folder)}")
     assert json.loads(g.files[f"{manifest['prefix']}.json"]) == manifest
 
 
 def test_sincos_pairs_never_read_a_result_before_its_call():
     """Two angles share one `<p>_sincos2` call only where neither needs the other's results: sin(q) and
     cos(q), then sin and cos of sin(q), take two calls, the second after the first."""
-    from rbdgen.codegen.emit_c import Printer
+    from rbdgen.codegen.c.printer import Printer
     from rbdgen.ir.trace import Graph, SymbolicOps
 
     graph = Graph()
@@ -699,16 +714,16 @@ def test_sincos_pairs_never_read_a_result_before_its_call():
 
 
 def test_ltdl_plan_dense_columns_take_the_least_cost_cover():
-    """`emit_c.ltdl_plan` of columns that fill every row: the columns in their order, and no mix of 32-, 16- and
+    """`solves.ltdl_plan` of columns that fill every row: the columns in their order, and no mix of 32-, 16- and
     8-wide blocks that covers them costs less by the measured time per column (`LTDL_WIDTHS`)."""
     def cost(widths):
-        return sum(w * emit_c.LTDL_WIDTHS[w] for w in widths)
+        return sum(w * solves.LTDL_WIDTHS[w] for w in widths)
 
     lam = (-1, 0, 1, 1)
     dense = [1, 2, 3, 4]
-    assert [w for w, _ in emit_c.ltdl_plan(lam, [dense] * 103).blocks] == [32, 32, 32, 8]
+    assert [w for w, _ in solves.ltdl_plan(lam, [dense] * 103).blocks] == [32, 32, 32, 8]
     for n in range(1, 201):
-        plan = emit_c.ltdl_plan(lam, [dense] * n)
+        plan = solves.ltdl_plan(lam, [dense] * n)
         widths = [w for w, rows in plan.blocks]
         assert plan.order == tuple(range(n)) and all(rows == (0, 1, 2, 3) for _, rows in plan.blocks), n
         assert sum(widths) >= n, n
@@ -718,18 +733,18 @@ def test_ltdl_plan_dense_columns_take_the_least_cost_cover():
 
 
 def test_ltdl_plan_sweeps_the_rows_a_column_reaches():
-    """`emit_c.ltdl_plan` on a two-branch tree (0 <- 1 <- 2, 0 <- 3 <- 4): every column once; each block's L^T rows
+    """`solves.ltdl_plan` on a two-branch tree (0 <- 1 <- 2, 0 <- 3 <- 4): every column once; each block's L^T rows
     hold its columns' non-zero entries and their ancestors; 16 columns in branch 1-2 and 16 in branch 3-4 are two
     16-wide blocks that skip the other branch, and the LTDL solve of the planned layout, run as the kernel does
     (only the block's rows in the L^T sweep), equals NumPy's dense solve."""
     lam = (-1, 0, 1, 0, 3)
     rng = np.random.default_rng(5)
     columns = [[0, 0, float(c + 1), 0, 0] for c in range(16)] + [[0, 0, 0, 0, float(c + 1)] for c in range(16)]
-    plan = emit_c.ltdl_plan(lam, columns)
+    plan = solves.ltdl_plan(lam, columns)
     assert sorted(plan.order) == list(range(32))
     assert sorted((w, rows) for w, rows in plan.blocks) == [(16, (0, 1, 2)), (16, (0, 3, 4))]
     columns = [[float(v) for v in rng.integers(-3, 4, 5)] if c % 3 else [0, 0, 0, 1.0, 0] for c in range(41)]
-    plan = emit_c.ltdl_plan(lam, columns)
+    plan = solves.ltdl_plan(lam, columns)
     assert sorted(plan.order) == list(range(41)) and plan.columns >= 41
     L = np.eye(5)
     for k, j in ((1, 0), (2, 1), (2, 0), (3, 0), (4, 3), (4, 0)):
@@ -752,7 +767,7 @@ def test_ltdl_plan_sweeps_the_rows_a_column_reaches():
 
 
 def test_part_peak_against_counting_each_step():
-    """`emit_c._Held.peak` (where parts end) against a plain count, step by step, of the values a run of steps
+    """`layout._Held.peak` (where parts end) against a plain count, step by step, of the values a run of steps
     holds: each value it computes from there to its last read in the run (to the end if it is stored), each
     value of an earlier step from its first read in the run to its last."""
     rng = np.random.default_rng(3)
@@ -760,7 +775,7 @@ def test_part_peak_against_counting_each_step():
     defined = {100 + i: i for i in range(steps)}  # value id -> the step computing it
     reads = sorted({(100 + int(d), int(r)) for d, r in rng.integers(0, steps, (150, 2)) if r > d}, key=lambda x: x[1])
     stored = {100 + int(i) for i in rng.choice(steps, 8, replace=False)}
-    held = emit_c._Held(defined, reads, stored)
+    held = layout._Held(defined, reads, stored)
     for start, end in [(0, steps), (0, 20), (10, 35), (25, 60), (40, 41)]:
         counts = [0] * (end - start + 1)
         for value, at in defined.items():

@@ -26,7 +26,7 @@ import pytest
 import rbdgen
 from conftest import TEST_FLAGS
 from helpers import solver
-from rbdgen.codegen import emit_c
+from rbdgen.codegen.c import layout
 from rbdgen.codegen import folder as folder_files
 from rbdgen.names import kernel_name
 from robots import ROBOTS
@@ -255,8 +255,8 @@ def test_robots_arm_and_arm_2_link_into_one_program(tmp_path, monkeypatch):
     each a static library, linked into one program: before, part 2 of ``arm``'s gravity was ``arm_2_gravity``,
     the program linked silently and crashed (SIGSEGV: one robot called the other's function). Each gives its
     own gravity (the NumPy engine's)."""
-    monkeypatch.setattr(emit_c, "PART_STEPS", 40)
-    monkeypatch.setattr(emit_c, "PART_VALUES", 8)
+    monkeypatch.setattr(layout, "PART_STEPS", 40)
+    monkeypatch.setattr(layout, "PART_VALUES", 8)
     libraries = []
     for prefix, robot in (("arm", "ur5"), ("arm_2", "double_pendulum")):
         g = rbdgen.generate(ROBOTS[robot].path, ops=["gravity"], prefix=prefix)

@@ -147,7 +147,6 @@ def test_core_imports_only_the_layers_above(package):
     assert found == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23 part 2")
 def test_codegen_modules_are_small():
     sizes = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()
              if _is_in(name, "rbdgen.codegen")}

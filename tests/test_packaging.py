@@ -36,6 +36,9 @@ def test_wheel_installs_only_rbdgen(wheel):
                      "rbdgen/generated/panda/panda.pc.in", "rbdgen/generated/panda/README.md",
                      "rbdgen/generated/panda/panda_gravity.c", "rbdgen/generated/solo/solo.h", "rbdgen/__main__.py"):
         assert required in names, required
+    modules = {f"rbdgen/{inside}{path.relative_to(ROOT / folder).as_posix()}"
+               for folder, inside in (("runtime", ""), ("codegen", "codegen/")) for path in (ROOT / folder).rglob("*.py")}
+    assert modules <= names, f"modules missing from the wheel (pyproject.toml's packages): {sorted(modules - names)}"
     assert not any(n.startswith(("codegen/", "runtime/", "tests/", "templates/")) for n in names)
 
 

@@ -1,6 +1,6 @@
 """The generated C's sine and cosine (``templates/c/sincos.c.j2``) against mpmath and libm.
 
-The kernel is rendered (`emit_c.sincos_source`), wrapped in a loop over an array (two neighbours
+The kernel is rendered (`c.sincos_source`), wrapped in a loop over an array (two neighbours
 at a time through ``t_sincos2``, the vector form, and the single angle through ``t_sincos``, which a
 test compares bit for bit) and compiled with cffi at -O2 (ISO C99, so no contraction into fused multiply-adds, like the default build;
 docs/generated-c.md says what -ffast-math does to it). The reference is mpmath at 200 bits: the
@@ -29,7 +29,7 @@ BOUND = 2.0**19 * np.pi / 2
 def clib(tmp_path_factory):
     if shutil.which("gcc") is None and shutil.which("cc") is None:
         pytest.skip("no C compiler")
-    from rbdgen.codegen.emit_c import sincos_source
+    from rbdgen.codegen.c import sincos_source
 
     ffi = cffi.FFI()
     ffi.cdef("void t_many(int n, const double *x, double *s, double *c);"
