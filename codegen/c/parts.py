@@ -9,6 +9,7 @@ from ...ir.trace import Call, Expr, Guard, Kernel, TreeSolve
 from .function import CFunction, Line, OptionalBlock, Param, Part, Store
 from .layout import Layout
 from .printer import Printer, part_name
+from .scopes import Scopes
 from .solves import cholesky_copy, ltdl_kernel_name, ltdl_plan
 from .stack import call_arrays, tree_solve_arrays
 
@@ -26,7 +27,7 @@ def _handed(layout: Layout, x: Expr, printer: Printer) -> list:
 def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: list, prefix: str,
          precision: str):
     """Part ``k`` of ``fn``: (`Part`, its `Printer`, the reals in its solves' arrays)."""
-    printer = Printer(precision, prefix)
+    printer = Printer(precision, prefix, reserved=[p.name for p in fn.params])
     for i in layout.slot:
         if layout.home[i] < k <= layout.last[i]:
             printer.receive(i, layout.slot[i])
@@ -44,6 +45,7 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
     printer.pair(steps[indices.start:indices.stop], keep=layout.slot, barriers=[i - indices.start for i in blocks])
     reread = _reread_checks(steps, indices, blocks)
     body = this.body
+    scopes = Scopes(kernel.graph, body)
     early = set()  # the outputs this part stores a value in when computed
     for index in indices:
         step = steps[index] if index < len(steps) else None  # None: the stores
@@ -55,6 +57,7 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
         if isinstance(step, Expr):
             line = printer.define(step)
             if line:  # the second of a sin/cos pair has none
+                scopes.enter(step)
                 body.append(Line(line))
             body.extend(_handed(layout, step, printer))
             stores = layout.stores.get(step.id, ())

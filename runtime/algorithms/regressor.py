@@ -106,9 +106,9 @@ def _potential(g, X0) -> list:
 def energy_regressor(tree: Tree, ops, q, qd, base=None) -> tuple:
     """``(kinetic, potential)``: 10 B coefficients each, ``T = kinetic . pi + 1/2 sum armature qd^2`` and
     ``V = potential . pi`` (``base``: ``(translation, quat_xyzw, velocity, acceleration)``)."""
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     _, v0 = base_velocity(tree, ops, base[1:3] if tree.floating else None)
-    v = body_velocities(tree, Xup, qd, v0)
+    v = body_velocities(tree, ops, Xup, qd, v0)
     X0 = body_poses(tree, ops, q, base, range(tree.nb))
     g = tree.a_grav[3:]
     kinetic = _kinetic(v0) if tree.floating else []
