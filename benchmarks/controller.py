@@ -57,9 +57,8 @@ from rbdgen.testing import MimicReference, PinocchioReference, States, random_st
 from rbdgen.testing.compare import rel_error
 from tests.robots import ROBOTS
 
-from .case import Unavailable
-from .kinematics import (STATES, GeneratedC, PinocchioCpp, Robot, bench_robots, conclude, flags_line, interleaved,
-                         log, loop_parser, parse_loop_arguments, pinocchio_cells)
+from .kinematics import (STATES, GeneratedC, Robot, add_pinocchio_cpp, bench_robots, conclude, flags_line,
+                         interleaved, log, loop_parser, parse_loop_arguments, pinocchio_cells, summary)
 
 #: (row key, generated operation, label) in table order.
 ROWS = (("coriolis_matrix", "coriolis_matrix", "C(q, q̇)"),
@@ -228,13 +227,7 @@ def bench_robot(name, args, work: Path) -> dict:
     log(f"{name}: link {robot.link}, generating and compiling ...")
     other = second_batch(robot)
     tools = {"rbdgen": GeneratedC(robot, args.flags, args.cache, work, rows=ROWS, inputs=inputs(robot, other))}
-    notes = []
-    if args.pinocchio_cpp:
-        try:
-            tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work,
-                                              source="pinocchio_controller.cpp")
-        except Unavailable as exc:
-            notes.append(f"Pinocchio C++: {exc}")
+    notes = add_pinocchio_cpp(tools, robot, args, work, source="pinocchio_controller.cpp")
     tools["rbdgen"].run_round(0.01)  # writes the dump
     checked = errors(robot, tools["rbdgen"].results(), other)
     times = interleaved(tools, args.rounds, args.target_ms)
@@ -245,8 +238,7 @@ def bench_robot(name, args, work: Path) -> dict:
                      f"<mimic> tags (G = {len(model.joints) + off}), rbdgen the independent coordinates "
                      f"(G = {model.joint_count + off}), over the same {len(model.joints)} bodies")
     return dict(name=name, link=robot.link, counts=tools["rbdgen"].counts(), errors=checked, notes=notes,
-                times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
-                fastest={key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()})
+                **summary(times))
 
 
 def markdown(results) -> str:

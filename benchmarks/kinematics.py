@@ -151,17 +151,18 @@ class GeneratedC:
 
     label = "rbdgen C"
 
-    def __init__(self, robot: Robot, flags, cache: Path, work: Path, rows=ROWS, inputs=None):
+    def __init__(self, robot: Robot, flags, cache: Path, work: Path, rows=ROWS, inputs=None, parameters=None):
         ops = tuple(op for _, op, _ in rows)
         start = time.perf_counter()
-        self.generated = rbdgen.generate(robot.model, ops=ops, prefix=robot.name, frames=[robot.link])
+        prefix = robot.name + ("_parametric" if parameters else "")  # ``parameters``: as rbdgen.generate's
+        self.generated = rbdgen.generate(robot.model, ops=ops, prefix=prefix, frames=[robot.link], parameters=parameters)
         self.generate_s = time.perf_counter() - start
         data = {**robot.states.flat(), **(inputs or {})}  # inputs: the operations' other inputs ((N, size) arrays)
         self.exe, self.compile_s = build_c_bench(self.generated, flags, cache, data=data, ops=ops,
                                                  one_output=True)  # as Pinocchio's loop reuses its Data
         self.rows = rows
         self.functions = bench_operations(self.generated, ops)  # one per row, in row order
-        self.dump = work / f"{robot.name}-c.bin"
+        self.dump = work / f"{prefix}-c.bin"
 
     def run_round(self, target_ms) -> dict:
         times = run_c_bench(self.exe, rounds=1, target_ms=target_ms, dump=self.dump)
@@ -272,12 +273,8 @@ def interleaved(tools: dict, rounds: int, target_ms: float) -> dict:
 def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     robot = Robot.load(name, urdf, floating, args.link)
     log(f"{name}: link {robot.link}, generating and compiling ...")
-    tools, notes = {"rbdgen": GeneratedC(robot, args.flags, args.cache, work)}, []
-    if args.pinocchio_cpp:
-        try:
-            tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work)
-        except Unavailable as exc:
-            notes.append(f"Pinocchio C++: {exc}")
+    tools = {"rbdgen": GeneratedC(robot, args.flags, args.cache, work)}
+    notes = add_pinocchio_cpp(tools, robot, args, work)
     try:
         tools["dynibo"] = DyniboPython(robot)
     except Unavailable as exc:
@@ -291,9 +288,26 @@ def bench_robot(name, urdf, floating, args, work: Path, log) -> dict:
     times = interleaved(tools, args.rounds, args.target_ms)
     return dict(name=name, link=robot.link, J=robot.model.joint_count, L=len(robot.model.links),
                 counts=tools["rbdgen"].counts(), errors=errors, notes=notes,
-                times={key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
-                fastest={key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()},
+                **summary(times),
                 generate_s=tools["rbdgen"].generate_s, compile_s=tools["rbdgen"].compile_s)
+
+
+def add_pinocchio_cpp(tools: dict, robot: Robot, args, work: Path, source="pinocchio_kinematics.cpp") -> list:
+    """Add Pinocchio C++'s loop (benchmarks/``source``) to ``tools`` as ``"pinocchio"`` unless ``--no-pinocchio-cpp``;
+    returns the notes (why it is missing, if it is)."""
+    if not args.pinocchio_cpp:
+        return []
+    try:
+        tools["pinocchio"] = PinocchioCpp(robot, args.cxx_flags, args.cache, work, source=source)
+    except Unavailable as exc:
+        return [f"Pinocchio C++: {exc}"]
+    return []
+
+
+def summary(times: dict) -> dict:
+    """``{"times": medians, "fastest": fastest rounds}``, each ``{tool: {row: us}}``, of `interleaved`'s rounds."""
+    return {"times": {key: {row: float(np.median(t)) for row, t in rows.items()} for key, rows in times.items()},
+            "fastest": {key: {row: float(np.min(t)) for row, t in rows.items()} for key, rows in times.items()}}
 
 
 def pinocchio_cells(r, row: str, wrong: bool) -> tuple:

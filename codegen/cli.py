@@ -31,8 +31,8 @@ from ..mjcf import is_mjcf
 from ..names import check_prefix
 from ..solver import load
 from .generator import (ALL_OPERATIONS, CONFIGURATION_OPERATIONS, CONTACT_OPERATIONS, CONTROL_OPERATIONS,
-                        DERIVATIVE_OPERATIONS, LOOP_OPERATIONS,
-                        FD_ALGORITHMS, KINEMATICS_OPERATIONS, generate, load_robot)
+                        DERIVATIVE_OPERATIONS, FD_ALGORITHMS, IDENTIFICATION_OPERATIONS, KINEMATICS_OPERATIONS,
+                        LOOP_OPERATIONS, generate, load_robot)
 
 
 class UsageError(Exception):
@@ -156,6 +156,9 @@ def _contacts(args) -> dict:
         raise UsageError(f"--contact: {exc}") from None
     return {"contacts": contacts, "baumgarte": tuple(args.baumgarte), "damping": args.damping,
             "restitution": args.restitution, "actuated": tuple(args.actuated or ())}
+def _parameters(links):
+    """``--parameters``: None, "all" or the link names."""
+    return "all" if links == ["all"] else links
 
 
 def cmd_generate(args, progress: Progress) -> int:
@@ -164,8 +167,10 @@ def cmd_generate(args, progress: Progress) -> int:
     try:
         generated = generate(args.robot, ops=args.ops, precision="float" if args.float else "double",
                              prefix=_prefix(args.prefix), frames=args.frames, fd_algorithm=args.fd_algorithm,
-                             **_contacts(args), **options)
+                             parameters=_parameters(args.parameters), **_contacts(args), **options)
     except ValueError as exc:
+        if args.parameters is not None and str(exc).startswith("parameters:"):
+            raise UsageError(f"--{exc}") from None
         if (args.contact and "link" in str(exc) or "contacts" in str(exc)
                 or str(exc).startswith(("baumgarte", "damping", "restitution", "actuated"))):
             raise UsageError(f"--{'actuated' if 'actuated' in str(exc) else 'contact'}: {exc}") from None
@@ -318,13 +323,15 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     g.add_argument("--ops", nargs="+",
                    choices=(ALL_OPERATIONS + DERIVATIVE_OPERATIONS + KINEMATICS_OPERATIONS + CONTROL_OPERATIONS
-                            + CONFIGURATION_OPERATIONS + CONTACT_OPERATIONS + LOOP_OPERATIONS),
+                            + CONFIGURATION_OPERATIONS + IDENTIFICATION_OPERATIONS + CONTACT_OPERATIONS
+                            + LOOP_OPERATIONS),
                    default=list(ALL_OPERATIONS), metavar="OP",
                    help=f"operations to generate (default: the {len(ALL_OPERATIONS)} dynamics operations "
                         f"{' '.join(ALL_OPERATIONS)}; on request: the derivatives {' '.join(DERIVATIVE_OPERATIONS)}, "
                         f"the kinematics {' '.join(KINEMATICS_OPERATIONS)}, for controllers "
-                        f"{' '.join(CONTROL_OPERATIONS)} and the configuration space "
-                        f"{' '.join(CONFIGURATION_OPERATIONS)}; with --contact: {' '.join(CONTACT_OPERATIONS)}; "
+                        f"{' '.join(CONTROL_OPERATIONS)}, the configuration space "
+                        f"{' '.join(CONFIGURATION_OPERATIONS)}, for identification "
+                        f"{' '.join(IDENTIFICATION_OPERATIONS)}; with --contact: {' '.join(CONTACT_OPERATIONS)}; "
                         f"with --actuated: {' '.join(LOOP_OPERATIONS)})")
     g.add_argument("--contact", nargs="+", metavar="LINK[:point|frame][@x,y,z]",
                    help="contacts of the constrained operations: a point (3 rows, default) or a frame (6 rows) on LINK, "
@@ -344,6 +351,9 @@ def parser() -> argparse.ArgumentParser:
                    help="forward_dynamics' algorithm in the C: auto (the default: CRBA, or ABA where a cost model expects "
                         "it to be much cheaper, as on long chains), aba "
                         "or crba (mass matrix and a tree-sparse solve)")
+    g.add_argument("--parameters", nargs="+", metavar="LINK",
+                   help="'all', or links whose bodies' inertial parameters every generated function takes at run "
+                        "time as its last input params (10 per body); the others stay folded")
     g.add_argument("--float", action="store_true", help="single precision")
     g.add_argument("--prefix", help="C symbol prefix (default: the robot's name)")
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")

@@ -19,6 +19,7 @@ from ..mjcf import is_mjcf, load_mjcf
 from ..errors import ModelError
 from ..model import RobotModel
 from ..names import c_text, check_prefix, default_prefix, kernel_name
+from ..parameters import body_names, parametric_tree
 from ..solver import CompiledSolver
 from ..urdf import load_urdf
 from . import c, packaging
@@ -48,6 +49,8 @@ CONTACT_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group =
 
 #: The inverse dynamics of a model with closed loops, on its joints declared with ``actuated=``: when asked for.
 LOOP_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "loops")
+#: Regressors for identification (rbdgen.algorithms.regressor): when asked for.
+IDENTIFICATION_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.group == "identification")
 
 
 def leaf_links(model: RobotModel) -> tuple:
@@ -90,6 +93,8 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
     record, source = operation(op), operation(algorithm or op)
     dims = dimensions(tree, len(model.links))
     size = {p.name: p.size(dims) for p in record.input_ports(model.floating, bool(tree.contacts and tree.contacts.kp))}
+    if tree.parameters:  # the parametric bodies' inertias, an input of every function (`parametric`)
+        size["params"] = dims["Q"]
     try:
         graph = graph_type()
         outputs = trace(graph, tree, source.name, size, link)
@@ -223,7 +228,8 @@ class Generated:
         """
         from .casadi import emit_casadi
 
-        return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link), self.contacts)
+        return emit_casadi.function(self.model, op, self.prefix, _link_id(self.model, op, link), self.contacts,
+                                    self.manifest["options"].get("parameters"))
 
     def write_casadi(self, folder, ops=None, overwrite: bool = False) -> list:
         """Save ``casadi.Function`` files ``<prefix>_<op>.casadi`` (loadable by ``casadi.Function.load``)."""
@@ -272,7 +278,7 @@ def load_robot(path, **load_options) -> RobotModel:
 
 def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATIONS, precision: str = "double",
              prefix: str = None, frames=None, fd_algorithm: str = "auto", contacts=(), baumgarte=(0.0, 0.0),
-             damping=0.0, restitution=0.0, actuated=(), **load_options) -> Generated:
+             damping=0.0, restitution=0.0, actuated=(), parameters=None, **load_options) -> Generated:
     """Trace, optimise and emit C for ``ops`` of one robot.
 
     ``model_or_urdf`` is a `RobotModel` or the path of a URDF, xacro or MJCF file (then
@@ -287,6 +293,9 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     solve for (`rbdgen.contacts`); the manifest records them. A model with closed loops (`rbdgen.loops`):
     ``baumgarte`` and ``damping`` are also its loops', ``actuated`` (joint names) the joints whose torques
     ``loop_inverse_dynamics`` returns.
+    ``parameters``: ``"all"`` or link names whose bodies' inertial parameters every generated function
+    takes at run time, as its last input ``params`` (10 per body, `rbdgen.parameters`); the others
+    stay folded.
     """
     if isinstance(model_or_urdf, RobotModel):
         if load_options:
@@ -320,8 +329,8 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
         raise ValueError(f"frames: name at least one link for {linked}")
     plan = [(op, k) for op in ops for k in (links if operation(op).link else [None])]
     check_names(model, plan)
-    tree = Tree.from_model(model, declared)
-    size = sizes(tree, len(model.links))
+    tree = parametric_tree(model, parameters, declared)
+    size = sizes(tree, len(model.links), ops)
     dims = dimensions(tree, len(model.links))
     timings = {}
     start = time.perf_counter()
@@ -377,6 +386,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
                     **({"frames": [model.links[k].name for k in links]} if linked else {}),
                     **({"fd_algorithm": fd_algorithm} if fd_algorithm != "auto" else {}),
                     **(declared.as_dict() if declared is not None else {}),
+                    **({"parameters": [body_names(model)[b] for b in tree.parameters]} if tree.parameters else {}),
                     **{k: v for k, v in load_options.items() if v is not None}},
         "sizes": size,
         "shapes": interface["shapes"],

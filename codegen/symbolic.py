@@ -29,9 +29,11 @@ from typing import Optional, Union
 
 import sympy
 
+from ..algorithms import parametric
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import dimensions, operation
 from ..model import RobotModel
+from ..parameters import BODY_PARAMETERS
 from ..names import sympy_names
 from ..ir.trace import Expr, Graph, StructuralFailure, trace
 
@@ -43,9 +45,8 @@ log = logging.getLogger(__name__)
 #: (docs/benchmarks.md, "SymPy").
 MAX_SIMPLIFY_COST = 100_000
 
-#: The inertial parameters of one body, in Pinocchio's order and frame: mass, first moment m c, and the
-#: rotational inertia about the body origin (joint frame).
-PARAMETER_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
+#: The inertial parameters of one body, in Pinocchio's order and frame (`rbdgen.parameters`).
+PARAMETER_NAMES = BODY_PARAMETERS
 
 #: Where each of `PARAMETER_NAMES` sits in a rigid inertia ``(m, h, Ib)`` of the tree (the upper triangle of
 #: Ib): the one statement of the layout.
@@ -164,18 +165,12 @@ def _entry(rigid, path):
 
 
 def _with_parameters(tree: Tree, graph: Graph, bodies: list) -> Tree:
-    """``tree`` with the rigid inertias of ``bodies`` read from the input ``params`` (10 per body)."""
+    """``tree`` with the rigid inertias of ``bodies`` read from the input ``params`` (10 per body,
+    `rbdgen.algorithms.parametric`)."""
     flat = graph.input("params", 10 * len(bodies))
-    inertias, base = list(tree.I), tree.I_base
-    for k, body in enumerate(bodies):
-        at = dict(zip(LAYOUT, flat[10 * k: 10 * k + 10]))
-        rigid = (at[(0,)], tuple(at[1, r] for r in range(3)),
-                 tuple(tuple(at[(2,) + tuple(sorted((r, c)))] for c in range(3)) for r in range(3)))
-        if body < 0:
-            base = rigid
-        else:
-            inertias[body] = type(tree.I[body])(rigid)
-    return dataclasses.replace(tree, I=tuple(inertias), I_base=base)
+    base = 1 if tree.floating else 0
+    chosen = parametric.substitute(dataclasses.replace(tree, parameters=tuple(b + base for b in bodies)), flat)
+    return dataclasses.replace(chosen, parameters=())  # put in here: the trace's own inputs hold no params
 
 
 def input_symbols(model: RobotModel, name: str, size: int) -> list:

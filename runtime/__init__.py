@@ -27,6 +27,7 @@ from .contacts import Contact
 from .loops import Loop
 from .fallback import FixedNumpySolver, FloatingNumpySolver, NumpySolver
 from .ik import IkOptions
+from .identification import Identifiable, identifiable
 from .interface import DYNAMICS, KINEMATICS, BaseState, Load, Pose
 from .builder import RobotBuilder
 from .mjcf import load_mjcf
@@ -88,6 +89,8 @@ __all__ = [
     "IkJointLimitError",
     "IkNotConvergedError",
     "IkOptions",
+    "Identifiable",
+    "identifiable",
     "IllConditionedError",
     "Inertia",
     "InvalidInputError",

@@ -16,14 +16,14 @@ import re
 
 import numpy as np
 
-from .algorithms.kinematics import Tree
 from .algorithms.operations import evaluate
 from . import threads as batch_threads
 from .backends import NumpyOps
 from .contacts import ContactModel
 from .errors import NonFiniteError, SolverError
-from .interface import SolverBase, flat_inputs
+from .interface import SolverBase
 from .model import RobotModel
+from .parameters import parametric_tree
 from .signatures import FixedBaseSolver, FloatingBaseSolver
 
 
@@ -34,19 +34,21 @@ class NumpySolver(SolverBase):
     ``contacts`` (`rbdgen.Contact` objects), ``baumgarte=(kp, kd)``, ``damping=mu`` or ``(mu, iterations)``
     and ``restitution`` declare the contacts of ``contact_dynamics`` and ``impulse_dynamics``
     (`rbdgen.contacts`), as `rbdgen.generate` takes them; with ``actuated`` (joint names) also the closed loops'
-    settings (`rbdgen.loops`).
+    settings (`rbdgen.loops`). ``parameters``: as `rbdgen.generate`'s, the bodies whose inertial parameters
+    are read from `params` at each call (settable; the model's own until set).
     """
 
-    def __new__(cls, model: RobotModel, **contacts):
+    def __new__(cls, model: RobotModel, **options):
         if cls is NumpySolver:
             cls = FloatingNumpySolver if model.floating else FixedNumpySolver
         return super().__new__(cls)
 
     def __init__(self, model: RobotModel, contacts=(), baumgarte=(0.0, 0.0), damping=0.0, restitution=0.0,
-                 actuated=()):
+                 actuated=(), parameters=None):
         declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution, actuated)
         super().__init__(model, declared)
-        self.tree = Tree.from_model(model, declared)
+        self.tree = parametric_tree(model, parameters, declared)
+        self._parametric(parameters)
         self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable
         self._small_calls: dict = {}  # the same key -> small calls so far
 
@@ -76,7 +78,7 @@ class NumpySolver(SolverBase):
                 for n in outputs:
                     results[n][mask] = selected[n]
             return results
-        flat = flat_inputs(inputs)
+        flat = self._flat(inputs)
         N = flat["q"].shape[0]
         if N <= self.small:
             results = self._evaluate_states(op, flat, outputs, link)

@@ -32,10 +32,10 @@ BASE_FIELDS = ("translation", "rotation_xyzw", "velocity", "acceleration")
 
 
 def operations(manifest: dict) -> list:
-    """The operations with an entry point (double precision, the single-output dynamics whose output is the
+    """The operations with an entry point (double precision, not parametric, the single-output dynamics whose output is the
     array in C order), sorted: a manifest read back from JSON gives the same source, so the same build key."""
-    if manifest["precision"] != "double":
-        return []
+    if manifest["precision"] != "double" or manifest["options"].get("parameters"):
+        return []  # float, or a parametric build (its functions take params last: `SolverBase.params`)
     return sorted(op for op in manifest["operations"] if op in DYNAMICS and operation(op).outputs[0].c_ordered)
 
 

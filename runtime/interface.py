@@ -24,9 +24,9 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import dask_arrays
-from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, operation
-from .loops import LoopModel
+from . import dask_arrays, parameters
+from .algorithms.kinematics import Tree
+from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, dimensions, operation
 from .model import RobotModel
 
 #: The single-result dynamics operations (dynibo's); ``passive_terms`` adds the combined one.
@@ -185,13 +185,47 @@ class SolverBase(abc.ABC):
         self.model = model
         #: The contacts declared for the constrained operations (`rbdgen.contacts.ContactModel`), or None.
         self.contacts = contacts
-        #: The sizes shapes are written in (J, G, L; K, C, R with contacts), computed once: every call reads them.
-        loops = LoopModel.declare(model, contacts)
-        self._dimensions = {"J": model.joint_count, "G": model.generalized_count, "L": len(model.links),
-                            **(contacts.dimensions() if contacts else {}), **(loops.dimensions() if loops else {})}
+        #: The sizes shapes are written in (J, G, L, P; K, C, R with contacts; LC, A with loops; Pb on first
+        #: use), computed once: every call reads them.
+        self._dimensions = dimensions(Tree.from_model(model, contacts), len(model.links))
         self._input_sizes = {name: port.size(self._dimensions) for name, port in INPUTS.items()
                              if all(d in self._dimensions or not isinstance(d, str) for d in port.shape)}
-        self._output_shapes = {name: port.dims(self._dimensions) for name, port in OUTPUTS.items()}
+        self._output_shapes = {name: port.dims(self._dimensions) for name, port in OUTPUTS.items()
+                               if not port.numerical}
+        self._parametric(None)
+
+    def _parametric(self, chosen):
+        """A build with ``parameters=``: its bodies, their parameters' names and the URDF's values."""
+        bodies = parameters.parametric_bodies(self.model, chosen) if chosen else ()
+        self._dimensions["Q"] = 10 * len(bodies)
+        self._input_sizes["params"] = self._dimensions["Q"]
+        names = parameters.parameter_names(self.model)
+        #: The names of `params`' entries (``"<link>.<parameter>"``; empty for a folded build).
+        self.parameter_names = tuple(names[10 * b + k] for b in bodies for k in range(10))
+        self._params = parameters.parameter_vector(self.model).reshape(-1, 10)[list(bodies)].reshape(-1)
+
+    @property
+    def params(self) -> np.ndarray:
+        """The inertial parameters a parametric build (``parameters=``) passes as every function's ``params``:
+        10 per body of `parameter_names` (`rbdgen.parameters`), the model's own until set; a copy."""
+        return self._params.copy()
+
+    @params.setter
+    def params(self, values) -> None:
+        values = np.asarray(values, dtype=np.float64)
+        if not self.parameter_names:
+            raise ValueError("this build has no run-time parameters: generate it with parameters='all' or link names")
+        if values.shape != self._params.shape or not np.all(np.isfinite(values)):
+            raise ValueError(f"params: expected {self._params.size} finite values ({', '.join(self.parameter_names[:3])}"
+                             f", ...), got shape {values.shape}")
+        self._params = values.copy()
+
+    def _flat(self, inputs: dict) -> dict:
+        """`flat_inputs`, with a parametric solver's ``params`` for every state."""
+        flat = flat_inputs(inputs)
+        if self.parameter_names:
+            flat["params"] = np.broadcast_to(self._params, (flat["q"].shape[0], self._params.size))
+        return flat
 
     def __repr__(self) -> str:
         return (f"<{type(self).__name__} {self.model.name}: J={self.joint_count}, G={self.generalized_count}, "
@@ -307,6 +341,8 @@ class SolverBase(abc.ABC):
 
     # -- argument handling --------------------------------------------------------
     def _output_shape(self, name: str) -> tuple:
+        if name not in self._output_shapes:  # a `Port.numerical` size: computed on first use
+            self._output_shapes[name] = OUTPUTS[name].dims(self._dimensions)
         return self._output_shapes[name]
 
     def _shaped(self, name: str, flat: np.ndarray) -> np.ndarray:

@@ -70,9 +70,9 @@ def check_key(manifest: dict, reported: int, where: str):
 
 def check_model(manifest: dict, where: str):
     """A `ManifestError` unless the manifest's model has the manifest's digest and sizes."""
-    from .algorithms.kinematics import Tree
     from .algorithms.operations import sizes
     from .contacts import ContactModel
+    from .parameters import parametric_tree
     from .model import RobotModel
 
     try:
@@ -81,11 +81,16 @@ def check_model(manifest: dict, where: str):
         raise ManifestError(f"{where}: the manifest's model cannot be read ({exc}); {REGENERATE}") from None
     if model.digest != manifest["digest"]:
         raise ManifestError(f"{where}: the manifest's model is not the one its digest names; {REGENERATE}")
+    options = manifest.get("options") or {}
     try:
-        contacts = ContactModel.from_dict(model, manifest.get("options"))
+        contacts = ContactModel.from_dict(model, options)
     except (KeyError, TypeError, ValueError) as exc:
         raise ManifestError(f"{where}: the manifest's contacts cannot be read ({exc}); {REGENERATE}") from None
-    if sizes(Tree.from_model(model, contacts), len(model.links)) != manifest["sizes"]:
+    try:
+        tree = parametric_tree(model, options.get("parameters"), contacts)
+    except ValueError as exc:
+        raise ManifestError(f"{where}: the manifest's parametric bodies are not its model's ({exc}); {REGENERATE}") from None
+    if sizes(tree, len(model.links), options.get("ops", ())) != manifest["sizes"]:
         raise ManifestError(f"{where}: the manifest's sizes are not its model's; {REGENERATE}")
 
 

@@ -1255,6 +1255,186 @@ class FixedBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         """
         ...
 
+    def inverse_dynamics_regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """Inverse dynamics regressor Y(q, qd, qdd): tau = Y pi + armature qdd + J^T loads.
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        qdd : array_like, shape (J,) or (N, J)
+            Joint accelerations [rad/s^2, m/s^2].
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        regressor : ndarray, shape (G, P) or (N, G, P)
+            P = 10 per body (the floating base's first), in rbdgen.parameters' order: m, m c, inertia about the body
+            origin (Pinocchio's computeJointTorqueRegressor).
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def inverse_dynamics_base_regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """Y_base(q, qd, qdd), the regressor's identifiable columns: tau = Y_base pi_base + armature qdd + J^T loads.
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        qdd : array_like, shape (J,) or (N, J)
+            Joint accelerations [rad/s^2, m/s^2].
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        base_regressor : ndarray, shape (G, Pb) or (N, G, Pb)
+            The columns rbdgen.identifiable(model).columns of the regressor.
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def inverse_dynamics_known_forces(self, q: ArrayLike, qdd: ArrayLike, *, loads: Loads = None, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """armature qdd + J^T loads: what inverse dynamics adds to Y pi (independent of the inertial parameters).
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qdd : array_like, shape (J,) or (N, J)
+            Joint accelerations [rad/s^2, m/s^2].
+        loads : sequence of Load or array_like, shape (L, 6) or (N, L, 6), optional
+            Wrenches [torque, force] the links apply to their environment, at each link's origin
+            in its frame, indexed by `link_id` [N m, N]. None or empty: no loads.
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        tau_known : ndarray, shape (G,) or (N, G)
+            Generalized forces [N m, N]; floating base: the base wrench first.
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def energy_regressor(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """[kinetic; potential] (2 x 10 B): T = kinetic pi + 1/2 sum armature qd^2 and V = potential pi.
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        energy_regressor : ndarray, shape (2, P) or (N, 2, P)
+            Kinetic and potential rows [J per parameter unit].
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
     def center_of_mass_velocity(self, q: ArrayLike, qd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
         """The velocity of the centre of mass: Jc nu (world axes).
 
@@ -3204,6 +3384,202 @@ class FloatingBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         -------
         jacobian_inverse : ndarray, shape (G, 6) or (N, G, 6)
             J J# = I; a singular task raises as for `operational_space_inertia`.
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def inverse_dynamics_regressor(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """Inverse dynamics regressor Y(q, qd, qdd): tau = Y pi + armature qdd + J^T loads.
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        base : BaseState
+            The floating base: translation (3), unit-or-not quaternion rotation_xyzw (4),
+            velocity [omega_W, pdot_W] and classical acceleration [omegadot_W, pddot_W] (6 each,
+            world axes, angular first, default 0); each field unbatched or with a leading N.
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        qdd : array_like, shape (J,) or (N, J)
+            Joint accelerations [rad/s^2, m/s^2].
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        regressor : ndarray, shape (G, P) or (N, G, P)
+            P = 10 per body (the floating base's first), in rbdgen.parameters' order: m, m c, inertia about the body
+            origin (Pinocchio's computeJointTorqueRegressor).
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def inverse_dynamics_base_regressor(self, base: BaseState, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """Y_base(q, qd, qdd), the regressor's identifiable columns: tau = Y_base pi_base + armature qdd + J^T loads.
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        base : BaseState
+            The floating base: translation (3), unit-or-not quaternion rotation_xyzw (4),
+            velocity [omega_W, pdot_W] and classical acceleration [omegadot_W, pddot_W] (6 each,
+            world axes, angular first, default 0); each field unbatched or with a leading N.
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        qdd : array_like, shape (J,) or (N, J)
+            Joint accelerations [rad/s^2, m/s^2].
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        base_regressor : ndarray, shape (G, Pb) or (N, G, Pb)
+            The columns rbdgen.identifiable(model).columns of the regressor.
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def inverse_dynamics_known_forces(self, base: BaseState, q: ArrayLike, qdd: ArrayLike, *, loads: Loads = None, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """armature qdd + J^T loads: what inverse dynamics adds to Y pi (independent of the inertial parameters).
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        base : BaseState
+            The floating base: translation (3), unit-or-not quaternion rotation_xyzw (4),
+            velocity [omega_W, pdot_W] and classical acceleration [omegadot_W, pddot_W] (6 each,
+            world axes, angular first, default 0); each field unbatched or with a leading N.
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qdd : array_like, shape (J,) or (N, J)
+            Joint accelerations [rad/s^2, m/s^2].
+        loads : sequence of Load or array_like, shape (L, 6) or (N, L, 6), optional
+            Wrenches [torque, force] the links apply to their environment, at each link's origin
+            in its frame, indexed by `link_id` [N m, N]. None or empty: no loads.
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        tau_known : ndarray, shape (G,) or (N, G)
+            Generalized forces [N m, N]; floating base: the base wrench first.
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-finite value, a zero quaternion, a bad ``out``
+            (each message names the argument); batch sizes that differ.
+        TypeError
+            An argument that is not real numbers (bool, complex, strings, objects), a mask that is
+            not boolean, a wrong call.
+        SolverError
+            A numerical failure at a state (`SingularError`, `IllConditionedError`, `NonFiniteError`);
+            the message says which state.
+
+        """
+        ...
+
+    def energy_regressor(self, base: BaseState, q: ArrayLike, qd: ArrayLike, *, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
+        """[kinetic; potential] (2 x 10 B): T = kinetic pi + 1/2 sum armature qd^2 and V = potential pi.
+
+        Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
+        float64 once); an unbatched argument is shared by every state of a batch.
+
+        Parameters
+        ----------
+        base : BaseState
+            The floating base: translation (3), unit-or-not quaternion rotation_xyzw (4),
+            velocity [omega_W, pdot_W] and classical acceleration [omegadot_W, pddot_W] (6 each,
+            world axes, angular first, default 0); each field unbatched or with a leading N.
+        q : array_like, shape (J,) or (N, J)
+            Joint positions [rad, m] in `joint_names` order.
+        qd : array_like, shape (J,) or (N, J)
+            Joint velocities [rad/s, m/s].
+        out : ndarray, optional
+            A writeable, aligned float64 array of the result's shape that receives it
+            (and is returned).
+        mask : array_like of bool, shape (N,), optional
+            Batches only: evaluate the selected states; the others' results are zero.
+        threads : int, optional
+            Batches of at least `rbdgen.threads.MIN_STATES` states per thread are split into that
+            many contiguous parts evaluated at once (a compiled solver; the NumPy engine runs one):
+            results bit-identical to one thread. None: `rbdgen.threads.default_threads` (the
+            ``RBDGEN_THREADS`` environment variable, else every core); 1: this thread only.
+
+        Returns
+        -------
+        energy_regressor : ndarray, shape (2, P) or (N, 2, P)
+            Kinetic and potential rows [J per parameter unit].
 
         Raises
         ------

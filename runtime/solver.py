@@ -24,7 +24,7 @@ from .algorithms.operations import MASS_MATRIX, operation
 from .build import DEFAULT_FLAGS, load_extension
 from .contacts import ContactModel
 from .errors import STATUS, ManifestError, ValidationError
-from .interface import OUTPUTS, SolverBase, flat_inputs
+from .interface import OUTPUTS, SolverBase
 from .model import RobotModel
 from .names import check_file_name, check_prefix
 from .signatures import FixedBaseSolver, FloatingBaseSolver
@@ -49,6 +49,10 @@ class CompiledSolver(SolverBase):
         model = RobotModel.from_dict(manifest["model"])
         super().__init__(model, ContactModel.from_dict(model, manifest["options"]))
         self.manifest = manifest
+        self._parametric(manifest["options"].get("parameters"))
+        # the base regressor's columns as generated (not refactored here)
+        self._output_shapes.update({name: tuple(shape) for name, shape in manifest["shapes"].items()
+                                    if name in OUTPUTS and OUTPUTS[name].numerical})
         self.prefix = manifest["prefix"]
         self.precision = manifest["precision"]
         self.dtype = np.float64 if self.precision == "double" else np.float32
@@ -109,10 +113,10 @@ class CompiledSolver(SolverBase):
 
     def _evaluate(self, op, inputs, mask, outputs, target=None, link=None, threads=None):
         function = self._function(op, link)
-        flat = flat_inputs(inputs)
+        flat = self._flat(inputs)
         N = flat["q"].shape[0]
         arrays = [np.ascontiguousarray(flat[name], self.dtype) if name in flat else None
-                  for name in self._input_names(operation(op))]
+                  for name in self.manifest["operations"][function]["inputs"]]
         results = {}
         for name in self.manifest["operations"][function]["outputs"]:
             if name in outputs:
@@ -141,7 +145,7 @@ class CompiledSolver(SolverBase):
 
     def _link_function(self, op, link):
         """The generated single-state C function of ``op`` on ``link``, called on buffers made once here."""
-        if self.precision != "double" or operation(op).input_names(self.floating) != ("q",):
+        if self.precision != "double" or self.manifest["operations"][self._function(op, link)]["inputs"] != ["q"]:
             return super()._link_function(op, link)
         function = self._function(op, link)
         ffi, c = self.c_function(function)

@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import casadi as ca
 
-from ...algorithms.kinematics import Tree
 from ...names import check_prefix, kernel_name
+from ...parameters import parametric_tree
 from .sx import trace_operation
 
 
-def function(model, op: str, prefix: str, link: int = None, contacts=None) -> ca.Function:
+def function(model, op: str, prefix: str, link: int = None, contacts=None, parameters=None) -> ca.Function:
     """``op`` (any operation of `operations.OPERATIONS`; ``link``: a link id for one on a link) as a
     casadi.Function named like the C function, ``<prefix>_<op>`` or ``<prefix>_<op>_<link>``
-    (``prefix``: see `rbdgen.names.check_prefix`; ``contacts``: the declared `ContactModel`)."""
+    (``prefix``: see `rbdgen.names.check_prefix`; ``contacts``: the declared `ContactModel`;
+    ``parameters``: as `generate`'s, the input ``params`` last)."""
     check_prefix(prefix)
-    inputs, outputs = trace_operation(model, op, Tree.from_model(model, contacts), link=link)
+    inputs, outputs = trace_operation(model, op, parametric_tree(model, parameters, contacts), link=link)
     return ca.Function(f"{prefix}_{kernel_name(model, op, link)}", list(inputs.values()), list(outputs.values()),
                        list(inputs), list(outputs), {"cse": True})

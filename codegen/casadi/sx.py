@@ -138,6 +138,8 @@ def trace_operation(model, op: str, tree: Tree = None, link: int = None) -> tupl
     inputs = SXInputs(dtheta if record.of and model.floating else None)
     reference = bool(tree.contacts and tree.contacts.kp)
     sizes = {p.name: p.size(dims) for p in source.input_ports(model.floating, reference)}
+    if tree.parameters:  # the parametric bodies' inertias, the last input (`parametric`)
+        sizes["params"] = dims["Q"]
     try:
         values = trace(inputs, tree, source.name, sizes, link)
     except StructuralFailure as failure:

@@ -59,7 +59,7 @@ extern "C" {
 #define RBDGEN_panda_L 13
 /* The interface of these files (a hash of the model, the sizes, the functions and the file names):
  * every source of this robot refuses to compile against a header with another one. */
-#define RBDGEN_panda_INTERFACE 0x792aa6e3d6f316d5ULL
+#define RBDGEN_panda_INTERFACE 0xe7af06bb73a96c90ULL
 
 /* Status codes */
 #define RBDGEN_panda_OK 0

@@ -3,7 +3,7 @@
  * panda_gravity and its batch form; see panda.h for the contracts.
  */
 #include "panda_internal.h"
-#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0x792aa6e3d6f316d5ULL
+#if !defined(RBDGEN_panda_INTERFACE) || RBDGEN_panda_INTERFACE != 0xe7af06bb73a96c90ULL
 #error "panda_gravity.c and panda.h come from different runs of rbdgen: regenerate the folder"
 #endif
 

@@ -71,7 +71,7 @@ extern "C" {
 #define RBDGEN_solo_L 17
 /* The interface of these files (a hash of the model, the sizes, the functions and the file names):
  * every source of this robot refuses to compile against a header with another one. */
-#define RBDGEN_solo_INTERFACE 0x5f17dfd3d0040752ULL
+#define RBDGEN_solo_INTERFACE 0x964881b38063f324ULL
 #define RBDGEN_solo_BASE_SIZE 19
 
 /* Status codes */

@@ -3,7 +3,7 @@
  * Part 7 of 10 of solo_forward_dynamics (see solo_forward_dynamics.c).
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x5f17dfd3d0040752ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x964881b38063f324ULL
 #error "solo__7_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 

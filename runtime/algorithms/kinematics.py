@@ -46,6 +46,7 @@ class Tree:
     nj: int  # independent coordinates (J); nb - nj bodies are moved by mimic joints
     contacts: object = None  # the declared contacts (`rbdgen.contacts.ContactModel`), None: none
     loops: object = None  # the model's closed loops (`rbdgen.loops.LoopModel`), None: none
+    parameters: tuple = ()  # bodies (`rbdgen.parameters` order) whose inertias are the input "params" (`parametric`)
 
     @staticmethod
     def from_model(model: RobotModel, contacts=None) -> "Tree":

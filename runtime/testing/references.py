@@ -409,6 +409,24 @@ class PinocchioReference(_Common):
         s = self.pinocchio_state(base, q)
         return float(self._pin.computePotentialEnergy(self.model, self.data, s.q))
 
+    def _body_columns(self, Y):
+        """Pinocchio's regressor columns (10 per joint, depth-first) in rbdgen's body order (the base's first)."""
+        order = ([1] if self.floating else []) + list(self._jid)
+        return np.concatenate([np.asarray(Y)[..., 10 * (j - 1): 10 * j] for j in order], axis=-1)
+
+    def inverse_dynamics_regressor(self, base, q, qd, qdd):
+        """``computeJointTorqueRegressor`` with rbdgen's rows and body order."""
+        s = self.pinocchio_state(base, q, qd, qdd)
+        return self.forces(self._body_columns(self._pin.computeJointTorqueRegressor(self.model, self.data, s.q, s.v,
+                                                                                     s.a)), s)
+
+    def energy_regressor(self, base, q, qd):
+        """``computeKineticEnergyRegressor`` and ``computePotentialEnergyRegressor`` (2 x 10 B), rbdgen's body order."""
+        s = self.pinocchio_state(base, q, qd)
+        kinetic = self._pin.computeKineticEnergyRegressor(self.model, self.data, s.q, s.v)
+        potential = self._pin.computePotentialEnergyRegressor(self.model, self.data, s.q)
+        return self._body_columns(np.stack([np.ravel(kinetic), np.ravel(potential)]))
+
     def mass_matrix_inverse(self, base, q):
         s = self.pinocchio_state(base, q)
         return self.mass(self._pin.computeMinverse(self.model, self.data, s.q), s)  # T orthogonal: T^T M^-1 T
@@ -957,6 +975,12 @@ class MimicReference:
 
     def mass_matrix_inverse(self, base, q):
         return np.linalg.inv(self.mass_matrix(base, q))
+
+    def inverse_dynamics_regressor(self, base, q, qd, qdd):
+        return self.PG.T @ self.full.inverse_dynamics_regressor(base, *self.full_state(q, qd, qdd))
+
+    def energy_regressor(self, base, q, qd):
+        return self.full.energy_regressor(base, *self.full_state(q, qd))
 
     def coriolis_matrix(self, base, q, qd):
         """``P^T C_full(P qd) P``: the Christoffel symbols of ``P^T M_full(P q + o) P`` (P constant)."""
