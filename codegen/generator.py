@@ -74,17 +74,18 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
     with every constant folded.
 
     ``algorithm``: another operation of the same inputs and outputs whose algorithm is traced under
-    ``op``'s name (`trace_forward_dynamics`). An operation with a check that fails for every state
+    ``op``'s name, or one of ``op``'s `Operation.algorithms` functions (`trace_cheapest`). An operation with a check that fails for every state
     (forward dynamics of a robot with a massless moving tip) becomes a kernel that returns that
     status at once.
     """
     tree = tree or Tree.from_model(model)
-    record, source = operation(op), operation(algorithm or op)
+    function = algorithm if callable(algorithm) else None
+    record, source = operation(op), operation(op if function else algorithm or op)
     dims = dimensions(tree, len(model.links))
     size = {p.name: p.size(dims) for p in record.input_ports(model.floating)}
     try:
         graph = Graph()
-        outputs = trace(graph, tree, source.name, size, link)
+        outputs = trace(graph, tree, source.name, size, link, function)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the generated function always returns status %d",
                     op, failure.guard.message, failure.guard.status)
@@ -99,14 +100,37 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
 #: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
 #: CRBA unless its `optimize.estimated_cycles` exceed ABA's by more than `CRBA_MARGIN`; mimic joints
-#: always take CRBA. Both from the record of the one operation with a choice (`Operation.algorithms`).
-FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms)
+#: always take CRBA. Both from the operation's record (`Operation.algorithms`).
+FORWARD_DYNAMICS = operation("forward_dynamics")
 FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
 
 #: How much more CRBA may be estimated to cost than ABA and still be taken: the estimate counts ABA's
 #: serial divisions and its floating base's dense solve too lightly (measured against it:
 #: docs/benchmarks.md, "Pinocchio's generated code").
 CRBA_MARGIN = 1.25
+
+#: ``mass_matrix_inverse``'s algorithms (`Operation.algorithms`): ``"ltdl"``, CRBA and the checked
+#: tree-sparse LTDL factor (the record's, what the NumPy engine runs), and ``"aba"``, Carpentier's
+#: articulated-body recursion (`algorithms.minv_aba`). The C takes the one of fewer
+#: `optimize.estimated_cycles`; mimic joints always take LTDL.
+MASS_MATRIX_INVERSE = operation("mass_matrix_inverse")
+
+
+def trace_cheapest(model: RobotModel, tree: Tree, record, choices: list, prefer: str, margin: float = 1.0) -> Kernel:
+    """``record``'s operation traced with each of ``choices`` (labels of its `Operation.algorithms`): the kernel
+    of ``prefer`` unless its `optimize.estimated_cycles` exceed the cheapest other's by more than ``margin``,
+    else the cheapest; its label in `Kernel.algorithm` (the manifest's ``algorithm``)."""
+    algorithms = dict(record.algorithms)
+    kernels = {name: trace_operation(model, record.name, tree, algorithm=algorithms[name]) for name in choices}
+    cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
+    best = choices[0]
+    if len(choices) > 1:
+        cycles, other = min((cycles, name) for name, cycles in cost.items() if name != prefer)
+        best = prefer if cost[prefer] <= margin * cycles else other
+        log.info("%s by %s (estimated cycles: %s)", record.name, best.upper(),
+                 ", ".join(f"{name.upper()} {cycles:.0f}" for name, cycles in cost.items()))
+    kernels[best].algorithm = best
+    return kernels[best]
 
 
 def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") -> Kernel:
@@ -117,16 +141,18 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
         kernel = trace_operation(model, FORWARD_DYNAMICS.name, tree)
         kernel.algorithm = "crba"
         return kernel
-    names = list(FD_ALGORITHMS) if choice == "auto" else [choice]
-    kernels = {name: trace_operation(model, FORWARD_DYNAMICS.name, tree, algorithm=FD_ALGORITHMS[name])
-               for name in names}
-    cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
-    best = choice if choice != "auto" else "crba" if cost["crba"] <= CRBA_MARGIN * cost["aba"] else "aba"
-    if choice == "auto":
-        log.info("forward_dynamics by %s (estimated cycles: %s)", best.upper(),
-                 ", ".join(f"{name.upper()} {cycles:.0f}" for name, cycles in cost.items()))
-    kernels[best].algorithm = best
-    return kernels[best]
+    return trace_cheapest(model, tree, FORWARD_DYNAMICS, list(FD_ALGORITHMS) if choice == "auto" else [choice],
+                          "crba", CRBA_MARGIN)
+
+
+def trace_mass_matrix_inverse(model: RobotModel, tree: Tree) -> Kernel:
+    """``mass_matrix_inverse`` by the cheaper of its algorithms (`MASS_MATRIX_INVERSE`)."""
+    if tree.nj != tree.nb:  # mimic joints: only the record's LTDL
+        kernel = trace_operation(model, MASS_MATRIX_INVERSE.name, tree)
+        kernel.algorithm = "ltdl"
+        return kernel
+    return trace_cheapest(model, tree, MASS_MATRIX_INVERSE, [name for name, _ in MASS_MATRIX_INVERSE.algorithms],
+                          "ltdl")
 
 
 def _always_fails(kernel: Kernel) -> dict:
@@ -267,6 +293,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     for n, (op, k) in enumerate(plan, 1):
         log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
         kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == FORWARD_DYNAMICS.name
+                       else trace_mass_matrix_inverse(model, tree) if op == MASS_MATRIX_INVERSE.name
                        else trace_operation(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()

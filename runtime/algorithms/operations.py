@@ -42,6 +42,7 @@ from .fd_derivatives import fd_derivatives
 from .kinematics import Tree, rotate, rotate_back
 from .ltdl import coordinate_parents, solve_tree
 from .minv import mass_matrix_inverse
+from .minv_aba import mass_matrix_inverse_aba
 from .passivity import passivity_forces
 from .rnea import rnea, rnea_passes
 from .rnea_derivatives import rnea_derivatives
@@ -126,7 +127,8 @@ class Operation:
     #                          "configuration"
     mimic_doc: Optional[str] = None  # the doc line where the model has mimic joints, when it differs
     solves: bool = False  # solves with M: `validate`'s tolerances grow with cond(M)
-    algorithms: tuple = ()  # (label, operation) pairs: the C may trace this one with either's algorithm
+    algorithms: tuple = ()  # (label, algorithm) pairs, an algorithm another operation's name or a function like
+    #                         ``algorithm``: the C may trace this one with any of them
     example: bool = False  # the call a generated folder's README shows (where generated)
     # the Python method (`rbdgen.signatures` builds it from these fields and the ports)
     result: str = "array"  # "array": one array (``out=``); "jacobians": a dict by output name; "selected": the
@@ -262,6 +264,10 @@ def _mass_matrix_derivative(tree, ops, x):
 
 def _mass_matrix_inverse(tree, ops, x):
     return {"Minv": _column_major(mass_matrix_inverse(tree, ops, x.q, x.quat))}
+
+
+def _mass_matrix_inverse_aba(tree, ops, x):
+    return {"Minv": _column_major(mass_matrix_inverse_aba(tree, ops, x.q, x.quat))}
 
 
 def _kinetic_energy(tree, ops, x):
@@ -519,6 +525,7 @@ OPERATIONS = {op.name: op for op in (
     Operation("mass_matrix_inverse", "M(q)^-1, by the checked tree-sparse LTDL factor of M.", ("q",),
               (Port("Minv", ("G", "G"), "inverse mass matrix (G x G, column-major)", symmetric=True),),
               _mass_matrix_inverse, _FD_TOLERANCE, group="control", solves=True,
+              algorithms=(("ltdl", _mass_matrix_inverse), ("aba", _mass_matrix_inverse_aba)),
               summary="Inverse mass matrix M(q)^-1 (the checked tree-sparse LTDL factor of M).",
               returns="Symmetric positive definite."),
     Operation("kinetic_energy", "T = 1/2 nu^T M nu, the kinetic energy.", ("q", "qd"),
@@ -653,6 +660,8 @@ def sizes(tree: Tree, link_count: int) -> dict:
     return out
 
 
-def evaluate(tree: Tree, ops, op: str, inputs: dict, link: Optional[int] = None) -> dict:
-    """Run ``op`` on flat inputs (``loads`` may be absent or None) and, where it takes one, a link id."""
-    return operation(op).algorithm(tree, ops, _State(tree, inputs, link))
+def evaluate(tree: Tree, ops, op: str, inputs: dict, link: Optional[int] = None,
+             algorithm: Optional[Callable] = None) -> dict:
+    """Run ``op`` (by ``algorithm``, one of its `Operation.algorithms`, where given) on flat inputs (``loads`` may
+    be absent or None) and, where it takes one, a link id."""
+    return (algorithm or operation(op).algorithm)(tree, ops, _State(tree, inputs, link))

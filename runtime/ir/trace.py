@@ -310,13 +310,15 @@ class Symbols(Protocol):
         ...
 
 
-def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int] = None) -> dict:
+def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int] = None,
+          algorithm: Optional[Callable] = None) -> dict:
     """``op`` (on ``link``, a link id, where it takes one) run on ``graph``'s symbols: one input array of each
-    size in ``inputs`` (``{name: size}``, in signature order), then the algorithm. Returns the outputs,
+    size in ``inputs`` (``{name: size}``, in signature order), then the algorithm (``algorithm``: one of the
+    operation's `Operation.algorithms` functions instead of its own). Returns the outputs,
     ``{name: list of scalars}``; the C, the CasADi functions and the NumPy engine's straight-line Python
     are all traced here.
 
     Raises `StructuralFailure` where a check fails for every state.
     """
     symbols = {name: graph.input(name, size) for name, size in inputs.items()}
-    return evaluate(tree, graph.ops, op, symbols, link)
+    return evaluate(tree, graph.ops, op, symbols, link, algorithm)
