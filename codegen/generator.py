@@ -101,7 +101,7 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
 #: CRBA unless its `optimize.estimated_cycles` exceed ABA's by more than `CRBA_MARGIN`; mimic joints
 #: always take CRBA. Both from the operation's record (`Operation.algorithms`).
-FORWARD_DYNAMICS = operation("forward_dynamics")
+FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms and isinstance(op.algorithms[0][1], str))
 FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
 
 #: How much more CRBA may be estimated to cost than ABA and still be taken: the estimate counts ABA's
@@ -109,11 +109,11 @@ FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
 #: docs/benchmarks.md, "Pinocchio's generated code").
 CRBA_MARGIN = 1.25
 
-#: ``mass_matrix_inverse``'s algorithms (`Operation.algorithms`): ``"ltdl"``, CRBA and the checked
-#: tree-sparse LTDL factor (the record's, what the NumPy engine runs), and ``"aba"``, Carpentier's
-#: articulated-body recursion (`algorithms.minv_aba`). The C takes the one of fewer
-#: `optimize.estimated_cycles`; mimic joints always take LTDL.
-MASS_MATRIX_INVERSE = operation("mass_matrix_inverse")
+#: The operations whose `Operation.algorithms` are functions (``mass_matrix_inverse``: ``"ltdl"``, CRBA and the
+#: checked tree-sparse LTDL factor, the record's, what the NumPy engine runs; ``"aba"``, Carpentier's
+#: articulated-body recursion, `algorithms.minv_aba`): the C takes the one of fewest
+#: `optimize.estimated_cycles`, the first on a tie; mimic joints always take the first (the record's).
+BY_COST = tuple(op.name for op in OPERATIONS.values() if op.algorithms and callable(op.algorithms[0][1]))
 
 
 def trace_cheapest(model: RobotModel, tree: Tree, record, choices: list, prefer: str, margin: float = 1.0) -> Kernel:
@@ -145,14 +145,15 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
                           "crba", CRBA_MARGIN)
 
 
-def trace_mass_matrix_inverse(model: RobotModel, tree: Tree) -> Kernel:
-    """``mass_matrix_inverse`` by the cheaper of its algorithms (`MASS_MATRIX_INVERSE`)."""
-    if tree.nj != tree.nb:  # mimic joints: only the record's LTDL
-        kernel = trace_operation(model, MASS_MATRIX_INVERSE.name, tree)
-        kernel.algorithm = "ltdl"
+def trace_by_cost(model: RobotModel, tree: Tree, op: str) -> Kernel:
+    """``op`` (one of `BY_COST`) by the cheapest of its algorithms."""
+    record = operation(op)
+    if tree.nj != tree.nb:  # mimic joints: only the record's own algorithm
+        kernel = trace_operation(model, op, tree)
+        kernel.algorithm = record.algorithms[0][0]
         return kernel
-    return trace_cheapest(model, tree, MASS_MATRIX_INVERSE, [name for name, _ in MASS_MATRIX_INVERSE.algorithms],
-                          "ltdl")
+    labels = [name for name, _ in record.algorithms]
+    return trace_cheapest(model, tree, record, labels, labels[0])
 
 
 def _always_fails(kernel: Kernel) -> dict:
@@ -293,7 +294,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     for n, (op, k) in enumerate(plan, 1):
         log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
         kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == FORWARD_DYNAMICS.name
-                       else trace_mass_matrix_inverse(model, tree) if op == MASS_MATRIX_INVERSE.name
+                       else trace_by_cost(model, tree, op) if op in BY_COST
                        else trace_operation(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
