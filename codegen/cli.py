@@ -21,6 +21,7 @@ import traceback
 from pathlib import Path
 
 from ..version import __version__
+from ..algorithms.operations import OPERATIONS
 from ..build import cache_dir
 from ..builder import TRAVERSALS
 from ..errors import BuildError, ManifestError, ModelError, SettingError, SolverError, ValidationError
@@ -233,6 +234,25 @@ def cmd_info(args, progress: Progress) -> int:
     return 0
 
 
+def cmd_symbolic(args, progress: Progress) -> int:
+    import sympy
+
+    from .symbolic import symbolic
+
+    model = load_robot(args.robot, **_load_options(args))
+    parameters = args.parameters if args.parameters != ["all"] else "all"
+    progress.step(f"{args.op} as SymPy equations{'' if args.no_simplify else ', simplified'}")
+    try:
+        equations = symbolic(model, args.op, parameters=parameters, simplify=not args.no_simplify, link=args.link,
+                             loads=args.loads)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    progress.done(f"(expression size {equations.size})")
+    for name, value in equations.outputs.items():
+        print(f"{name} = {sympy.latex(value) if args.latex else value}")
+    return 0
+
+
 def _depth_first(model):
     """(body, depth) of every joint, depth first in joint order, without recursion (trees may be deep)."""
     children = {}
@@ -312,6 +332,20 @@ def parser() -> argparse.ArgumentParser:
     i = sub.add_parser("info", parents=[common], help="describe a robot: tree, joint order, sizes, mass, gravity")
     model_options(i)
     i.set_defaults(run=cmd_info)
+
+    s = sub.add_parser("symbolic", parents=[common], help="an operation as closed-form SymPy equations (LaTeX)")
+    model_options(s)
+    s.add_argument("--op", required=True, choices=tuple(OPERATIONS), metavar="OP",
+                   help="the operation (mass_matrix, gravity, velocity_product_forces, coriolis_matrix, ...; "
+                        "those that solve are refused)")
+    s.add_argument("--latex", action="store_true", help="print LaTeX (default: SymPy's text)")
+    s.add_argument("--no-simplify", action="store_true",
+                   help="skip the trigonometric simplification (any size; needed beyond small robots)")
+    s.add_argument("--parameters", nargs="+", metavar="LINK",
+                   help="'all', or links whose bodies' inertial parameters become symbols")
+    s.add_argument("--link", help="the link of an operation on a link (name)")
+    s.add_argument("--loads", action="store_true", help="the link wrenches as symbols too")
+    s.set_defaults(run=cmd_symbolic)
     return p
 
 

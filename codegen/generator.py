@@ -69,14 +69,14 @@ def check_names(model: RobotModel, plan: list):
                                  f"of the links, or choose frames= (--frames) without one of them")
 
 
-def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None) -> Kernel:
+def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm=None) -> Kernel:
     """Run ``op``'s algorithm (on ``link`` where it takes one) on symbols for ``model``: a `Kernel`
     with every constant folded.
 
     ``algorithm``: another operation of the same inputs and outputs whose algorithm is traced under
-    ``op``'s name, or one of ``op``'s `Operation.algorithms` functions (`trace_cheapest`). An operation with a check that fails for every state
-    (forward dynamics of a robot with a massless moving tip) becomes a kernel that returns that
-    status at once.
+    ``op``'s name, or one of ``op``'s `Operation.algorithms` functions (`trace_cheapest`). An operation
+    with a check that fails for every state (forward dynamics of a robot with a massless moving tip)
+    becomes a kernel that returns that status at once.
     """
     tree = tree or Tree.from_model(model)
     function = algorithm if callable(algorithm) else None

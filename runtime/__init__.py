@@ -53,6 +53,16 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'rbdgen' has no attribute {name!r}")
 
 
+def symbolic(model_or_urdf, op, parameters=None, simplify=True, **options):
+    """An operation as SymPy matrices (closed-form equations); see `rbdgen.codegen.symbolic.symbolic`.
+
+    Imported lazily: needs SymPy (the ``symbolic`` extra) and the code generator.
+    """
+    from .codegen.symbolic import symbolic as _symbolic
+
+    return _symbolic(model_or_urdf, op, parameters=parameters, simplify=simplify, **options)
+
+
 __all__ = [
     "BaseState",
     "BuildError",
@@ -90,6 +100,7 @@ __all__ = [
     "SettingError",
     "SingularError",
     "SolverError",
+    "symbolic",
     "Transform",
     "ValidationError",
     "load_mjcf",

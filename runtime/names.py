@@ -145,3 +145,26 @@ def kernel_name(model: RobotModel, op: str, link: Optional[int] = None) -> str:
              and not re.fullmatch(r"link[0-9]+", name, re.IGNORECASE))
     return f"{op}_{name if plain else f'link{link}'}"
 
+
+#: Longest robot-file name kept in a SymPy symbol name (`sympy_names`); longer ones use their index.
+MAX_SYMBOL_NAME = 32
+
+
+def sympy_names(raw_names, what: str) -> list:
+    """Names from a robot file (joints, links) as the parts of SymPy symbol names (``q_<part>``): ASCII letters,
+    digits and single '_' only (every run of other characters becomes one '_'), at most `MAX_SYMBOL_NAME`
+    characters. A name that keeps nothing, is too long or would equal another one but for case becomes
+    ``<what><index>`` (``joint3``; ``joint3_1``... where a kept name is that already)."""
+    parts = [re.sub(r"[^A-Za-z0-9]+", "_", str(raw)).strip("_") for raw in raw_names]
+    lowered = [p.lower() for p in parts]
+    kept = [bool(p) and len(p) <= MAX_SYMBOL_NAME and lowered.count(p.lower()) == 1 for p in parts]
+    taken = {p.lower() for p, keep in zip(parts, kept) if keep}
+    names = []
+    for k, (part, keep) in enumerate(zip(parts, kept)):
+        name, n = part if keep else f"{what}{k}", 0
+        while not keep and name.lower() in taken:
+            n += 1
+            name = f"{what}{k}_{n}"
+        taken.add(name.lower())
+        names.append(name)
+    return names

@@ -814,7 +814,8 @@ def test_mostly_zero_outputs_are_zeroed_whole_first():
     """A one-part function whose output is more than half zeros (the configuration Jacobians: identity blocks)
     zeroes it with one `<prefix>_zero` call before computing and stores only the other entries; a mass matrix
     (mostly non-zero) is stored entry by entry. The values: tests/test_configuration.py, against Pinocchio."""
-    g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix="fill", ops=["integrate_derivatives", "mass_matrix"])
+    g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix="fill",
+                        ops=["integrate_derivatives", "mass_matrix"])
     G = g.model.generalized_count
     jacobian = g.files["fill_integrate_derivatives.c"]
     start = jacobian.index("return RBDGEN_fill_INVALID_INPUT;")  # after the input check's zeroing

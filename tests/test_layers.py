@@ -22,6 +22,7 @@ FOLDERS = {"rbdgen": ROOT / "runtime", "rbdgen.codegen": ROOT / "codegen"}
 RUNTIME_TO_CODEGEN = {
     ("rbdgen.__main__", "rbdgen.codegen.cli"): "`python -m rbdgen` runs the rbdgen command",
     ("rbdgen", "rbdgen.codegen.generator"): "`rbdgen.generate`, imported when it is called",
+    ("rbdgen", "rbdgen.codegen.symbolic"): "`rbdgen.symbolic`, imported when it is called",
 }
 
 #: What the modules of a core package may import beyond the package (modules, or packages and all they hold):

@@ -9,6 +9,7 @@ from ...ir.trace import Call, Expr, Guard, Kernel, TreeSolve
 from .function import CFunction, Line, OptionalBlock, Param, Part, Store
 from .layout import Layout
 from .printer import Printer, part_name
+from .scopes import Scopes
 from .solves import cholesky_copy, ltdl_kernel_name, ltdl_plan
 from .stack import call_arrays, tree_solve_arrays
 
@@ -31,7 +32,7 @@ def _handed(layout: Layout, x: Expr, printer: Printer) -> list:
 def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: list, prefix: str,
          precision: str):
     """Part ``k`` of ``fn``: (`Part`, its `Printer`, the reals in its solves' arrays)."""
-    printer = Printer(precision, prefix)
+    printer = Printer(precision, prefix, reserved=[p.name for p in fn.params])
     for i in layout.slot:
         if layout.home[i] < k <= layout.last[i]:
             printer.receive(i, layout.slot[i])
@@ -51,6 +52,7 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
     body = this.body
     filled = [p.name for p in outputs if layout.count == 1 and _zero_fill(kernel.outputs[p.name])]
     body.extend(Line(printer.zero(name, 0, len(kernel.outputs[name]))) for name in filled)
+    scopes = Scopes(kernel.graph, body)
     early = set()  # the outputs this part stores a value in when computed
     for index in indices:
         step = steps[index] if index < len(steps) else None  # None: the stores
@@ -62,6 +64,7 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
         if isinstance(step, Expr):
             line = printer.define(step)
             if line:  # the second of a sin/cos pair has none
+                scopes.enter(step)
                 body.append(Line(line))
             body.extend(_handed(layout, step, printer))
             stores = layout.stores.get(step.id, ())

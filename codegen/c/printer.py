@@ -42,6 +42,15 @@ STATUS_NAMES = {"OK": 0, **{re.sub(r"(?<=[a-z])(?=[A-Z])", "_", error.__name__[:
 #: The unary operators whose argument shares a reduction: ``sin(x)`` and ``cos(x)`` of one ``x``.
 TRIG = ("sin", "cos")
 
+#: The names of a part's own values, which a label (a quantity's name) never takes: a ``tK``, a ``tcK``
+#: (`Printer.after_check`), a solve's arrays (``AK``, ``bK``, ``xK``, ``wK``, ``LK``, ``dK``).
+TEMPORARY = re.compile(r"(t|tc|A|b|x|w|L|d)[0-9]+")
+
+#: C's keywords and the other local names of an operation's function (`templates/c/statements.c.j2`).
+RESERVED = frozenset("""auto break case char const continue default do double else enum extern float for goto if inline
+int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
+status hand w""".split())
+
 
 def macro_prefix(prefix: str) -> str:
     """The prefix of a robot's macros, ``RBDGEN_<prefix>``: no C, POSIX or library header defines such names,
@@ -164,9 +173,11 @@ class Printer:
     In float, libm's ``sinf`` and ``cosf`` (docs/generated-c.md, "Sine and cosine").
     """
 
-    def __init__(self, precision: str, prefix: str):
+    def __init__(self, precision: str, prefix: str, reserved=()):
         self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
         self.prefix = prefix
+        self.reserved = set(reserved) | RESERVED  # identifiers a label must not take: the parameters, C's words
+        self.taken = set()  # the labels given as names
         self.status = status_macros(prefix)
         self.trig = f"{prefix}_" if precision == "double" else ""
         self.pairs = {}  # node id -> the other of its sin/cos pair, both computed by one call
@@ -210,9 +221,19 @@ class Printer:
             return self.eps + self.suffix
         raise KeyError(f"{x} is used before it is computed")
 
+    def fresh(self, node: Expr) -> str:
+        """A new name for ``node``: the name of its quantity (`trace.Graph.labels`, docs/generated-c.md, "Names and
+        blocks") where it has one that is free, else ``tK`` (K: the values named before it)."""
+        label = node.graph.labels.get(node.id)
+        if (label is None or label in self.taken or label in self.reserved or TEMPORARY.fullmatch(label)
+                or label.startswith(f"{self.prefix}_")):
+            return f"t{len(self.names)}"
+        self.taken.add(label)
+        return label
+
     def declare(self, node: Expr) -> str:
         """``real tK = 0;``: a variable for ``node``, set later by `copy` or `define`."""
-        name = self.names[node.id] = f"t{len(self.names)}"
+        name = self.names[node.id] = self.fresh(node)
         return f"{self.real} {name} = 0;"
 
     def copy(self, node: Expr) -> str:
@@ -281,14 +302,14 @@ class Printer:
             group = self.group.get(node.id) or [sorted((node, self.pairs[node.id]), key=lambda n: n.op != "sin")]
             for n in (n for sc in group for n in sc):
                 self.deferred.discard(n.id)
-                self.names[n.id] = f"t{len(self.names)}"
+                self.names[n.id] = self.fresh(n)
             names = [self.names[n.id] for sc in group for n in sc]
             args = [self.ref(sin.args[0]) for sin, _ in group]
             kernel = f"{self.trig}sincos{'2' if len(group) == 2 else ''}"
             return f"{self.real} {', '.join(names)}; {kernel}({', '.join(args + [f'&{n}' for n in names])});"
         declared = node.id in self.names
         if not declared:
-            self.names[node.id] = f"t{len(self.names)}"
+            self.names[node.id] = self.fresh(node)
         name = self.names[node.id]
         if node.op in BINARY:
             expr = f"{self.ref(node.args[0])} {BINARY[node.op]} {self.ref(node.args[1])}"

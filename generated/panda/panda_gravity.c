@@ -57,9 +57,13 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
         double t38 = 0;
         double t39 = 0;
         double t40 = 0;
+        /* body 1 panda_link2: XJ */
         double t41, t42, t43, t44; panda_sincos2(q[1], q[2], &t41, &t42, &t43, &t44);
+        /* body 3 panda_link4: XJ */
         double t45, t46, t47, t48; panda_sincos2(q[3], q[4], &t45, &t46, &t47, &t48);
+        /* body 5 panda_link6: XJ */
         double t49, t50, t51, t52; panda_sincos2(q[5], q[6], &t49, &t50, &t51, &t52);
+        /* body 1 panda_link2: v, a, f */
         const double t53 = 9.80665 * t41;
         const double t54 = 9.80665 * t42;
         const double t55 = 0.0022610063699999997 * t54;
@@ -68,147 +72,152 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
         const double t58 = (-0.018579714719999998) * t53;
         const double t59 = t58 - t57;
         if (loads != NULL) { t1 = loads[12]; }
-        const double t60 = t1 + t55;
+        const double f1_nx = t1 + t55;
         if (loads != NULL) { t2 = loads[13]; }
-        const double t61 = t2 - t56;
+        const double f1_ny = t2 - t56;
         if (loads != NULL) { t3 = loads[14]; }
-        const double t62 = t3 + t59;
+        const double f1_nz = t3 + t59;
+        /* body 2 panda_link3: v, a, f */
         const double t63 = t44 * t53;
-        const double t64 = t43 * t53;
+        const double a2_y = t43 * t53;
         const double t65 = 0.126729164208 * t54;
-        const double t66 = (-0.214708623208) * t64;
+        const double t66 = (-0.214708623208) * a2_y;
         const double t67 = t65 - t66;
         const double t68 = (-0.214708623208) * t63;
         const double t69 = -t68;
         const double t70 = 0.088844724872 * t54;
         const double t71 = t69 - t70;
-        const double t72 = 0.088844724872 * t64;
+        const double t72 = 0.088844724872 * a2_y;
         const double t73 = 0.126729164208 * t63;
         const double t74 = t72 + t73;
         const double t75 = 3.228604 * t63;
-        const double t76 = 3.228604 * t64;
+        const double t76 = 3.228604 * a2_y;
         if (loads != NULL) { t4 = loads[18]; }
-        const double t77 = t4 + t67;
+        const double f2_nx = t4 + t67;
         if (loads != NULL) { t5 = loads[19]; }
-        const double t78 = t5 + t71;
+        const double f2_ny = t5 + t71;
         if (loads != NULL) { t6 = loads[20]; }
-        const double t79 = t6 + t74;
+        const double f2_nz = t6 + t74;
         if (loads != NULL) { t7 = loads[21]; }
-        const double t80 = t7 - t75;
+        const double f2_x = t7 - t75;
         if (loads != NULL) { t8 = loads[22]; }
-        const double t81 = t8 + t76;
+        const double f2_y = t8 + t76;
+        /* body 3 panda_link4: v, a, f */
         const double t82 = t46 * t63;
         const double t83 = t45 * t54;
-        const double t84 = t83 - t82;
+        const double a3_x = t83 - t82;
         const double t85 = t45 * t63;
         const double t86 = t46 * t54;
-        const double t87 = t85 + t86;
-        const double t88 = 0.374644408005 * t64;
+        const double a3_y = t85 + t86;
+        const double t88 = 0.374644408005 * a2_y;
         const double t89 = -t88;
-        const double t90 = 0.09850206933 * t87;
+        const double t90 = 0.09850206933 * a3_y;
         const double t91 = t89 - t90;
-        const double t92 = 0.09850206933 * t84;
-        const double t93 = (-0.19076837715) * t64;
+        const double t92 = 0.09850206933 * a3_x;
+        const double t93 = (-0.19076837715) * a2_y;
         const double t94 = t92 + t93;
-        const double t95 = (-0.19076837715) * t87;
-        const double t96 = 0.374644408005 * t84;
+        const double t95 = (-0.19076837715) * a3_y;
+        const double t96 = 0.374644408005 * a3_x;
         const double t97 = t95 - t96;
-        const double t98 = 3.587895 * t84;
-        const double t99 = 3.587895 * t87;
-        const double t100 = 3.587895 * t64;
+        const double t98 = 3.587895 * a3_x;
+        const double t99 = 3.587895 * a3_y;
+        const double t100 = 3.587895 * a2_y;
         if (loads != NULL) { t9 = loads[24]; }
-        const double t101 = t9 + t91;
+        const double f3_nx = t9 + t91;
         if (loads != NULL) { t10 = loads[25]; }
-        const double t102 = t10 + t94;
+        const double f3_ny = t10 + t94;
         if (loads != NULL) { t11 = loads[26]; }
-        const double t103 = t11 + t97;
+        const double f3_nz = t11 + t97;
         if (loads != NULL) { t12 = loads[27]; }
-        const double t104 = t12 + t98;
+        const double f3_x = t12 + t98;
         if (loads != NULL) { t13 = loads[28]; }
-        const double t105 = t13 + t99;
+        const double f3_y = t13 + t99;
         if (loads != NULL) { t14 = loads[29]; }
-        const double t106 = t14 - t100;
-        const double t107 = t48 * t84;
-        const double t108 = t47 * t64;
-        const double t109 = t107 + t108;
-        const double t110 = t47 * t84;
-        const double t111 = t48 * t64;
-        const double t112 = t111 - t110;
-        const double t113 = 0.05034347249 * t87;
-        const double t114 = (-0.047121686402) * t112;
+        const double f3_z = t14 - t100;
+        /* body 4 panda_link5: v, a, f */
+        const double t107 = t48 * a3_x;
+        const double t108 = t47 * a2_y;
+        const double a4_x = t107 + t108;
+        const double t110 = t47 * a3_x;
+        const double t111 = t48 * a2_y;
+        const double a4_y = t111 - t110;
+        const double t113 = 0.05034347249 * a3_y;
+        const double t114 = (-0.047121686402) * a4_y;
         const double t115 = t113 - t114;
-        const double t116 = (-0.047121686402) * t109;
-        const double t117 = (-0.014653732538) * t87;
+        const double t116 = (-0.047121686402) * a4_x;
+        const double t117 = (-0.014653732538) * a3_y;
         const double t118 = t116 - t117;
-        const double t119 = (-0.014653732538) * t112;
-        const double t120 = 0.05034347249 * t109;
+        const double t119 = (-0.014653732538) * a4_y;
+        const double t120 = 0.05034347249 * a4_x;
         const double t121 = t119 - t120;
-        const double t122 = 1.225946 * t109;
-        const double t123 = 1.225946 * t112;
-        const double t124 = 1.225946 * t87;
+        const double t122 = 1.225946 * a4_x;
+        const double t123 = 1.225946 * a4_y;
+        const double t124 = 1.225946 * a3_y;
         if (loads != NULL) { t15 = loads[30]; }
-        const double t125 = t15 + t115;
+        const double f4_nx = t15 + t115;
         if (loads != NULL) { t16 = loads[31]; }
-        const double t126 = t16 + t118;
+        const double f4_ny = t16 + t118;
         if (loads != NULL) { t17 = loads[32]; }
-        const double t127 = t17 + t121;
+        const double f4_nz = t17 + t121;
         if (loads != NULL) { t18 = loads[33]; }
-        const double t128 = t18 + t122;
+        const double f4_x = t18 + t122;
         if (loads != NULL) { t19 = loads[34]; }
-        const double t129 = t19 + t123;
+        const double f4_y = t19 + t123;
         if (loads != NULL) { t20 = loads[35]; }
-        const double t130 = t20 + t124;
-        const double t131 = t50 * t109;
-        const double t132 = t49 * t87;
-        const double t133 = t131 + t132;
-        const double t134 = t49 * t109;
-        const double t135 = t50 * t87;
-        const double t136 = t135 - t134;
-        const double t137 = (-0.023526756935) * t112;
+        const double f4_z = t20 + t124;
+        /* body 5 panda_link6: v, a, f */
+        const double t131 = t50 * a4_x;
+        const double t132 = t49 * a3_y;
+        const double a5_x = t131 + t132;
+        const double t134 = t49 * a4_x;
+        const double t135 = t50 * a3_y;
+        const double a5_y = t135 - t134;
+        const double t137 = (-0.023526756935) * a4_y;
         const double t138 = -t137;
-        const double t139 = (-0.017527158935000002) * t136;
+        const double t139 = (-0.017527158935000002) * a5_y;
         const double t140 = t138 - t139;
-        const double t141 = (-0.017527158935000002) * t133;
-        const double t142 = 0.10024161669500001 * t112;
+        const double t141 = (-0.017527158935000002) * a5_x;
+        const double t142 = 0.10024161669500001 * a4_y;
         const double t143 = t141 + t142;
-        const double t144 = 0.10024161669500001 * t136;
-        const double t145 = (-0.023526756935) * t133;
+        const double t144 = 0.10024161669500001 * a5_y;
+        const double t145 = (-0.023526756935) * a5_x;
         const double t146 = t144 - t145;
-        const double t147 = 1.666555 * t133;
-        const double t148 = 1.666555 * t136;
-        const double t149 = 1.666555 * t112;
+        const double t147 = 1.666555 * a5_x;
+        const double t148 = 1.666555 * a5_y;
+        const double t149 = 1.666555 * a4_y;
         if (loads != NULL) { t21 = loads[36]; }
-        const double t150 = t21 + t140;
+        const double f5_nx = t21 + t140;
         if (loads != NULL) { t22 = loads[37]; }
-        const double t151 = t22 + t143;
+        const double f5_ny = t22 + t143;
         if (loads != NULL) { t23 = loads[38]; }
-        const double t152 = t23 + t146;
+        const double f5_nz = t23 + t146;
         if (loads != NULL) { t24 = loads[39]; }
-        const double t153 = t24 + t147;
+        const double f5_x = t24 + t147;
         if (loads != NULL) { t25 = loads[40]; }
-        const double t154 = t25 + t148;
+        const double f5_y = t25 + t148;
         if (loads != NULL) { t26 = loads[41]; }
-        const double t155 = t26 - t149;
-        const double t156 = t52 * t133;
-        const double t157 = t51 * t112;
-        const double t158 = t156 - t157;
-        const double t159 = t51 * t133;
+        const double f5_z = t26 - t149;
+        /* body 6 panda_link7: v, a, f */
+        const double t156 = t52 * a5_x;
+        const double t157 = t51 * a4_y;
+        const double a6_x = t156 - t157;
+        const double t159 = t51 * a5_x;
         const double t160 = -t159;
-        const double t161 = t52 * t112;
-        const double t162 = t160 - t161;
-        const double t163 = 0.0020344399586617965 * t136;
+        const double t161 = t52 * a4_y;
+        const double a6_y = t160 - t161;
+        const double t163 = 0.0020344399586617965 * a5_y;
         const double t164 = -t163;
-        const double t165 = 0.150277948634 * t162;
+        const double t165 = 0.150277948634 * a6_y;
         const double t166 = t164 - t165;
-        const double t167 = 0.150277948634 * t158;
-        const double t168 = 0.002573605371338202 * t136;
+        const double t167 = 0.150277948634 * a6_x;
+        const double t168 = 0.002573605371338202 * a5_y;
         const double t169 = t167 + t168;
-        const double t170 = 0.002573605371338202 * t162;
-        const double t171 = 0.0020344399586617965 * t158;
+        const double t170 = 0.002573605371338202 * a6_y;
+        const double t171 = 0.0020344399586617965 * a6_x;
         const double t172 = t170 - t171;
-        const double t173 = 1.4955219999999998 * t158;
-        const double t174 = 1.4955219999999998 * t162;
-        const double t175 = 1.4955219999999998 * t136;
+        const double t173 = 1.4955219999999998 * a6_x;
+        const double t174 = 1.4955219999999998 * a6_y;
+        const double t175 = 1.4955219999999998 * a5_y;
         if (loads != NULL) {
             const double t176 = 0.107 * loads[52];
             const double t177 = loads[48] - t176;
@@ -250,7 +259,7 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
             const double t209 = t207 - t208;
             t35 = t202 + t209;
         }
-        const double t210 = t35 + t166;
+        const double f6_nx = t35 + t166;
         if (loads != NULL) {
             const double t211 = 0.107 * loads[51];
             const double t212 = loads[49] + t211;
@@ -292,7 +301,7 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
             const double t244 = t242 + t243;
             t36 = t237 + t244;
         }
-        const double t245 = t36 + t169;
+        const double f6_ny = t36 + t169;
         if (loads != NULL) {
             const double t246 = loads[44] + loads[50];
             const double t247 = loads[56] + t246;
@@ -300,8 +309,8 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
             const double t249 = loads[68] + t248;
             t37 = loads[74] + t249;
         }
-        const double t250 = t37 + t172;
-        g[6] = t250;
+        const double f6_nz = t37 + t172;
+        g[6] = f6_nz;
         if (loads != NULL) {
             const double t251 = loads[45] + loads[51];
             const double t252 = t251 + t27;
@@ -309,7 +318,7 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
             const double t254 = t253 + t31;
             t38 = t254 + t33;
         }
-        const double t255 = t38 + t173;
+        const double f6_x = t38 + t173;
         if (loads != NULL) {
             const double t256 = loads[46] + loads[52];
             const double t257 = t256 + t28;
@@ -317,7 +326,7 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
             const double t259 = t258 + t32;
             t39 = t259 + t34;
         }
-        const double t260 = t39 + t174;
+        const double f6_y = t39 + t174;
         if (loads != NULL) {
             const double t261 = loads[47] + loads[53];
             const double t262 = loads[59] + t261;
@@ -325,31 +334,33 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
             const double t264 = loads[71] + t263;
             t40 = loads[77] + t264;
         }
-        const double t265 = t40 - t175;
-        const double t266 = t52 * t255;
-        const double t267 = t51 * t260;
+        const double f6_z = t40 - t175;
+        /* body 6 panda_link7: tau, f to the parent */
+        const double t266 = t52 * f6_x;
+        const double t267 = t51 * f6_y;
         const double t268 = t266 - t267;
-        const double t269 = t51 * t255;
-        const double t270 = t52 * t260;
+        const double t269 = t51 * f6_x;
+        const double t270 = t52 * f6_y;
         const double t271 = t269 + t270;
-        const double t272 = t52 * t210;
-        const double t273 = t51 * t245;
+        const double t272 = t52 * f6_nx;
+        const double t273 = t51 * f6_ny;
         const double t274 = t272 - t273;
-        const double t275 = -t250;
-        const double t276 = t51 * t210;
-        const double t277 = t52 * t245;
+        const double t275 = -f6_nz;
+        const double t276 = t51 * f6_nx;
+        const double t277 = t52 * f6_ny;
         const double t278 = t276 + t277;
         const double t279 = 0.088 * t271;
-        const double t280 = 0.088 * t265;
+        const double t280 = 0.088 * f6_z;
         const double t281 = t275 - t279;
         const double t282 = t278 - t280;
-        const double t283 = t150 + t274;
-        const double t284 = t151 + t281;
-        const double t285 = t152 + t282;
+        const double t283 = f5_nx + t274;
+        const double t284 = f5_ny + t281;
+        const double t285 = f5_nz + t282;
         g[5] = t285;
-        const double t286 = t153 + t268;
-        const double t287 = t154 - t265;
-        const double t288 = t155 + t271;
+        const double t286 = f5_x + t268;
+        const double t287 = f5_y - f6_z;
+        const double t288 = f5_z + t271;
+        /* body 5 panda_link6: tau, f to the parent */
         const double t289 = t50 * t286;
         const double t290 = t49 * t287;
         const double t291 = t289 - t290;
@@ -362,13 +373,14 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
         const double t298 = t49 * t283;
         const double t299 = t50 * t284;
         const double t300 = t298 + t299;
-        const double t301 = t125 + t297;
-        const double t302 = t126 - t285;
-        const double t303 = t127 + t300;
+        const double t301 = f4_nx + t297;
+        const double t302 = f4_ny - t285;
+        const double t303 = f4_nz + t300;
         g[4] = t303;
-        const double t304 = t128 + t291;
-        const double t305 = t129 - t288;
-        const double t306 = t130 + t294;
+        const double t304 = f4_x + t291;
+        const double t305 = f4_y - t288;
+        const double t306 = f4_z + t294;
+        /* body 4 panda_link5: tau, f to the parent */
         const double t307 = t48 * t304;
         const double t308 = t47 * t305;
         const double t309 = t307 - t308;
@@ -391,13 +403,14 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
         const double t326 = t316 + t321;
         const double t327 = t303 - t322;
         const double t328 = t320 + t325;
-        const double t329 = t101 + t326;
-        const double t330 = t102 + t327;
-        const double t331 = t103 + t328;
+        const double t329 = f3_nx + t326;
+        const double t330 = f3_ny + t327;
+        const double t331 = f3_nz + t328;
         g[3] = t331;
-        const double t332 = t104 + t309;
-        const double t333 = t105 + t306;
-        const double t334 = t106 + t313;
+        const double t332 = f3_x + t309;
+        const double t333 = f3_y + t306;
+        const double t334 = f3_z + t313;
+        /* body 3 panda_link4: tau, f to the parent */
         const double t335 = t46 * t332;
         const double t336 = t45 * t333;
         const double t337 = t335 - t336;
@@ -415,12 +428,13 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
         const double t349 = 0.0825 * t334;
         const double t350 = t344 - t348;
         const double t351 = t347 - t349;
-        const double t352 = t77 + t343;
-        const double t353 = t78 + t350;
-        const double t354 = t79 + t351;
+        const double t352 = f2_nx + t343;
+        const double t353 = f2_ny + t350;
+        const double t354 = f2_nz + t351;
         g[2] = t354;
-        const double t355 = t80 + t337;
-        const double t356 = t81 - t334;
+        const double t355 = f2_x + t337;
+        const double t356 = f2_y - t334;
+        /* body 2 panda_link3: tau, f to the parent */
         const double t357 = t44 * t355;
         const double t358 = t43 * t356;
         const double t359 = t357 - t358;
@@ -437,10 +451,11 @@ int panda_gravity(const double *q, const double *loads, double *restrict g)
         const double t370 = (-0.316) * t359;
         const double t371 = t365 + t369;
         const double t372 = t368 - t370;
-        const double t373 = t60 + t371;
-        const double t374 = t61 - t354;
-        const double t375 = t62 + t372;
+        const double t373 = f1_nx + t371;
+        const double t374 = f1_ny - t354;
+        const double t375 = f1_nz + t372;
         g[1] = t375;
+        /* body 1 panda_link2: tau, f to the parent */
         const double t376 = t41 * t373;
         const double t377 = -t376;
         const double t378 = t42 * t374;

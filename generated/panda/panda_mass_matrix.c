@@ -15,9 +15,13 @@ int panda_mass_matrix(const double *q, double *restrict M)
         return RBDGEN_panda_INVALID_INPUT;
     }
     {
+        /* body 1 panda_link2: XJ */
         double t0, t1, t2, t3; panda_sincos2(q[1], q[2], &t0, &t1, &t2, &t3);
+        /* body 3 panda_link4: XJ */
         double t4, t5, t6, t7; panda_sincos2(q[3], q[4], &t4, &t5, &t6, &t7);
+        /* body 5 panda_link6: XJ */
         double t8, t9, t10, t11; panda_sincos2(q[5], q[6], &t8, &t9, &t10, &t11);
+        /* body 6 panda_link7: IC to the parent */
         const double t12 = 0.002573605371338202 * t11;
         const double t13 = 0.0020344399586617965 * t10;
         const double t14 = t12 - t13;
@@ -71,6 +75,7 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t60 = 9.3569097314605e-05 - t34;
         const double t61 = 0.011794560230238949 + t53;
         M[40] = t61;
+        /* body 5 panda_link6: IC to the parent */
         const double t62 = t9 * t54;
         const double t63 = (-0.17380470556900002) * t8;
         const double t64 = t62 - t63;
@@ -115,6 +120,7 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t101 = 0.0021640520520981297 - t83;
         const double t102 = 0.010869510762828563 + t93;
         M[32] = t102;
+        /* body 4 panda_link5: IC to the parent */
         const double t103 = t7 * t94;
         const double t104 = t6 * t95;
         const double t105 = t103 - t104;
@@ -180,6 +186,7 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t165 = (-0.0016444875773692705) + t151;
         const double t166 = 0.0775861490525396 + t157;
         M[24] = t166;
+        /* body 3 panda_link4: IC to the parent */
         const double t167 = t5 * t158;
         const double t168 = t4 * t159;
         const double t169 = t167 - t168;
@@ -234,6 +241,7 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t216 = (-0.004377257121839581) - t190;
         const double t217 = 0.01824920229252011 + t208;
         M[16] = t217;
+        /* body 2 panda_link3: IC to the parent */
         const double t218 = t3 * t209;
         const double t219 = t2 * t210;
         const double t220 = t218 - t219;
@@ -283,6 +291,7 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t264 = 0.0007689361029463999 + t255;
         const double t265 = 0.026534991901690206 + t259;
         M[8] = t265;
+        /* body 1 panda_link2: IC to the parent */
         const double t266 = t0 * t261;
         const double t267 = -t266;
         const double t268 = t0 * t260;
@@ -303,18 +312,20 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t281 = t279 - t280;
         const double t282 = 0.009213163777211224 + t281;
         M[0] = t282;
+        /* body 2 panda_link3: F, H row and column */
         const double t283 = -t222;
         const double t284 = t283 - t221;
         const double t285 = (-0.316) * t284;
         const double t286 = t237 + t248;
-        const double t287 = t240 - t285;
-        M[9] = t287;
-        M[15] = t287;
+        const double H2_1 = t240 - t285;
+        M[9] = H2_1;
+        M[15] = H2_1;
         const double t288 = t0 * t286;
         const double t289 = t1 * t217;
-        const double t290 = t289 - t288;
-        M[2] = t290;
-        M[14] = t290;
+        const double H2_0 = t289 - t288;
+        M[2] = H2_0;
+        M[14] = H2_0;
+        /* body 3 panda_link4: F, H row and column */
         const double t291 = -t171;
         const double t292 = t291 - t170;
         const double t293 = 0.0825 * t169;
@@ -330,14 +341,15 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t303 = (-0.316) * t296;
         const double t304 = (-0.316) * t295;
         const double t305 = t299 + t303;
-        const double t306 = t302 - t304;
-        M[10] = t306;
-        M[22] = t306;
+        const double H3_1 = t302 - t304;
+        M[10] = H3_1;
+        M[22] = H3_1;
         const double t307 = t0 * t305;
         const double t308 = t1 * t190;
-        const double t309 = t308 - t307;
-        M[3] = t309;
-        M[21] = t309;
+        const double H3_0 = t308 - t307;
+        M[3] = H3_0;
+        M[21] = H3_0;
+        /* body 4 panda_link5: F, H row and column */
         const double t310 = t109 - t106;
         const double t311 = t104 - t103;
         const double t312 = 0.384 * t311;
@@ -345,24 +357,24 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t314 = 0.384 * t310;
         const double t315 = t127 + t312;
         const double t316 = t102 - t313;
-        const double t317 = t131 - t314;
-        M[25] = t317;
-        M[31] = t317;
+        const double H4_3 = t131 - t314;
+        M[25] = H4_3;
+        M[31] = H4_3;
         const double t318 = t5 * t310;
         const double t319 = t4 * t310;
         const double t320 = t5 * t315;
         const double t321 = t4 * t316;
         const double t322 = t320 - t321;
-        const double t323 = -t317;
+        const double t323 = -H4_3;
         const double t324 = t4 * t315;
         const double t325 = t5 * t316;
         const double t326 = t324 + t325;
         const double t327 = 0.0825 * t319;
         const double t328 = 0.0825 * t311;
         const double t329 = t323 - t327;
-        const double t330 = t326 - t328;
-        M[18] = t330;
-        M[30] = t330;
+        const double H4_2 = t326 - t328;
+        M[18] = H4_2;
+        M[30] = H4_2;
         const double t331 = t3 * t318;
         const double t332 = t2 * t311;
         const double t333 = t331 + t332;
@@ -378,14 +390,15 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t343 = (-0.316) * t336;
         const double t344 = (-0.316) * t333;
         const double t345 = t339 + t343;
-        const double t346 = t342 - t344;
-        M[11] = t346;
-        M[29] = t346;
+        const double H4_1 = t342 - t344;
+        M[11] = H4_1;
+        M[29] = H4_1;
         const double t347 = t0 * t345;
-        const double t348 = t1 * t330;
-        const double t349 = t348 - t347;
-        M[4] = t349;
-        M[28] = t349;
+        const double t348 = t1 * H4_2;
+        const double H4_0 = t348 - t347;
+        M[4] = H4_0;
+        M[28] = H4_0;
+        /* body 5 panda_link6: F, H row and column */
         const double t350 = 0.17380470556900002 * t9;
         const double t351 = t350 - t65;
         const double t352 = 0.17380470556900002 * t8;
@@ -405,9 +418,9 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t366 = t364 - t365;
         const double t367 = t358 - t362;
         const double t368 = t83 + t363;
-        const double t369 = t361 + t366;
-        M[26] = t369;
-        M[38] = t369;
+        const double H5_3 = t361 + t366;
+        M[26] = H5_3;
+        M[38] = H5_3;
         const double t370 = t5 * t354;
         const double t371 = t4 * t353;
         const double t372 = t370 - t371;
@@ -417,16 +430,16 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t376 = t5 * t367;
         const double t377 = t4 * t368;
         const double t378 = t376 - t377;
-        const double t379 = -t369;
+        const double t379 = -H5_3;
         const double t380 = t4 * t367;
         const double t381 = t5 * t368;
         const double t382 = t380 + t381;
         const double t383 = 0.0825 * t375;
         const double t384 = 0.0825 * t355;
         const double t385 = t379 - t383;
-        const double t386 = t382 + t384;
-        M[19] = t386;
-        M[37] = t386;
+        const double H5_2 = t382 + t384;
+        M[19] = H5_2;
+        M[37] = H5_2;
         const double t387 = t3 * t372;
         const double t388 = t2 * t355;
         const double t389 = t387 - t388;
@@ -442,14 +455,15 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t399 = (-0.316) * t392;
         const double t400 = (-0.316) * t389;
         const double t401 = t395 + t399;
-        const double t402 = t398 - t400;
-        M[12] = t402;
-        M[36] = t402;
+        const double H5_1 = t398 - t400;
+        M[12] = H5_1;
+        M[36] = H5_1;
         const double t403 = t0 * t401;
-        const double t404 = t1 * t386;
-        const double t405 = t404 - t403;
-        M[5] = t405;
-        M[35] = t405;
+        const double t404 = t1 * H5_2;
+        const double H5_0 = t404 - t403;
+        M[5] = H5_0;
+        M[35] = H5_0;
+        /* body 6 panda_link7: F, H row and column */
         const double t406 = (-0.0020344399586617965) * t11;
         const double t407 = t406 - t15;
         const double t408 = (-0.0020344399586617965) * t10;
@@ -463,9 +477,9 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t416 = t414 - t415;
         const double t417 = t8 * t31;
         const double t418 = t9 * t411;
-        const double t419 = t417 + t418;
-        M[34] = t419;
-        M[46] = t419;
+        const double H6_4 = t417 + t418;
+        M[34] = H6_4;
+        M[46] = H6_4;
         const double t420 = t7 * t412;
         const double t421 = t6 * t409;
         const double t422 = t420 + t421;
@@ -484,10 +498,10 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t435 = 0.384 * t422;
         const double t436 = t434 - t435;
         const double t437 = t428 + t432;
-        const double t438 = t419 - t433;
-        const double t439 = t431 + t436;
-        M[27] = t439;
-        M[45] = t439;
+        const double t438 = H6_4 - t433;
+        const double H6_3 = t431 + t436;
+        M[27] = H6_3;
+        M[45] = H6_3;
         const double t440 = t5 * t422;
         const double t441 = t4 * t413;
         const double t442 = t440 - t441;
@@ -497,16 +511,16 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t446 = t5 * t437;
         const double t447 = t4 * t438;
         const double t448 = t446 - t447;
-        const double t449 = -t439;
+        const double t449 = -H6_3;
         const double t450 = t4 * t437;
         const double t451 = t5 * t438;
         const double t452 = t450 + t451;
         const double t453 = 0.0825 * t445;
         const double t454 = 0.0825 * t425;
         const double t455 = t449 - t453;
-        const double t456 = t452 - t454;
-        M[20] = t456;
-        M[44] = t456;
+        const double H6_2 = t452 - t454;
+        M[20] = H6_2;
+        M[44] = H6_2;
         const double t457 = t3 * t442;
         const double t458 = t2 * t425;
         const double t459 = t457 + t458;
@@ -522,14 +536,14 @@ int panda_mass_matrix(const double *q, double *restrict M)
         const double t469 = (-0.316) * t462;
         const double t470 = (-0.316) * t459;
         const double t471 = t465 + t469;
-        const double t472 = t468 - t470;
-        M[13] = t472;
-        M[43] = t472;
+        const double H6_1 = t468 - t470;
+        M[13] = H6_1;
+        M[43] = H6_1;
         const double t473 = t0 * t471;
-        const double t474 = t1 * t456;
-        const double t475 = t474 - t473;
-        M[6] = t475;
-        M[42] = t475;
+        const double t474 = t1 * H6_2;
+        const double H6_0 = t474 - t473;
+        M[6] = H6_0;
+        M[42] = H6_0;
         M[48] = 0.006684151967360945;
     }
     if (!panda_finite(M, 49)) {

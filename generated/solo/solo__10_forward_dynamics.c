@@ -10,6 +10,7 @@
 int solo__10_forward_dynamics(double *restrict acc, double *restrict w)
 {
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
+    /* mass matrix, LTDL: solve and residual */
     const double t0 = w[8] * w[8];
     const double t1 = w[0] + t0;
     const double t2 = w[9] * w[9];
@@ -71,6 +72,7 @@ int solo__10_forward_dynamics(double *restrict acc, double *restrict w)
     const double t58 = sqrt(t57);
     const double t59 = t22 - t58;
     if (status == RBDGEN_solo_OK && solo_negative(t59)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix: residual check failed (||b - H x||_2 above its bound) */
+    /* forward_dynamics_crba */
     const double t60 = w[123] * w[18];
     const double t61 = w[124] * w[240];
     const double t62 = t60 + t61;

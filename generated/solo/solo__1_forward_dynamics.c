@@ -10,36 +10,43 @@
 int solo__1_forward_dynamics(const double *q, double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
+    /* body 0 FL_SHOULDER: XJ */
     double t0, t1, t2, t3; solo_sincos2(q[0], q[1], &t0, &t1, &t2, &t3);
     hand[0] = t1;
     hand[1] = t0;
     hand[2] = t3;
     hand[3] = t2;
+    /* body 2 HL_SHOULDER: XJ */
     double t4, t5, t6, t7; solo_sincos2(q[2], q[3], &t4, &t5, &t6, &t7);
     hand[4] = t5;
     hand[5] = t4;
     hand[6] = t7;
     hand[7] = t6;
+    /* body 4 FL_UPPER_LEG: XJ */
     double t8, t9, t10, t11; solo_sincos2(q[4], q[5], &t8, &t9, &t10, &t11);
     hand[8] = t9;
     hand[9] = t8;
     hand[10] = t11;
     hand[11] = t10;
+    /* body 6 HL_UPPER_LEG: XJ */
     double t12, t13, t14, t15; solo_sincos2(q[6], q[7], &t12, &t13, &t14, &t15);
     hand[12] = t13;
     hand[13] = t12;
     hand[14] = t15;
     hand[15] = t14;
+    /* body 8 FL_LOWER_LEG: XJ */
     double t16, t17, t18, t19; solo_sincos2(q[8], q[9], &t16, &t17, &t18, &t19);
     hand[16] = t17;
     hand[17] = t16;
     hand[18] = t19;
     hand[19] = t18;
+    /* body 10 HL_LOWER_LEG: XJ */
     double t20, t21, t22, t23; solo_sincos2(q[10], q[11], &t20, &t21, &t22, &t23);
     hand[20] = t21;
     hand[21] = t20;
     hand[22] = t23;
     hand[23] = t22;
+    /* body 11 HR_LOWER_LEG: IC to the parent */
     const double t24 = (-0.0038482516772413004) * t22;
     hand[24] = t24;
     const double t25 = (-0.0038482516772413004) * t23;
@@ -84,6 +91,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w)
     hand[28] = t60;
     const double t61 = (-0.0002730308797879413) + t50;
     const double t62 = 8.590521094399056e-05 + t54;
+    /* body 10 HL_LOWER_LEG: IC to the parent */
     const double t63 = (-0.0038482516772413004) * t20;
     hand[29] = t63;
     const double t64 = (-0.0038482516772413004) * t21;
@@ -128,6 +136,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w)
     hand[33] = t99;
     const double t100 = 0.0002730308797879413 + t89;
     const double t101 = 8.590521094399056e-05 + t93;
+    /* body 9 FR_LOWER_LEG: IC to the parent */
     const double t102 = (-0.0038482516772413004) * t18;
     hand[34] = t102;
     const double t103 = (-0.0038482516772413004) * t19;
@@ -172,6 +181,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w)
     hand[38] = t138;
     const double t139 = (-0.0002730308797879413) + t128;
     const double t140 = 8.590521094399056e-05 + t132;
+    /* body 8 FL_LOWER_LEG: IC to the parent */
     const double t141 = (-0.0038482516772413004) * t16;
     hand[39] = t141;
     const double t142 = (-0.0038482516772413004) * t17;
@@ -216,6 +226,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w)
     hand[43] = t177;
     const double t178 = 0.0002730308797879413 + t167;
     const double t179 = 8.590521094399056e-05 + t171;
+    /* body 7 HR_UPPER_LEG: IC to the parent */
     const double t180 = t15 * t55;
     hand[44] = t180;
     const double t181 = t14 * t56;
@@ -263,6 +274,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w)
     const double t219 = 7.020015784149999e-05 + t207;
     const double t220 = 0.001332094779323094 + t60;
     const double t221 = 0.001346088624323094 + t216;
+    /* body 6 HL_UPPER_LEG: IC to the parent */
     const double t222 = t13 * t94;
     hand[49] = t222;
     const double t223 = t12 * t95;
@@ -316,6 +328,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w)
     hand[58] = t262;
     const double t263 = 0.001346088624323094 + t258;
     hand[59] = t263;
+    /* body 5 FR_UPPER_LEG: IC to the parent */
     const double t264 = t11 * t133;
     hand[60] = t264;
     const double t265 = t10 * t134;
@@ -369,6 +382,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w)
     hand[69] = t304;
     const double t305 = 0.001346088624323094 + t300;
     hand[70] = t305;
+    /* body 4 FL_UPPER_LEG: IC to the parent */
     const double t306 = t9 * t172;
     hand[71] = t306;
     const double t307 = t8 * t173;
@@ -422,6 +436,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w)
     hand[80] = t346;
     const double t347 = 0.001346088624323094 + t342;
     hand[81] = t347;
+    /* body 3 HR_SHOULDER: IC to the parent */
     const double t348 = (-0.008674079908742898) * t7;
     const double t349 = t6 * t185;
     const double t350 = t348 - t349;

@@ -10,6 +10,7 @@
 int solo__9_forward_dynamics(double *restrict acc, double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
+    /* mass matrix, LTDL: solve and residual */
     const double t0 = w[1] - w[241];
     const double t1 = w[59] + w[66];
     const double t2 = w[64] * w[18];

@@ -95,6 +95,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         double t75 = 0;
         double t76 = 0;
         double t77 = 0;
+        /* gravity */
         const double t78 = base[3] * base[3];
         const double t79 = base[4] * base[4];
         const double t80 = t78 + t79;
@@ -134,239 +135,254 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t110 = 9.80665 * t106;
         const double t111 = 9.80665 * t107;
         const double t112 = 9.80665 * t109;
+        /* body 0 FL_SHOULDER: XJ */
         double t113, t114, t115, t116; solo_sincos2(q[0], q[1], &t113, &t114, &t115, &t116);
+        /* body 2 HL_SHOULDER: XJ */
         double t117, t118, t119, t120; solo_sincos2(q[2], q[3], &t117, &t118, &t119, &t120);
+        /* body 4 FL_UPPER_LEG: XJ */
         double t121, t122, t123, t124; solo_sincos2(q[4], q[5], &t121, &t122, &t123, &t124);
+        /* body 6 HL_UPPER_LEG: XJ */
         double t125, t126, t127, t128; solo_sincos2(q[6], q[7], &t125, &t126, &t127, &t128);
+        /* body 8 FL_LOWER_LEG: XJ */
         double t129, t130, t131, t132; solo_sincos2(q[8], q[9], &t129, &t130, &t131, &t132);
+        /* body 10 HL_LOWER_LEG: XJ */
         double t133, t134, t135, t136; solo_sincos2(q[10], q[11], &t133, &t134, &t135, &t136);
+        /* body 0 FL_SHOULDER: v, a, f */
         const double t137 = t111 * t114;
         const double t138 = t112 * t113;
-        const double t139 = t137 + t138;
+        const double a0_y = t137 + t138;
         const double t140 = t111 * t113;
         const double t141 = t112 * t114;
-        const double t142 = t141 - t140;
-        const double t143 = 0.0014853845 * t142;
-        const double t144 = (-0.01169101578415) * t142;
-        const double t145 = (-0.01169101578415) * t139;
+        const double a0_z = t141 - t140;
+        const double t143 = 0.0014853845 * a0_z;
+        const double t144 = (-0.01169101578415) * a0_z;
+        const double t145 = (-0.01169101578415) * a0_y;
         const double t146 = 0.0014853845 * t110;
         const double t147 = t145 - t146;
         const double t148 = 0.14853845 * t110;
-        const double t149 = 0.14853845 * t139;
-        const double t150 = 0.14853845 * t142;
+        const double t149 = 0.14853845 * a0_y;
+        const double t150 = 0.14853845 * a0_z;
         if (loads != NULL) { t6 = loads[6]; }
-        const double t151 = t6 + t143;
+        const double f0_nx = t6 + t143;
         if (loads != NULL) { t7 = loads[7]; }
-        const double t152 = t7 - t144;
+        const double f0_ny = t7 - t144;
         if (loads != NULL) { t8 = loads[8]; }
-        const double t153 = t8 + t147;
+        const double f0_nz = t8 + t147;
         if (loads != NULL) { t9 = loads[9]; }
-        const double t154 = t9 + t148;
+        const double f0_x = t9 + t148;
         if (loads != NULL) { t10 = loads[10]; }
-        const double t155 = t10 + t149;
+        const double f0_y = t10 + t149;
         if (loads != NULL) { t11 = loads[11]; }
-        const double t156 = t11 + t150;
+        const double f0_z = t11 + t150;
+        /* body 1 FR_SHOULDER: v, a, f */
         const double t157 = t111 * t116;
         const double t158 = t112 * t115;
-        const double t159 = t157 + t158;
+        const double a1_y = t157 + t158;
         const double t160 = t111 * t115;
         const double t161 = t112 * t116;
-        const double t162 = t161 - t160;
-        const double t163 = (-0.0014853845) * t162;
-        const double t164 = (-0.01169101578415) * t162;
-        const double t165 = (-0.01169101578415) * t159;
+        const double a1_z = t161 - t160;
+        const double t163 = (-0.0014853845) * a1_z;
+        const double t164 = (-0.01169101578415) * a1_z;
+        const double t165 = (-0.01169101578415) * a1_y;
         const double t166 = (-0.0014853845) * t110;
         const double t167 = t165 - t166;
-        const double t168 = 0.14853845 * t159;
-        const double t169 = 0.14853845 * t162;
+        const double t168 = 0.14853845 * a1_y;
+        const double t169 = 0.14853845 * a1_z;
         if (loads != NULL) { t12 = loads[12]; }
-        const double t170 = t12 + t163;
+        const double f1_nx = t12 + t163;
         if (loads != NULL) { t13 = loads[13]; }
-        const double t171 = t13 - t164;
+        const double f1_ny = t13 - t164;
         if (loads != NULL) { t14 = loads[14]; }
-        const double t172 = t14 + t167;
+        const double f1_nz = t14 + t167;
         if (loads != NULL) { t15 = loads[15]; }
-        const double t173 = t15 + t148;
+        const double f1_x = t15 + t148;
         if (loads != NULL) { t16 = loads[16]; }
-        const double t174 = t16 + t168;
+        const double f1_y = t16 + t168;
         if (loads != NULL) { t17 = loads[17]; }
-        const double t175 = t17 + t169;
+        const double f1_z = t17 + t169;
+        /* body 2 HL_SHOULDER: v, a, f */
         const double t176 = t111 * t118;
         const double t177 = t112 * t117;
-        const double t178 = t176 + t177;
+        const double a2_y = t176 + t177;
         const double t179 = t111 * t117;
         const double t180 = t112 * t118;
-        const double t181 = t180 - t179;
-        const double t182 = 0.0014853845 * t181;
-        const double t183 = 0.01169101578415 * t181;
-        const double t184 = 0.01169101578415 * t178;
+        const double a2_z = t180 - t179;
+        const double t182 = 0.0014853845 * a2_z;
+        const double t183 = 0.01169101578415 * a2_z;
+        const double t184 = 0.01169101578415 * a2_y;
         const double t185 = t184 - t146;
-        const double t186 = 0.14853845 * t178;
-        const double t187 = 0.14853845 * t181;
+        const double t186 = 0.14853845 * a2_y;
+        const double t187 = 0.14853845 * a2_z;
         if (loads != NULL) { t18 = loads[18]; }
-        const double t188 = t18 + t182;
+        const double f2_nx = t18 + t182;
         if (loads != NULL) { t19 = loads[19]; }
-        const double t189 = t19 - t183;
+        const double f2_ny = t19 - t183;
         if (loads != NULL) { t20 = loads[20]; }
-        const double t190 = t20 + t185;
+        const double f2_nz = t20 + t185;
         if (loads != NULL) { t21 = loads[21]; }
-        const double t191 = t21 + t148;
+        const double f2_x = t21 + t148;
         if (loads != NULL) { t22 = loads[22]; }
-        const double t192 = t22 + t186;
+        const double f2_y = t22 + t186;
         if (loads != NULL) { t23 = loads[23]; }
-        const double t193 = t23 + t187;
+        const double f2_z = t23 + t187;
+        /* body 3 HR_SHOULDER: v, a, f */
         const double t194 = t111 * t120;
         const double t195 = t112 * t119;
-        const double t196 = t194 + t195;
+        const double a3_y = t194 + t195;
         const double t197 = t111 * t119;
         const double t198 = t112 * t120;
-        const double t199 = t198 - t197;
-        const double t200 = (-0.0014853845) * t199;
-        const double t201 = 0.01169101578415 * t199;
-        const double t202 = 0.01169101578415 * t196;
+        const double a3_z = t198 - t197;
+        const double t200 = (-0.0014853845) * a3_z;
+        const double t201 = 0.01169101578415 * a3_z;
+        const double t202 = 0.01169101578415 * a3_y;
         const double t203 = t202 - t166;
-        const double t204 = 0.14853845 * t196;
-        const double t205 = 0.14853845 * t199;
+        const double t204 = 0.14853845 * a3_y;
+        const double t205 = 0.14853845 * a3_z;
         if (loads != NULL) { t24 = loads[24]; }
-        const double t206 = t24 + t200;
+        const double f3_nx = t24 + t200;
         if (loads != NULL) { t25 = loads[25]; }
-        const double t207 = t25 - t201;
+        const double f3_ny = t25 - t201;
         if (loads != NULL) { t26 = loads[26]; }
-        const double t208 = t26 + t203;
+        const double f3_nz = t26 + t203;
         if (loads != NULL) { t27 = loads[27]; }
-        const double t209 = t27 + t148;
+        const double f3_x = t27 + t148;
         if (loads != NULL) { t28 = loads[28]; }
-        const double t210 = t28 + t204;
+        const double f3_y = t28 + t204;
         if (loads != NULL) { t29 = loads[29]; }
-        const double t211 = t29 + t205;
+        const double f3_z = t29 + t205;
+        /* body 4 FL_UPPER_LEG: v, a, f */
         const double t212 = t110 * t122;
-        const double t213 = t121 * t142;
-        const double t214 = t212 - t213;
+        const double t213 = t121 * a0_z;
+        const double a4_x = t212 - t213;
         const double t215 = t110 * t121;
-        const double t216 = t122 * t142;
-        const double t217 = t215 + t216;
-        const double t218 = 0.0028754860404784995 * t217;
+        const double t216 = t122 * a0_z;
+        const double a4_z = t215 + t216;
+        const double t218 = 0.0028754860404784995 * a4_z;
         const double t219 = t218 - t145;
-        const double t220 = (-0.01169101578415) * t214;
-        const double t221 = 2.0453744564999998e-06 * t217;
+        const double t220 = (-0.01169101578415) * a4_x;
+        const double t221 = 2.0453744564999998e-06 * a4_z;
         const double t222 = t220 - t221;
-        const double t223 = 2.0453744564999998e-06 * t139;
-        const double t224 = 0.0028754860404784995 * t214;
+        const double t223 = 2.0453744564999998e-06 * a0_y;
+        const double t224 = 0.0028754860404784995 * a4_x;
         const double t225 = t223 - t224;
-        const double t226 = 0.14853845 * t214;
-        const double t227 = 0.14853845 * t217;
+        const double t226 = 0.14853845 * a4_x;
+        const double t227 = 0.14853845 * a4_z;
         if (loads != NULL) { t30 = loads[30]; }
-        const double t228 = t30 + t219;
+        const double f4_nx = t30 + t219;
         if (loads != NULL) { t31 = loads[31]; }
-        const double t229 = t31 + t222;
+        const double f4_ny = t31 + t222;
         if (loads != NULL) { t32 = loads[32]; }
-        const double t230 = t32 + t225;
+        const double f4_nz = t32 + t225;
         if (loads != NULL) { t33 = loads[33]; }
-        const double t231 = t33 + t226;
+        const double f4_x = t33 + t226;
         if (loads != NULL) { t34 = loads[34]; }
-        const double t232 = t34 + t149;
+        const double f4_y = t34 + t149;
         if (loads != NULL) { t35 = loads[35]; }
-        const double t233 = t35 + t227;
+        const double f4_z = t35 + t227;
+        /* body 5 FR_UPPER_LEG: v, a, f */
         const double t234 = t110 * t124;
-        const double t235 = t123 * t162;
-        const double t236 = t234 - t235;
+        const double t235 = t123 * a1_z;
+        const double a5_x = t234 - t235;
         const double t237 = t110 * t123;
-        const double t238 = t124 * t162;
-        const double t239 = t237 + t238;
-        const double t240 = (-0.0028754860404784995) * t239;
+        const double t238 = t124 * a1_z;
+        const double a5_z = t237 + t238;
+        const double t240 = (-0.0028754860404784995) * a5_z;
         const double t241 = t240 - t165;
-        const double t242 = (-0.01169101578415) * t236;
-        const double t243 = (-2.0453744564999998e-06) * t239;
+        const double t242 = (-0.01169101578415) * a5_x;
+        const double t243 = (-2.0453744564999998e-06) * a5_z;
         const double t244 = t242 - t243;
-        const double t245 = (-2.0453744564999998e-06) * t159;
-        const double t246 = (-0.0028754860404784995) * t236;
+        const double t245 = (-2.0453744564999998e-06) * a1_y;
+        const double t246 = (-0.0028754860404784995) * a5_x;
         const double t247 = t245 - t246;
-        const double t248 = 0.14853845 * t236;
-        const double t249 = 0.14853845 * t239;
+        const double t248 = 0.14853845 * a5_x;
+        const double t249 = 0.14853845 * a5_z;
         if (loads != NULL) { t36 = loads[36]; }
-        const double t250 = t36 + t241;
+        const double f5_nx = t36 + t241;
         if (loads != NULL) { t37 = loads[37]; }
-        const double t251 = t37 + t244;
+        const double f5_ny = t37 + t244;
         if (loads != NULL) { t38 = loads[38]; }
-        const double t252 = t38 + t247;
+        const double f5_nz = t38 + t247;
         if (loads != NULL) { t39 = loads[39]; }
-        const double t253 = t39 + t248;
+        const double f5_x = t39 + t248;
         if (loads != NULL) { t40 = loads[40]; }
-        const double t254 = t40 + t168;
+        const double f5_y = t40 + t168;
         if (loads != NULL) { t41 = loads[41]; }
-        const double t255 = t41 + t249;
+        const double f5_z = t41 + t249;
+        /* body 6 HL_UPPER_LEG: v, a, f */
         const double t256 = t110 * t126;
-        const double t257 = t125 * t181;
-        const double t258 = t256 - t257;
+        const double t257 = t125 * a2_z;
+        const double a6_x = t256 - t257;
         const double t259 = t110 * t125;
-        const double t260 = t126 * t181;
-        const double t261 = t259 + t260;
-        const double t262 = 0.0028754860404784995 * t261;
-        const double t263 = (-0.01169101578415) * t178;
+        const double t260 = t126 * a2_z;
+        const double a6_z = t259 + t260;
+        const double t262 = 0.0028754860404784995 * a6_z;
+        const double t263 = (-0.01169101578415) * a2_y;
         const double t264 = t262 - t263;
-        const double t265 = (-0.01169101578415) * t258;
-        const double t266 = 2.0453744564999998e-06 * t261;
+        const double t265 = (-0.01169101578415) * a6_x;
+        const double t266 = 2.0453744564999998e-06 * a6_z;
         const double t267 = t265 - t266;
-        const double t268 = 2.0453744564999998e-06 * t178;
-        const double t269 = 0.0028754860404784995 * t258;
+        const double t268 = 2.0453744564999998e-06 * a2_y;
+        const double t269 = 0.0028754860404784995 * a6_x;
         const double t270 = t268 - t269;
-        const double t271 = 0.14853845 * t258;
-        const double t272 = 0.14853845 * t261;
+        const double t271 = 0.14853845 * a6_x;
+        const double t272 = 0.14853845 * a6_z;
         if (loads != NULL) { t42 = loads[42]; }
-        const double t273 = t42 + t264;
+        const double f6_nx = t42 + t264;
         if (loads != NULL) { t43 = loads[43]; }
-        const double t274 = t43 + t267;
+        const double f6_ny = t43 + t267;
         if (loads != NULL) { t44 = loads[44]; }
-        const double t275 = t44 + t270;
+        const double f6_nz = t44 + t270;
         if (loads != NULL) { t45 = loads[45]; }
-        const double t276 = t45 + t271;
+        const double f6_x = t45 + t271;
         if (loads != NULL) { t46 = loads[46]; }
-        const double t277 = t46 + t186;
+        const double f6_y = t46 + t186;
         if (loads != NULL) { t47 = loads[47]; }
-        const double t278 = t47 + t272;
+        const double f6_z = t47 + t272;
+        /* body 7 HR_UPPER_LEG: v, a, f */
         const double t279 = t110 * t128;
-        const double t280 = t127 * t199;
-        const double t281 = t279 - t280;
+        const double t280 = t127 * a3_z;
+        const double a7_x = t279 - t280;
         const double t282 = t110 * t127;
-        const double t283 = t128 * t199;
-        const double t284 = t282 + t283;
-        const double t285 = (-0.0028754860404784995) * t284;
-        const double t286 = (-0.01169101578415) * t196;
+        const double t283 = t128 * a3_z;
+        const double a7_z = t282 + t283;
+        const double t285 = (-0.0028754860404784995) * a7_z;
+        const double t286 = (-0.01169101578415) * a3_y;
         const double t287 = t285 - t286;
-        const double t288 = (-0.01169101578415) * t281;
-        const double t289 = (-2.0453744564999998e-06) * t284;
+        const double t288 = (-0.01169101578415) * a7_x;
+        const double t289 = (-2.0453744564999998e-06) * a7_z;
         const double t290 = t288 - t289;
-        const double t291 = (-2.0453744564999998e-06) * t196;
-        const double t292 = (-0.0028754860404784995) * t281;
+        const double t291 = (-2.0453744564999998e-06) * a3_y;
+        const double t292 = (-0.0028754860404784995) * a7_x;
         const double t293 = t291 - t292;
-        const double t294 = 0.14853845 * t281;
-        const double t295 = 0.14853845 * t284;
+        const double t294 = 0.14853845 * a7_x;
+        const double t295 = 0.14853845 * a7_z;
         if (loads != NULL) { t48 = loads[48]; }
-        const double t296 = t48 + t287;
+        const double f7_nx = t48 + t287;
         if (loads != NULL) { t49 = loads[49]; }
-        const double t297 = t49 + t290;
+        const double f7_ny = t49 + t290;
         if (loads != NULL) { t50 = loads[50]; }
-        const double t298 = t50 + t293;
+        const double f7_nz = t50 + t293;
         if (loads != NULL) { t51 = loads[51]; }
-        const double t299 = t51 + t294;
+        const double f7_x = t51 + t294;
         if (loads != NULL) { t52 = loads[52]; }
-        const double t300 = t52 + t204;
+        const double f7_y = t52 + t204;
         if (loads != NULL) { t53 = loads[53]; }
-        const double t301 = t53 + t295;
-        const double t302 = t130 * t214;
-        const double t303 = t129 * t217;
-        const double t304 = t302 - t303;
-        const double t305 = t129 * t214;
-        const double t306 = t130 * t217;
-        const double t307 = t305 + t306;
-        const double t308 = 0.0002972952667644 * t307;
-        const double t309 = (-0.0038482516772413004) * t139;
+        const double f7_z = t53 + t295;
+        /* body 8 FL_LOWER_LEG: v, a, f */
+        const double t302 = t130 * a4_x;
+        const double t303 = t129 * a4_z;
+        const double a8_x = t302 - t303;
+        const double t305 = t129 * a4_x;
+        const double t306 = t130 * a4_z;
+        const double a8_z = t305 + t306;
+        const double t308 = 0.0002972952667644 * a8_z;
+        const double t309 = (-0.0038482516772413004) * a0_y;
         const double t310 = t308 - t309;
-        const double t311 = (-0.0038482516772413004) * t304;
-        const double t312 = 0.0002972952667644 * t304;
-        const double t313 = 0.03763607 * t304;
-        const double t314 = 0.03763607 * t139;
-        const double t315 = 0.03763607 * t307;
+        const double t311 = (-0.0038482516772413004) * a8_x;
+        const double t312 = 0.0002972952667644 * a8_x;
+        const double t313 = 0.03763607 * a8_x;
+        const double t314 = 0.03763607 * a0_y;
+        const double t315 = 0.03763607 * a8_z;
         if (loads != NULL) {
             const double t316 = 0.008 * loads[83];
             const double t317 = (-0.16) * loads[82];
@@ -374,40 +390,41 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
             const double t319 = loads[78] + t318;
             t54 = loads[54] + t319;
         }
-        const double t320 = t54 + t310;
+        const double f8_nx = t54 + t310;
         if (loads != NULL) {
             const double t321 = (-0.16) * loads[81];
             const double t322 = loads[79] + t321;
             t55 = loads[55] + t322;
         }
-        const double t323 = t55 + t311;
-        g[14] = t323;
+        const double f8_ny = t55 + t311;
+        g[14] = f8_ny;
         if (loads != NULL) {
             const double t324 = 0.008 * loads[81];
             const double t325 = loads[80] - t324;
             t56 = loads[56] + t325;
         }
-        const double t326 = t56 - t312;
+        const double f8_nz = t56 - t312;
         if (loads != NULL) { t57 = loads[57] + loads[81]; }
-        const double t327 = t57 + t313;
+        const double f8_x = t57 + t313;
         if (loads != NULL) { t58 = loads[58] + loads[82]; }
-        const double t328 = t58 + t314;
+        const double f8_y = t58 + t314;
         if (loads != NULL) { t59 = loads[59] + loads[83]; }
-        const double t329 = t59 + t315;
-        const double t330 = t132 * t236;
-        const double t331 = t131 * t239;
-        const double t332 = t330 - t331;
-        const double t333 = t131 * t236;
-        const double t334 = t132 * t239;
-        const double t335 = t333 + t334;
-        const double t336 = (-0.0002972952667644) * t335;
-        const double t337 = (-0.0038482516772413004) * t159;
+        const double f8_z = t59 + t315;
+        /* body 9 FR_LOWER_LEG: v, a, f */
+        const double t330 = t132 * a5_x;
+        const double t331 = t131 * a5_z;
+        const double a9_x = t330 - t331;
+        const double t333 = t131 * a5_x;
+        const double t334 = t132 * a5_z;
+        const double a9_z = t333 + t334;
+        const double t336 = (-0.0002972952667644) * a9_z;
+        const double t337 = (-0.0038482516772413004) * a1_y;
         const double t338 = t336 - t337;
-        const double t339 = (-0.0038482516772413004) * t332;
-        const double t340 = (-0.0002972952667644) * t332;
-        const double t341 = 0.03763607 * t332;
-        const double t342 = 0.03763607 * t159;
-        const double t343 = 0.03763607 * t335;
+        const double t339 = (-0.0038482516772413004) * a9_x;
+        const double t340 = (-0.0002972952667644) * a9_x;
+        const double t341 = 0.03763607 * a9_x;
+        const double t342 = 0.03763607 * a1_y;
+        const double t343 = 0.03763607 * a9_z;
         if (loads != NULL) {
             const double t344 = (-0.008) * loads[89];
             const double t345 = (-0.16) * loads[88];
@@ -415,40 +432,41 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
             const double t347 = loads[84] + t346;
             t60 = loads[60] + t347;
         }
-        const double t348 = t60 + t338;
+        const double f9_nx = t60 + t338;
         if (loads != NULL) {
             const double t349 = (-0.16) * loads[87];
             const double t350 = loads[85] + t349;
             t61 = loads[61] + t350;
         }
-        const double t351 = t61 + t339;
-        g[15] = t351;
+        const double f9_ny = t61 + t339;
+        g[15] = f9_ny;
         if (loads != NULL) {
             const double t352 = (-0.008) * loads[87];
             const double t353 = loads[86] - t352;
             t62 = loads[62] + t353;
         }
-        const double t354 = t62 - t340;
+        const double f9_nz = t62 - t340;
         if (loads != NULL) { t63 = loads[63] + loads[87]; }
-        const double t355 = t63 + t341;
+        const double f9_x = t63 + t341;
         if (loads != NULL) { t64 = loads[64] + loads[88]; }
-        const double t356 = t64 + t342;
+        const double f9_y = t64 + t342;
         if (loads != NULL) { t65 = loads[65] + loads[89]; }
-        const double t357 = t65 + t343;
-        const double t358 = t134 * t258;
-        const double t359 = t133 * t261;
-        const double t360 = t358 - t359;
-        const double t361 = t133 * t258;
-        const double t362 = t134 * t261;
-        const double t363 = t361 + t362;
-        const double t364 = 0.0002972952667644 * t363;
-        const double t365 = (-0.0038482516772413004) * t178;
+        const double f9_z = t65 + t343;
+        /* body 10 HL_LOWER_LEG: v, a, f */
+        const double t358 = t134 * a6_x;
+        const double t359 = t133 * a6_z;
+        const double a10_x = t358 - t359;
+        const double t361 = t133 * a6_x;
+        const double t362 = t134 * a6_z;
+        const double a10_z = t361 + t362;
+        const double t364 = 0.0002972952667644 * a10_z;
+        const double t365 = (-0.0038482516772413004) * a2_y;
         const double t366 = t364 - t365;
-        const double t367 = (-0.0038482516772413004) * t360;
-        const double t368 = 0.0002972952667644 * t360;
-        const double t369 = 0.03763607 * t360;
-        const double t370 = 0.03763607 * t178;
-        const double t371 = 0.03763607 * t363;
+        const double t367 = (-0.0038482516772413004) * a10_x;
+        const double t368 = 0.0002972952667644 * a10_x;
+        const double t369 = 0.03763607 * a10_x;
+        const double t370 = 0.03763607 * a2_y;
+        const double t371 = 0.03763607 * a10_z;
         if (loads != NULL) {
             const double t372 = 0.008 * loads[95];
             const double t373 = (-0.16) * loads[94];
@@ -456,40 +474,41 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
             const double t375 = loads[90] + t374;
             t66 = loads[66] + t375;
         }
-        const double t376 = t66 + t366;
+        const double f10_nx = t66 + t366;
         if (loads != NULL) {
             const double t377 = (-0.16) * loads[93];
             const double t378 = loads[91] + t377;
             t67 = loads[67] + t378;
         }
-        const double t379 = t67 + t367;
-        g[16] = t379;
+        const double f10_ny = t67 + t367;
+        g[16] = f10_ny;
         if (loads != NULL) {
             const double t380 = 0.008 * loads[93];
             const double t381 = loads[92] - t380;
             t68 = loads[68] + t381;
         }
-        const double t382 = t68 - t368;
+        const double f10_nz = t68 - t368;
         if (loads != NULL) { t69 = loads[69] + loads[93]; }
-        const double t383 = t69 + t369;
+        const double f10_x = t69 + t369;
         if (loads != NULL) { t70 = loads[70] + loads[94]; }
-        const double t384 = t70 + t370;
+        const double f10_y = t70 + t370;
         if (loads != NULL) { t71 = loads[71] + loads[95]; }
-        const double t385 = t71 + t371;
-        const double t386 = t136 * t281;
-        const double t387 = t135 * t284;
-        const double t388 = t386 - t387;
-        const double t389 = t135 * t281;
-        const double t390 = t136 * t284;
-        const double t391 = t389 + t390;
-        const double t392 = (-0.0002972952667644) * t391;
-        const double t393 = (-0.0038482516772413004) * t196;
+        const double f10_z = t71 + t371;
+        /* body 11 HR_LOWER_LEG: v, a, f */
+        const double t386 = t136 * a7_x;
+        const double t387 = t135 * a7_z;
+        const double a11_x = t386 - t387;
+        const double t389 = t135 * a7_x;
+        const double t390 = t136 * a7_z;
+        const double a11_z = t389 + t390;
+        const double t392 = (-0.0002972952667644) * a11_z;
+        const double t393 = (-0.0038482516772413004) * a3_y;
         const double t394 = t392 - t393;
-        const double t395 = (-0.0038482516772413004) * t388;
-        const double t396 = (-0.0002972952667644) * t388;
-        const double t397 = 0.03763607 * t388;
-        const double t398 = 0.03763607 * t196;
-        const double t399 = 0.03763607 * t391;
+        const double t395 = (-0.0038482516772413004) * a11_x;
+        const double t396 = (-0.0002972952667644) * a11_x;
+        const double t397 = 0.03763607 * a11_x;
+        const double t398 = 0.03763607 * a3_y;
+        const double t399 = 0.03763607 * a11_z;
         if (loads != NULL) {
             const double t400 = (-0.008) * loads[101];
             const double t401 = (-0.16) * loads[100];
@@ -497,26 +516,27 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
             const double t403 = loads[96] + t402;
             t72 = loads[72] + t403;
         }
-        const double t404 = t72 + t394;
+        const double f11_nx = t72 + t394;
         if (loads != NULL) {
             const double t405 = (-0.16) * loads[99];
             const double t406 = loads[97] + t405;
             t73 = loads[73] + t406;
         }
-        const double t407 = t73 + t395;
-        g[17] = t407;
+        const double f11_ny = t73 + t395;
+        g[17] = f11_ny;
         if (loads != NULL) {
             const double t408 = (-0.008) * loads[99];
             const double t409 = loads[98] - t408;
             t74 = loads[74] + t409;
         }
-        const double t410 = t74 - t396;
+        const double f11_nz = t74 - t396;
         if (loads != NULL) { t75 = loads[75] + loads[99]; }
-        const double t411 = t75 + t397;
+        const double f11_x = t75 + t397;
         if (loads != NULL) { t76 = loads[76] + loads[100]; }
-        const double t412 = t76 + t398;
+        const double f11_y = t76 + t398;
         if (loads != NULL) { t77 = loads[77] + loads[101]; }
-        const double t413 = t77 + t399;
+        const double f11_z = t77 + t399;
+        /* gravity */
         const double t414 = 1.16115091 * t110;
         const double t415 = 1.16115091 * t111;
         const double t416 = 1.16115091 * t112;
@@ -526,114 +546,119 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t418 = t4 + t415;
         if (loads != NULL) { t5 = loads[5]; }
         const double t419 = t5 + t416;
-        const double t420 = t136 * t411;
-        const double t421 = t135 * t413;
+        /* body 11 HR_LOWER_LEG: tau, f to the parent */
+        const double t420 = t136 * f11_x;
+        const double t421 = t135 * f11_z;
         const double t422 = t420 + t421;
-        const double t423 = t135 * t411;
-        const double t424 = t136 * t413;
+        const double t423 = t135 * f11_x;
+        const double t424 = t136 * f11_z;
         const double t425 = t424 - t423;
-        const double t426 = t136 * t404;
-        const double t427 = t135 * t410;
+        const double t426 = t136 * f11_nx;
+        const double t427 = t135 * f11_nz;
         const double t428 = t426 + t427;
-        const double t429 = t135 * t404;
-        const double t430 = t136 * t410;
+        const double t429 = t135 * f11_nx;
+        const double t430 = t136 * f11_nz;
         const double t431 = t430 - t429;
         const double t432 = (-0.03745) * t425;
-        const double t433 = (-0.16) * t412;
+        const double t433 = (-0.16) * f11_y;
         const double t434 = t432 - t433;
         const double t435 = (-0.16) * t422;
         const double t436 = (-0.03745) * t422;
         const double t437 = t428 + t434;
-        const double t438 = t407 + t435;
+        const double t438 = f11_ny + t435;
         const double t439 = t431 - t436;
-        const double t440 = t296 + t437;
-        const double t441 = t297 + t438;
+        const double t440 = f7_nx + t437;
+        const double t441 = f7_ny + t438;
         g[13] = t441;
-        const double t442 = t298 + t439;
-        const double t443 = t299 + t422;
-        const double t444 = t300 + t412;
-        const double t445 = t301 + t425;
-        const double t446 = t134 * t383;
-        const double t447 = t133 * t385;
+        const double t442 = f7_nz + t439;
+        const double t443 = f7_x + t422;
+        const double t444 = f7_y + f11_y;
+        const double t445 = f7_z + t425;
+        /* body 10 HL_LOWER_LEG: tau, f to the parent */
+        const double t446 = t134 * f10_x;
+        const double t447 = t133 * f10_z;
         const double t448 = t446 + t447;
-        const double t449 = t133 * t383;
-        const double t450 = t134 * t385;
+        const double t449 = t133 * f10_x;
+        const double t450 = t134 * f10_z;
         const double t451 = t450 - t449;
-        const double t452 = t134 * t376;
-        const double t453 = t133 * t382;
+        const double t452 = t134 * f10_nx;
+        const double t453 = t133 * f10_nz;
         const double t454 = t452 + t453;
-        const double t455 = t133 * t376;
-        const double t456 = t134 * t382;
+        const double t455 = t133 * f10_nx;
+        const double t456 = t134 * f10_nz;
         const double t457 = t456 - t455;
         const double t458 = 0.03745 * t451;
-        const double t459 = (-0.16) * t384;
+        const double t459 = (-0.16) * f10_y;
         const double t460 = t458 - t459;
         const double t461 = (-0.16) * t448;
         const double t462 = 0.03745 * t448;
         const double t463 = t454 + t460;
-        const double t464 = t379 + t461;
+        const double t464 = f10_ny + t461;
         const double t465 = t457 - t462;
-        const double t466 = t273 + t463;
-        const double t467 = t274 + t464;
+        const double t466 = f6_nx + t463;
+        const double t467 = f6_ny + t464;
         g[12] = t467;
-        const double t468 = t275 + t465;
-        const double t469 = t276 + t448;
-        const double t470 = t277 + t384;
-        const double t471 = t278 + t451;
-        const double t472 = t132 * t355;
-        const double t473 = t131 * t357;
+        const double t468 = f6_nz + t465;
+        const double t469 = f6_x + t448;
+        const double t470 = f6_y + f10_y;
+        const double t471 = f6_z + t451;
+        /* body 9 FR_LOWER_LEG: tau, f to the parent */
+        const double t472 = t132 * f9_x;
+        const double t473 = t131 * f9_z;
         const double t474 = t472 + t473;
-        const double t475 = t131 * t355;
-        const double t476 = t132 * t357;
+        const double t475 = t131 * f9_x;
+        const double t476 = t132 * f9_z;
         const double t477 = t476 - t475;
-        const double t478 = t132 * t348;
-        const double t479 = t131 * t354;
+        const double t478 = t132 * f9_nx;
+        const double t479 = t131 * f9_nz;
         const double t480 = t478 + t479;
-        const double t481 = t131 * t348;
-        const double t482 = t132 * t354;
+        const double t481 = t131 * f9_nx;
+        const double t482 = t132 * f9_nz;
         const double t483 = t482 - t481;
         const double t484 = (-0.03745) * t477;
-        const double t485 = (-0.16) * t356;
+        const double t485 = (-0.16) * f9_y;
         const double t486 = t484 - t485;
         const double t487 = (-0.16) * t474;
         const double t488 = (-0.03745) * t474;
         const double t489 = t480 + t486;
-        const double t490 = t351 + t487;
+        const double t490 = f9_ny + t487;
         const double t491 = t483 - t488;
-        const double t492 = t250 + t489;
-        const double t493 = t251 + t490;
+        const double t492 = f5_nx + t489;
+        const double t493 = f5_ny + t490;
         g[11] = t493;
-        const double t494 = t252 + t491;
-        const double t495 = t253 + t474;
-        const double t496 = t254 + t356;
-        const double t497 = t255 + t477;
-        const double t498 = t130 * t327;
-        const double t499 = t129 * t329;
+        const double t494 = f5_nz + t491;
+        const double t495 = f5_x + t474;
+        const double t496 = f5_y + f9_y;
+        const double t497 = f5_z + t477;
+        /* body 8 FL_LOWER_LEG: tau, f to the parent */
+        const double t498 = t130 * f8_x;
+        const double t499 = t129 * f8_z;
         const double t500 = t498 + t499;
-        const double t501 = t129 * t327;
-        const double t502 = t130 * t329;
+        const double t501 = t129 * f8_x;
+        const double t502 = t130 * f8_z;
         const double t503 = t502 - t501;
-        const double t504 = t130 * t320;
-        const double t505 = t129 * t326;
+        const double t504 = t130 * f8_nx;
+        const double t505 = t129 * f8_nz;
         const double t506 = t504 + t505;
-        const double t507 = t129 * t320;
-        const double t508 = t130 * t326;
+        const double t507 = t129 * f8_nx;
+        const double t508 = t130 * f8_nz;
         const double t509 = t508 - t507;
         const double t510 = 0.03745 * t503;
-        const double t511 = (-0.16) * t328;
+        const double t511 = (-0.16) * f8_y;
         const double t512 = t510 - t511;
         const double t513 = (-0.16) * t500;
         const double t514 = 0.03745 * t500;
         const double t515 = t506 + t512;
-        const double t516 = t323 + t513;
+        const double t516 = f8_ny + t513;
         const double t517 = t509 - t514;
-        const double t518 = t228 + t515;
-        const double t519 = t229 + t516;
+        const double t518 = f4_nx + t515;
+        const double t519 = f4_ny + t516;
         g[10] = t519;
-        const double t520 = t230 + t517;
-        const double t521 = t231 + t500;
-        const double t522 = t232 + t328;
-        const double t523 = t233 + t503;
+        const double t520 = f4_nz + t517;
+        const double t521 = f4_x + t500;
+        const double t522 = f4_y + f8_y;
+        const double t523 = f4_z + t503;
+        /* body 7 HR_UPPER_LEG: tau, f to the parent */
         const double t524 = t128 * t443;
         const double t525 = t127 * t445;
         const double t526 = t524 + t525;
@@ -650,13 +675,14 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t537 = (-0.014) * t526;
         const double t538 = t532 + t536;
         const double t539 = t535 - t537;
-        const double t540 = t206 + t538;
+        const double t540 = f3_nx + t538;
         g[9] = t540;
-        const double t541 = t207 + t441;
-        const double t542 = t208 + t539;
-        const double t543 = t209 + t526;
-        const double t544 = t210 + t444;
-        const double t545 = t211 + t529;
+        const double t541 = f3_ny + t441;
+        const double t542 = f3_nz + t539;
+        const double t543 = f3_x + t526;
+        const double t544 = f3_y + t444;
+        const double t545 = f3_z + t529;
+        /* body 6 HL_UPPER_LEG: tau, f to the parent */
         const double t546 = t126 * t469;
         const double t547 = t125 * t471;
         const double t548 = t546 + t547;
@@ -673,13 +699,14 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t559 = 0.014 * t548;
         const double t560 = t554 + t558;
         const double t561 = t557 - t559;
-        const double t562 = t188 + t560;
+        const double t562 = f2_nx + t560;
         g[8] = t562;
-        const double t563 = t189 + t467;
-        const double t564 = t190 + t561;
-        const double t565 = t191 + t548;
-        const double t566 = t192 + t470;
-        const double t567 = t193 + t551;
+        const double t563 = f2_ny + t467;
+        const double t564 = f2_nz + t561;
+        const double t565 = f2_x + t548;
+        const double t566 = f2_y + t470;
+        const double t567 = f2_z + t551;
+        /* body 5 FR_UPPER_LEG: tau, f to the parent */
         const double t568 = t124 * t495;
         const double t569 = t123 * t497;
         const double t570 = t568 + t569;
@@ -696,13 +723,14 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t581 = (-0.014) * t570;
         const double t582 = t576 + t580;
         const double t583 = t579 - t581;
-        const double t584 = t170 + t582;
+        const double t584 = f1_nx + t582;
         g[7] = t584;
-        const double t585 = t171 + t493;
-        const double t586 = t172 + t583;
-        const double t587 = t173 + t570;
-        const double t588 = t174 + t496;
-        const double t589 = t175 + t573;
+        const double t585 = f1_ny + t493;
+        const double t586 = f1_nz + t583;
+        const double t587 = f1_x + t570;
+        const double t588 = f1_y + t496;
+        const double t589 = f1_z + t573;
+        /* body 4 FL_UPPER_LEG: tau, f to the parent */
         const double t590 = t122 * t521;
         const double t591 = t121 * t523;
         const double t592 = t590 + t591;
@@ -719,13 +747,14 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t603 = 0.014 * t592;
         const double t604 = t598 + t602;
         const double t605 = t601 - t603;
-        const double t606 = t151 + t604;
+        const double t606 = f0_nx + t604;
         g[6] = t606;
-        const double t607 = t152 + t519;
-        const double t608 = t153 + t605;
-        const double t609 = t154 + t592;
-        const double t610 = t155 + t522;
-        const double t611 = t156 + t595;
+        const double t607 = f0_ny + t519;
+        const double t608 = f0_nz + t605;
+        const double t609 = f0_x + t592;
+        const double t610 = f0_y + t522;
+        const double t611 = f0_z + t595;
+        /* body 3 HR_SHOULDER: tau, f to the parent */
         const double t612 = t120 * t544;
         const double t613 = t119 * t545;
         const double t614 = t612 - t613;
@@ -755,6 +784,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t635 = t417 + t543;
         const double t636 = t418 + t614;
         const double t637 = t419 + t617;
+        /* body 2 HL_SHOULDER: tau, f to the parent */
         const double t638 = t118 * t566;
         const double t639 = t117 * t567;
         const double t640 = t638 - t639;
@@ -781,6 +811,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t661 = t565 + t635;
         const double t662 = t636 + t640;
         const double t663 = t637 + t643;
+        /* body 1 FR_SHOULDER: tau, f to the parent */
         const double t664 = t116 * t588;
         const double t665 = t115 * t589;
         const double t666 = t664 - t665;
@@ -807,6 +838,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t687 = t587 + t661;
         const double t688 = t662 + t666;
         const double t689 = t663 + t669;
+        /* body 0 FL_SHOULDER: tau, f to the parent */
         const double t690 = t114 * t610;
         const double t691 = t113 * t611;
         const double t692 = t690 - t691;
@@ -833,6 +865,7 @@ int solo_gravity(const double *base, const double *q, const double *loads, doubl
         const double t713 = t609 + t687;
         const double t714 = t688 + t692;
         const double t715 = t689 + t695;
+        /* gravity */
         const double t716 = t99 * t710;
         const double t717 = t100 * t711;
         const double t718 = t716 + t717;

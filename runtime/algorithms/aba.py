@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import SingularError
-from .kinematics import Tree, add_load, base_rotation, body_xforms, joint_xforms, link_forces, rotate, rotate_back
+from .kinematics import Tree, add_load, base_rotation, body_scope, body_xforms, joint_xforms, link_forces, rotate, rotate_back
 
 
 def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
@@ -30,51 +30,63 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     else:
         v0 = sp.Motion((0,) * 6)
     XJ = joint_xforms(tree, q, ops)
-    Xup = body_xforms(tree, XJ)
+    Xup = body_xforms(tree, XJ, ops)
     f_load, f_load0 = link_forces(tree, loads)
     v, c, IA, pA = [None] * nb, [None] * nb, [None] * nb, [None] * nb
     for i in range(nb):
-        p = tree.parent[i]
-        vJ = S[i] * qd[i]
-        v[i] = Xup[i] @ (v0 if p == -1 else v[p]) + vJ
-        c[i] = v[i].cross(vJ)
-        IA[i] = sp.rigid_matrix(I[i])                                                 # IA = I (6x6)
-        pA[i] = sp.Force(add_load(v[i].cross(I[i] @ v[i]), f_load[i]))
+        with body_scope(tree, ops, i, "v, c, pA"):
+            p = tree.parent[i]
+            vJ = S[i] * qd[i]
+            v[i] = Xup[i] @ (v0 if p == -1 else v[p]) + vJ
+            c[i] = v[i].cross(vJ)
+            IA[i] = sp.rigid_matrix(I[i])                                             # IA = I (6x6)
+            pA[i] = sp.Force(add_load(v[i].cross(I[i] @ v[i]), f_load[i]))
+            ops.label(v[i], f"v{i}")
+            ops.label(c[i], f"c{i}")
+            ops.label(pA[i], f"pA{i}")
     if tree.floating:
         I0 = sp.RigidInertia(tree.I_base)
         IA0 = sp.rigid_matrix(I0)
         pA0 = sp.Force(add_load(v0.cross(I0 @ v0), f_load0))
     U, dinv, u = [None] * nb, [None] * nb, [None] * nb
     for i in reversed(range(nb)):
-        U[i] = sp.Force(sp.mat_vec(IA[i], S[i]))                                      # U = IA S
-        d = sp.add(S[i] @ U[i], tree.armature[i])
-        ops.require_positive(d, SingularError, f"articulated inertia of joint {tree.names[i]!r} is not positive")
-        dinv[i] = 1 / d
-        u[i] = sp.sub(tau[i], S[i] @ pA[i])
-        p = tree.parent[i]
-        if p == -1 and not tree.floating:
-            continue
-        Ia = sp.mat_sub_outer(IA[i], U[i], dinv[i])                                   # Ia = IA - U U^T / d
-        pa = pA[i] + sp.mat_vec(Ia, c[i]) + U[i] * sp.mul(u[i], dinv[i])
-        # Xup^T Ia Xup in two steps, Xtree^T (XJ^T Ia XJ) Xtree: each factor is sparse
-        # (an axis rotation, a constant transform), their product usually is not
-        Ia_p = sp.mat_congruence(tree.Xtree[i], sp.mat_congruence(XJ[i], Ia))
-        if p == -1:
-            IA0 = sp.mat_add(IA0, Ia_p)                                               # IA_0 += Xup^T Ia Xup
-            pA0 = pA0 + Xup[i].T @ pa
-        else:
-            IA[p] = sp.mat_add(IA[p], Ia_p)
-            pA[p] = pA[p] + Xup[i].T @ pa
+        with body_scope(tree, ops, i, "U, d, u, IA and pA to the parent"):
+            U[i] = sp.Force(sp.mat_vec(IA[i], S[i]))                                  # U = IA S
+            d = sp.add(S[i] @ U[i], tree.armature[i])
+            ops.require_positive(d, SingularError, f"articulated inertia of joint {tree.names[i]!r} is not positive")
+            dinv[i] = 1 / d
+            u[i] = sp.sub(tau[i], S[i] @ pA[i])
+            ops.label(U[i], f"U{i}")
+            ops.label(dinv[i], f"dinv{i}")
+            ops.label(u[i], f"u{i}")
+            p = tree.parent[i]
+            if p == -1 and not tree.floating:
+                continue
+            Ia = sp.mat_sub_outer(IA[i], U[i], dinv[i])                               # Ia = IA - U U^T / d
+            pa = pA[i] + sp.mat_vec(Ia, c[i]) + U[i] * sp.mul(u[i], dinv[i])
+            ops.label(pa, f"pa{i}")
+            # Xup^T Ia Xup in two steps, Xtree^T (XJ^T Ia XJ) Xtree: each factor is sparse
+            # (an axis rotation, a constant transform), their product usually is not
+            Ia_p = sp.mat_congruence(tree.Xtree[i], sp.mat_congruence(XJ[i], Ia))
+            if p == -1:
+                IA0 = sp.mat_add(IA0, Ia_p)                                           # IA_0 += Xup^T Ia Xup
+                pA0 = pA0 + Xup[i].T @ pa
+            else:
+                IA[p] = sp.mat_add(IA[p], Ia_p)
+                pA[p] = pA[p] + Xup[i].T @ pa
     if tree.floating:
         a0 = sp.Motion(ops.solve_spd(IA0, f_root - pA0, "floating-base articulated inertia"))  # IA_0 a_0 = f - pA_0
     else:
         a0 = -tree.a_grav
     a, qdd = [None] * nb, [None] * nb
     for i in range(nb):
-        p = tree.parent[i]
-        a[i] = Xup[i] @ (a0 if p == -1 else a[p]) + c[i]
-        qdd[i] = sp.mul(sp.sub(u[i], sp.dot(U[i], a[i])), dinv[i])                    # qdd = (u - U^T a) / d
-        a[i] = a[i] + S[i] * qdd[i]
+        with body_scope(tree, ops, i, "a, qdd"):
+            p = tree.parent[i]
+            a[i] = Xup[i] @ (a0 if p == -1 else a[p]) + c[i]
+            qdd[i] = sp.mul(sp.sub(u[i], sp.dot(U[i], a[i])), dinv[i])                # qdd = (u - U^T a) / d
+            a[i] = a[i] + S[i] * qdd[i]
+            ops.label(qdd[i], f"qdd{i}")
+            ops.label(a[i], f"a{i}")
     if not tree.floating:
         return qdd
     a0 = rotate_back(E0, a0) + tree.a_grav                                            # a_W = X0^-1 a0 + a_g

@@ -22,7 +22,7 @@ import functools
 from .. import spatial as sp
 from ..errors import ModelError
 from .frames import base_pose, body_poses, motion_subspaces, moved_to, velocities
-from .kinematics import Tree, coordinate_axis, depth_first, joint_xform, joint_xforms
+from .kinematics import Tree, body_scope, coordinate_axis, depth_first, joint_xform, joint_xforms
 
 NO_INERTIA = (0, (0, 0, 0), ((0, 0, 0),) * 3)
 
@@ -48,10 +48,11 @@ def composite_inertias(tree: Tree, ops, q, XJ: dict, per_mass=False):
         IC = {i: (sp.mul(m, k), sp.vscale(h, k), tuple(sp.vscale(row, k) for row in Ib)) for i, (m, h, Ib) in IC.items()}
     ICJ = {}
     for i in reversed(depth_first(tree)):
-        if i not in XJ:
-            XJ[i] = joint_xform(tree, i, q[i], ops)
-        ICJ[i] = _joint_frame(tree, i, XJ[i], IC[i])                                  # ICJ = XJ^T IC XJ
-        IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], sp.rigid_xform_back(tree.Xtree[i], ICJ[i]))
+        with body_scope(tree, ops, i, "ICJ, IC to the parent"):
+            if i not in XJ:
+                XJ[i] = joint_xform(tree, i, q[i], ops)
+            ICJ[i] = _joint_frame(tree, i, XJ[i], IC[i])                              # ICJ = XJ^T IC XJ
+            IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], sp.rigid_xform_back(tree.Xtree[i], ICJ[i]))
     return ICJ, IC[-1]
 
 
@@ -166,9 +167,9 @@ def centroidal_momentum_bias(tree: Tree, ops, q, qd, base) -> list:
     if tree.floating:
         I0[-1] = sp.rigid_xform_back(X0[-1], tree.I_base)
     c = _center(functools.reduce(sp.rigid_add, I0.values()))
-    s = motion_subspaces(tree, X0, bodies)
+    s = motion_subspaces(tree, ops, X0, bodies)
     still = None if base is None else base[:3] + ((0,) * 6,)                        # nudot = 0
-    v, a = velocities(tree, still, s, qd, bodies, [0] * tree.nb)
+    v, a = velocities(tree, ops, still, s, qd, bodies, [0] * tree.nb)
     rate = (0,) * 6
     for i, I in I0.items():
         rate = sp.vadd(rate, sp.vadd(sp.rigid_apply(I, a[i]), sp.crf(v[i], sp.rigid_apply(I, v[i]))))

@@ -27,7 +27,8 @@ sdot_m = (0, E0 pdot) x s_m.
 from __future__ import annotations
 
 from .. import spatial as sp
-from .kinematics import Tree, base_velocity, body_velocities, body_xforms, joint_xforms, rotate, rotate_back
+from .kinematics import (Tree, base_velocity, body_scope, body_velocities, body_xforms, joint_xforms, per_body, rotate,
+                         rotate_back)
 from .rnea_derivatives import composites
 
 HALF = 0.5
@@ -41,30 +42,31 @@ def coriolis_matrix(tree: Tree, ops, q, qd, base=None):
     nb, off = tree.nb, 6 if tree.floating else 0
     G = nb + off
     S = tree.S
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     E0, v0 = base_velocity(tree, ops, base)
-    v = body_velocities(tree, Xup, qd, v0)
-    IC, hC, BC, base_composites = composites(tree, Xup, v, v0)
-    Sdot = [sp.crm(v[i], S[i]) for i in range(nb)]                                  # Sdot_i = v_i x S_i
+    v = body_velocities(tree, ops, Xup, qd, v0)
+    IC, hC, BC, base_composites = composites(tree, ops, Xup, v, v0)
+    Sdot = per_body(tree, ops, "Sdot", lambda i: sp.crm(v[i], S[i]))                 # Sdot_i = v_i x S_i
     C = [[0] * G for _ in range(G)]
     for j in range(nb):
-        BS, Sh = sp.rigid_apply(BC[j], S[j]), sp.crf(S[j], hC[j])                   # BC S, S x* hC
-        F = sp.vadd(sp.rigid_apply(IC[j], Sdot[j]), sp.vscale(sp.vadd(BS, Sh), HALF))  # F = IC Sdot + (BC S + S x* hC)/2
-        a = sp.rigid_apply(IC[j], S[j])                                             # a = IC S
-        b = sp.vscale(sp.vsub(BS, Sh), HALF)                                        # b = (BC S - S x* hC)/2
-        C[off + j][off + j] = sp.dot(S[j], F)
-        k = j
-        while tree.parent[k] != -1:
-            F, a, b = (sp.xform_force_back(Xup[k], x) for x in (F, a, b))
-            k = tree.parent[k]
-            C[off + k][off + j] = sp.dot(S[k], F)                                   # C_kj = S_k . F
-            C[off + j][off + k] = sp.add(sp.dot(Sdot[k], a), sp.dot(S[k], b))  # C_jk = Sdot_k . a + S_k . b
-        if tree.floating:
-            F, a, b = (sp.xform_force_back(Xup[k], x) for x in (F, a, b))           # into the base frame B
-            column = rotate_back(E0, F)                                             # s_m . F = (X0^T F)_m
-            row = rotate_back(E0, sp.vsub(b, sp.crf(_a0_velocity(v0), a)))          # sdot_m . a + s_m . b
-            for m in range(6):
-                C[m][off + j], C[off + j][m] = column[m], row[m]
+        with body_scope(tree, ops, j, "C column and row"):
+            BS, Sh = sp.rigid_apply(BC[j], S[j]), sp.crf(S[j], hC[j])               # BC S, S x* hC
+            F = sp.vadd(sp.rigid_apply(IC[j], Sdot[j]), sp.vscale(sp.vadd(BS, Sh), HALF))  # F = IC Sdot + (BC S + S x* hC)/2
+            a = sp.rigid_apply(IC[j], S[j])                                         # a = IC S
+            b = sp.vscale(sp.vsub(BS, Sh), HALF)                                    # b = (BC S - S x* hC)/2
+            C[off + j][off + j] = sp.dot(S[j], F)
+            k = j
+            while tree.parent[k] != -1:
+                F, a, b = (sp.xform_force_back(Xup[k], x) for x in (F, a, b))
+                k = tree.parent[k]
+                C[off + k][off + j] = sp.dot(S[k], F)                               # C_kj = S_k . F
+                C[off + j][off + k] = sp.add(sp.dot(Sdot[k], a), sp.dot(S[k], b))  # C_jk = Sdot_k . a + S_k . b
+            if tree.floating:
+                F, a, b = (sp.xform_force_back(Xup[k], x) for x in (F, a, b))       # into the base frame B
+                column = rotate_back(E0, F)                                         # s_m . F = (X0^T F)_m
+                row = rotate_back(E0, sp.vsub(b, sp.crf(_a0_velocity(v0), a)))      # sdot_m . a + s_m . b
+                for m in range(6):
+                    C[m][off + j], C[off + j][m] = column[m], row[m]
     if tree.floating:
         _base_block(C, E0, v0, *base_composites)
     return C

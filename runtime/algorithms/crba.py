@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import spatial as sp
-from .kinematics import Tree, base_rotation, body_xforms, joint_xforms, rotate_back
+from .kinematics import Tree, base_rotation, body_scope, body_xforms, joint_xforms, rotate_back
 
 
 def crba(tree: Tree, ops, q, base_quat=None):
@@ -16,21 +16,22 @@ def crba(tree: Tree, ops, q, base_quat=None):
     ``T = diag(X0, 1)``, so a solve can run in B (``H_B (T x) = T b``) and skip the
     rotations of the base rows.
     """
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     IC = list(tree.I)
     IC0 = sp.RigidInertia(tree.I_base) if tree.floating else None
     E0 = base_rotation(base_quat, ops) if tree.floating and base_quat is not None else None
     for i in reversed(range(tree.nb)):
-        p = tree.parent[i]
-        ICi = Xup[i].T @ IC[i] @ Xup[i]
-        if p != -1:
-            IC[p] = IC[p] + ICi
-        elif tree.floating:
-            IC0 = IC0 + ICi
-    return crba_from_composites(tree, Xup, IC, IC0, E0)
+        with body_scope(tree, ops, i, "IC to the parent"):
+            p = tree.parent[i]
+            ICi = Xup[i].T @ IC[i] @ Xup[i]
+            if p != -1:
+                IC[p] = IC[p] + ICi
+            elif tree.floating:
+                IC0 = IC0 + ICi
+    return crba_from_composites(tree, ops, Xup, IC, IC0, E0)
 
 
-def crba_from_composites(tree: Tree, Xup, IC, IC0=None, E0=None):
+def crba_from_composites(tree: Tree, ops, Xup, IC, IC0=None, E0=None):
     """`crba`'s second half, from the composite inertias ``IC`` (and the base body's ``IC0``) a pass
     has already accumulated (`rnea_derivatives` shares its own)."""
     nb = tree.nb
@@ -39,20 +40,23 @@ def crba_from_composites(tree: Tree, Xup, IC, IC0=None, E0=None):
     G = nb + off
     H = [[0] * G for _ in range(G)]
     for i in range(nb):
-        F = IC[i] @ S[i]
-        H[off + i][off + i] = sp.add(S[i] @ F, tree.armature[i])
-        j = i
-        while True:
-            F = Xup[j].T @ F
-            j = tree.parent[j]
-            if j == -1:
-                break
-            H[off + i][off + j] = H[off + j][off + i] = S[j] @ F
-        if tree.floating:
-            if E0 is not None:
-                F = rotate_back(E0, F)                                            # base rows: X0^T F
-            for k in range(6):
-                H[k][off + i] = H[off + i][k] = F[k]
+        with body_scope(tree, ops, i, "F, H row and column"):
+            F = IC[i] @ S[i]
+            H[off + i][off + i] = sp.add(S[i] @ F, tree.armature[i])
+            j = i
+            while True:
+                F = Xup[j].T @ F
+                j = tree.parent[j]
+                if j == -1:
+                    break
+                H[off + i][off + j] = H[off + j][off + i] = S[j] @ F
+            if tree.floating:
+                if E0 is not None:
+                    F = rotate_back(E0, F)                                        # base rows: X0^T F
+                for k in range(6):
+                    H[k][off + i] = H[off + i][k] = F[k]
+            for j in range(G):
+                ops.label(H[off + i][j], f"H{off + i}_{j}")
     if tree.floating:
         IC0m = sp.rigid_matrix(IC0 if E0 is None else sp.rigid_xform_back((E0, (0, 0, 0)), IC0))  # H_00 = X0^T IC_0 X0
         for r in range(6):

@@ -13,16 +13,17 @@ from __future__ import annotations
 from .. import spatial as sp
 from .centroidal import composite_inertias
 from .frames import base_pose
-from .kinematics import Tree, base_velocity, body_velocities, body_xforms, joint_xforms, rotate_back
+from .kinematics import (Tree, base_velocity, body_scope, body_velocities, body_xforms, joint_xforms, per_body,
+                         rotate_back)
 
 HALF = 0.5
 
 
 def _velocities(tree: Tree, ops, q, qd, base):
     """(Xup, E0, v0, v): the bodies' velocities in their frames (``base``: ``(quat_xyzw, velocity)``)."""
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     E0, v0 = base_velocity(tree, ops, base)
-    return Xup, E0, v0, body_velocities(tree, Xup, qd, v0)
+    return Xup, E0, v0, body_velocities(tree, ops, Xup, qd, v0)
 
 
 def kinetic_energy(tree: Tree, ops, q, qd, base=None):
@@ -30,8 +31,9 @@ def kinetic_energy(tree: Tree, ops, q, qd, base=None):
     _, _, v0, v = _velocities(tree, ops, q, qd, base)
     twice = 0
     for i in range(tree.nb):
-        twice = sp.add(twice, v[i] @ (tree.I[i] @ v[i]))                            # v . I v
-        twice = sp.add(twice, sp.mul(tree.armature[i], sp.mul(qd[i], qd[i])))
+        with body_scope(tree, ops, i, "v . I v"):
+            twice = sp.add(twice, v[i] @ (tree.I[i] @ v[i]))                        # v . I v
+            twice = sp.add(twice, sp.mul(tree.armature[i], sp.mul(qd[i], qd[i])))
     if tree.floating:
         I0 = sp.RigidInertia(tree.I_base)
         twice = sp.add(twice, v0 @ (I0 @ v0))
@@ -41,16 +43,17 @@ def kinetic_energy(tree: Tree, ops, q, qd, base=None):
 def momentum(tree: Tree, ops, q, qd, base=None) -> list:
     """p = M nu: G values (body coordinates: `coordinates.forces` reduces mimic joints)."""
     Xup, E0, v0, v = _velocities(tree, ops, q, qd, base)
-    h = [tree.I[i] @ v[i] for i in range(tree.nb)]                                  # h = I v
+    h = per_body(tree, ops, "h", lambda i: tree.I[i] @ v[i])                         # h = I v
     h0 = sp.RigidInertia(tree.I_base) @ v0 if tree.floating else None
     p = [None] * tree.nb
     for i in reversed(range(tree.nb)):
-        p[i] = sp.add(tree.S[i] @ h[i], sp.mul(tree.armature[i], qd[i]))           # p_i = S_i . h_i
-        parent = tree.parent[i]
-        if parent != -1:
-            h[parent] = h[parent] + Xup[i].T @ h[i]
-        elif tree.floating:
-            h0 = h0 + Xup[i].T @ h[i]
+        with body_scope(tree, ops, i, "p, h to the parent"):
+            p[i] = sp.add(tree.S[i] @ h[i], sp.mul(tree.armature[i], qd[i]))       # p_i = S_i . h_i
+            parent = tree.parent[i]
+            if parent != -1:
+                h[parent] = h[parent] + Xup[i].T @ h[i]
+            elif tree.floating:
+                h0 = h0 + Xup[i].T @ h[i]
     return (list(rotate_back(E0, h0)) if tree.floating else []) + p                 # base: X0^T h0
 
 

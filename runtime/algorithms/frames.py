@@ -24,7 +24,7 @@ from __future__ import annotations
 from .. import spatial as sp
 from ..errors import InvalidInputError
 from ..model import quaternion_matrix
-from .kinematics import Tree, base_rotation, joint_xform
+from .kinematics import Tree, base_rotation, body_scope, joint_xform
 
 UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 
@@ -58,8 +58,9 @@ def half_angles(tree: Tree, ops, q, bodies) -> dict:
     half = {}
     for i in bodies:
         if tree.kind[i] != "prismatic":
-            angle = sp.mul(0.5, q[i])
-            half[i] = ops.cos(angle), ops.sin(angle)
+            with body_scope(tree, ops, i, "half angle"):
+                angle = sp.mul(0.5, q[i])
+                half[i] = ops.cos(angle), ops.sin(angle)
     return half
 
 
@@ -96,8 +97,9 @@ def body_poses(tree: Tree, ops, q, base, bodies) -> dict:
     """X0[i] for each of ``bodies`` (a root-first path or every body in order); key -1: the root."""
     X0 = {-1: base_pose(tree, ops, base)}
     for i in bodies:
-        Xup = sp.xform_compose(joint_xform(tree, i, q[i], ops), tree.Xtree[i])
-        X0[i] = sp.xform_compose(Xup, X0[tree.parent[i]])                     # X0 = Xup X0_parent
+        with body_scope(tree, ops, i, "X0"):
+            Xup = sp.xform_compose(joint_xform(tree, i, q[i], ops), tree.Xtree[i])
+            X0[i] = sp.xform_compose(Xup, X0[tree.parent[i]])                 # X0 = Xup X0_parent
     return X0
 
 
@@ -114,12 +116,15 @@ def oriented_poses(tree: Tree, ops, q, base, bodies):
     R = {-1: quaternion_matrix(Q[-1])}
     r = {-1: tuple(base[0]) if tree.floating else (0, 0, 0)}
     for i in bodies:
-        p = tree.parent[i]
-        Q[i] = quat_mul(quat_mul(Q[p], tree.Qtree[i]), joint_quaternion(tree, i, half))  # Q = Q_parent Q_tree Q_J
-        R[i] = quaternion_matrix(Q[i])
-        r[i] = sp.vadd(r[p], sp.mv3(R[p], tree.Xtree[i][1]))                              # r = r_parent + R_parent p_tree
-        if tree.kind[i] == "prismatic":
-            r[i] = sp.vadd(r[i], sp.mv3(R[i], sp.vscale(tree.axis[i], q[i])))
+        with body_scope(tree, ops, i, "Q, R, r"):
+            p = tree.parent[i]
+            Q[i] = quat_mul(quat_mul(Q[p], tree.Qtree[i]), joint_quaternion(tree, i, half))  # Q = Q_parent Q_tree Q_J
+            R[i] = quaternion_matrix(Q[i])
+            r[i] = sp.vadd(r[p], sp.mv3(R[p], tree.Xtree[i][1]))                          # r = r_parent + R_parent p_tree
+            if tree.kind[i] == "prismatic":
+                r[i] = sp.vadd(r[i], sp.mv3(R[i], sp.vscale(tree.axis[i], q[i])))
+            ops.label(Q[i], f"Q{i}")
+            ops.label(r[i], f"r{i}")
     return Q, R, r
 
 
@@ -187,12 +192,16 @@ def base_motion(tree: Tree, base):
     return v, a
 
 
-def motion_subspaces(tree: Tree, X0: dict, bodies) -> dict:
+def motion_subspaces(tree: Tree, ops, X0: dict, bodies) -> dict:
     """s[i] = X0[i]^-1 S[i]: each joint's motion subspace in world coordinates at the world origin."""
-    return {i: sp.xform_motion_back(X0[i], tree.S[i]) for i in bodies}
+    s = {}
+    for i in bodies:
+        with body_scope(tree, ops, i, "s"):
+            s[i] = sp.xform_motion_back(X0[i], tree.S[i])
+    return s
 
 
-def velocities(tree: Tree, base, s: dict, qd, bodies, qdd=None):
+def velocities(tree: Tree, ops, base, s: dict, qd, bodies, qdd=None):
     """Spatial velocities v[i] (and, with ``qdd``, accelerations a[i]) of ``bodies`` (world origin).
 
     v = v_parent + s qd; a = a_parent + s qdd + v x s qd (RBDA eq. 7.3 in world coordinates).
@@ -200,10 +209,11 @@ def velocities(tree: Tree, base, s: dict, qd, bodies, qdd=None):
     v0, a0 = base_motion(tree, base)
     v, a = {-1: v0}, {-1: a0}
     for i in bodies:
-        p = tree.parent[i]
-        v[i] = sp.vadd(v[p], sp.vscale(s[i], qd[i]))
-        if qdd is not None:
-            a[i] = sp.vadd(sp.vadd(a[p], sp.vscale(s[i], qdd[i])), sp.crm(v[i], sp.vscale(s[i], qd[i])))
+        with body_scope(tree, ops, i, "v" if qdd is None else "v, a"):
+            p = tree.parent[i]
+            v[i] = sp.vadd(v[p], sp.vscale(s[i], qd[i]))
+            if qdd is not None:
+                a[i] = sp.vadd(sp.vadd(a[p], sp.vscale(s[i], qdd[i])), sp.crm(v[i], sp.vscale(s[i], qd[i])))
     return v, a
 
 
@@ -218,7 +228,7 @@ def _frame(tree: Tree, ops, q, base, link: int):
     """(bodies on the link's path, their motion subspaces s, the link origin p)."""
     bodies = link_path(tree, link)
     X0 = body_poses(tree, ops, q, base, bodies)
-    return bodies, motion_subspaces(tree, X0, bodies), link_pose(tree, X0, link)[1]
+    return bodies, motion_subspaces(tree, ops, X0, bodies), link_pose(tree, X0, link)[1]
 
 
 def _column_major(columns) -> list:
@@ -235,8 +245,9 @@ def jacobian(tree: Tree, ops, q, base, link: int) -> list:
     p = link_pose(tree, X0, link)[1]
     columns = [at_point(c, p) for c in base_columns(tree, base)]
     on_path = set(bodies)
-    columns += [sp.xform_motion_back(moved_to(X0[i], p), tree.S[i]) if i in on_path else (0,) * 6
-                for i in range(tree.nb)]
+    for i in range(tree.nb):
+        with body_scope(tree, ops, i, "J column"):
+            columns.append(sp.xform_motion_back(moved_to(X0[i], p), tree.S[i]) if i in on_path else (0,) * 6)
     return _column_major(columns)
 
 
@@ -247,7 +258,7 @@ def jacobian_derivative(tree: Tree, ops, q, qd, base, link: int) -> list:
     changes as ``[wdot, udot + wdot x p + w x pdot]``; the base columns only through p_b and p.
     """
     bodies, s, p = _frame(tree, ops, q, base, link)
-    v, _ = velocities(tree, base, s, qd, bodies)
+    v, _ = velocities(tree, ops, base, s, qd, bodies)
     vl = v[tree.link_body[link]]
     pdot = sp.vadd(vl[3:], sp.cross(vl[:3], p))                                  # velocity of the link origin
 
@@ -260,20 +271,22 @@ def jacobian_derivative(tree: Tree, ops, q, qd, base, link: int) -> list:
         pbdot = tuple(base[2][3:])  # the base origin's velocity
         columns += [column(c, (0, 0, 0) + sp.cross(pbdot, c[:3])) for c in base_columns(tree, base)]
     on_path = set(bodies)
-    columns += [column(s[i], sp.crm(v[i], s[i])) if i in on_path else (0,) * 6 for i in range(tree.nb)]
+    for i in range(tree.nb):
+        with body_scope(tree, ops, i, "Jdot column"):
+            columns.append(column(s[i], sp.crm(v[i], s[i])) if i in on_path else (0,) * 6)
     return _column_major(columns)
 
 
 def forward_velocity_kinematics(tree: Tree, ops, q, qd, base, link: int) -> list:
     """The link origin's twist ``[omega, pdot]`` (world axes)."""
     bodies, s, p = _frame(tree, ops, q, base, link)
-    v, _ = velocities(tree, base, s, qd, bodies)
+    v, _ = velocities(tree, ops, base, s, qd, bodies)
     return list(at_point(v[tree.link_body[link]], p))
 
 
 def forward_acceleration_kinematics(tree: Tree, ops, q, qd, qdd, base, link: int) -> list:
     """The link origin's classical acceleration ``[omegadot, pddot] = J nudot + Jdot nu`` (world axes)."""
     bodies, s, p = _frame(tree, ops, q, base, link)
-    v, a = velocities(tree, base, s, qd, bodies, qdd)
+    v, a = velocities(tree, ops, base, s, qd, bodies, qdd)
     body = tree.link_body[link]
     return list(classical(a[body], v[body], p))

@@ -27,6 +27,7 @@ class Tree:
     """Per-model constants for the algorithms (built once per model)."""
 
     names: tuple  # the bodies' joint names, for error messages
+    bodies: tuple  # the name of each body's link (its joint's child), for the scopes of generated code
     parent: tuple  # parent body of each body, -1 for the root
     kind: tuple  # "revolute" or "prismatic"
     axis: tuple  # joint axis (structural ints where exact)
@@ -49,6 +50,7 @@ class Tree:
         axes = tuple(tuple(sp.const(x) for x in j.axis) for j in model.joints)
         return Tree(
             names=tuple(j.name for j in model.joints),
+            bodies=tuple(_body_links(model)),
             parent=tuple(j.parent for j in model.joints),
             kind=tuple(j.kind for j in model.joints),
             axis=axes,
@@ -72,6 +74,29 @@ class Tree:
     def nb(self) -> int:
         """The number of bodies (moving joints, mimic joints included)."""
         return len(self.parent)
+
+
+def _body_links(model: RobotModel):
+    """The link of each body: the first link welded to it (the joint's child, at the body frame)."""
+    first = {}
+    for link in model.links:
+        first.setdefault(link.body, link.name)
+    return (first.get(i, model.joints[i].name) for i in range(len(model.joints)))
+
+
+def body_scope(tree: Tree, ops, i: int, what: str):
+    """``ops.scope`` of body ``i``'s share of a pass computing ``what``: ``body 3 panda_link4: v, a, f`` (the
+    body's index, as in q, and its link's name from the robot file)."""
+    return ops.scope(f"body {i} {tree.bodies[i]}: {what}")
+
+
+def per_body(tree: Tree, ops, what: str, value) -> list:
+    """``[value(i) for each body i]``, each in its `body_scope` of ``what``."""
+    out = []
+    for i in range(tree.nb):
+        with body_scope(tree, ops, i, what):
+            out.append(value(i))
+    return out
 
 
 def joint_xform(tree: Tree, i: int, qi, ops):
@@ -135,22 +160,32 @@ def base_rotation(quat, ops):
 
 def joint_xforms(tree: Tree, q, ops):
     """XJ[i] = XJ(q_i) for every joint."""
-    return [joint_xform(tree, i, q[i], ops) for i in range(tree.nb)]
+    XJ = []
+    for i in range(tree.nb):
+        with body_scope(tree, ops, i, "XJ"):
+            XJ.append(joint_xform(tree, i, q[i], ops))
+    return XJ
 
 
-def body_xforms(tree: Tree, XJ):
+def body_xforms(tree: Tree, XJ, ops):
     """Xup[i] = XJ[i] Xtree[i] (`sp.Xform`): from body parent(i) (the root/base body for -1) to body i."""
-    return [sp.Xform(sp.xform_compose(XJ[i], tree.Xtree[i])) for i in range(tree.nb)]
+    Xup = []
+    for i in range(tree.nb):
+        with body_scope(tree, ops, i, "Xup"):
+            Xup.append(sp.Xform(sp.xform_compose(XJ[i], tree.Xtree[i])))
+    return Xup
 
 
-def body_velocities(tree: Tree, Xup, qd, v0=None) -> list:
+def body_velocities(tree: Tree, ops, Xup, qd, v0=None) -> list:
     """v[i] = Xup[i] v[parent] + S[i] qd[i]: each body's spatial velocity in its frame (``v0``: the base
     body's, floating base; the root is still otherwise)."""
     v = [None] * tree.nb
     for i in range(tree.nb):
-        p = tree.parent[i]
-        vp = (v0 or sp.Motion((0,) * 6)) if p == -1 else v[p]
-        v[i] = Xup[i] @ vp + tree.S[i] * qd[i]
+        with body_scope(tree, ops, i, "v"):
+            p = tree.parent[i]
+            vp = (v0 or sp.Motion((0,) * 6)) if p == -1 else v[p]
+            v[i] = Xup[i] @ vp + tree.S[i] * qd[i]
+            ops.label(v[i], f"v{i}")
     return v
 
 

@@ -61,7 +61,7 @@ def frame_derivatives(tree: Tree, ops, q, qd, base, link: int, qdd=None) -> dict
     ``{"q": [nb columns], "qd": ..., ("qdd": ...)}`` per body and, floating, ``"base_velocity"`` (6),
     ``"base_rotation"`` (3) and, for the acceleration, ``"base_acceleration"`` (6)."""
     bodies, s, p = _frame(tree, ops, q, base, link)
-    v, a = velocities(tree, base, s, qd, bodies, qdd)
+    v, a = velocities(tree, ops, base, s, qd, bodies, qdd)
     b = tree.link_body[link]
     vb, ab = v[b], (a[b] if qdd is not None else None)
     w = vb[:3]
@@ -120,8 +120,8 @@ def _subtrees(tree: Tree, ops, q, qd, base):
     leaf to root; ``total``: the moving bodies' (a fixed base's root does not count)."""
     bodies = range(tree.nb)
     X0 = body_poses(tree, ops, q, base, bodies)
-    s = motion_subspaces(tree, X0, bodies)
-    v, _ = velocities(tree, base, s, qd, bodies)
+    s = motion_subspaces(tree, ops, X0, bodies)
+    v, _ = velocities(tree, ops, base, s, qd, bodies)
     inertias = dict(enumerate(tree.I))
     if tree.floating:
         inertias[-1] = tree.I_base

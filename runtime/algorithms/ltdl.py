@@ -96,16 +96,19 @@ def ltdl(H, lam, ops, what: str):
     D = [H[k][k] for k in range(n)]
     Dinv = [None] * n
     for k in reversed(range(n)):
-        ops.require_positive(D[k], SingularError, f"{what} is not positive definite (pivot {k})")
-        ops.require_positive(sp.sub(D[k], sp.mul(rcond_min, H[k][k])), IllConditionedError,
-                             f"{what} is ill-conditioned (equilibrated pivot {k} <= sqrt(eps))")
-        Dinv[k] = 1 / D[k]
-        for i in ancestors(lam, k):
-            a = sp.mul(A[k][i], Dinv[k])                                            # a = H_ki / H_kk
-            D[i] = sp.sub(D[i], sp.mul(A[k][i], a))                                 # H_ii -= H_ki a
-            for j in ancestors(lam, i):
-                A[i][j] = sp.sub(A[i][j], sp.mul(A[k][j], a))                       # H_ij -= H_kj a
-            A[k][i] = a                                                             # L_ki = a
+        with ops.scope(f"{what}, LTDL: pivot {k}"):
+            ops.require_positive(D[k], SingularError, f"{what} is not positive definite (pivot {k})")
+            ops.require_positive(sp.sub(D[k], sp.mul(rcond_min, H[k][k])), IllConditionedError,
+                                 f"{what} is ill-conditioned (equilibrated pivot {k} <= sqrt(eps))")
+            Dinv[k] = 1 / D[k]
+            ops.label(Dinv[k], f"Dinv{k}")
+            for i in ancestors(lam, k):
+                a = sp.mul(A[k][i], Dinv[k])                                        # a = H_ki / H_kk
+                D[i] = sp.sub(D[i], sp.mul(A[k][i], a))                             # H_ii -= H_ki a
+                for j in ancestors(lam, i):
+                    A[i][j] = sp.sub(A[i][j], sp.mul(A[k][j], a))                   # H_ij -= H_kj a
+                A[k][i] = a                                                         # L_ki = a
+                ops.label(a, f"L{k}_{i}")
     return A, Dinv
 
 
@@ -165,7 +168,8 @@ def check_residual(H, lam, x, b, ops, what: str):
 def solve_tree(H, b, lam, ops, what: str):
     """Solve ``H x = b`` for the tree-patterned SPD ``H``: factorise, solve, check the residual."""
     L, Dinv = ltdl(H, lam, ops, what)
-    residual = _Residual(H, lam, b)
-    x = ltdl_apply_inverse(L, Dinv, lam, b, residual.take)
-    residual.check(x, ops, what)
+    with ops.scope(f"{what}, LTDL: solve and residual"):
+        residual = _Residual(H, lam, b)
+        x = ltdl_apply_inverse(L, Dinv, lam, b, residual.take)
+        residual.check(x, ops, what)
     return x

@@ -24,16 +24,17 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import SingularError
-from .kinematics import Tree, base_rotation, body_xforms, joint_xforms, rotate, rotate_back
+from .kinematics import Tree, base_rotation, body_scope, body_xforms, joint_xforms, rotate, rotate_back
 from .minv import WHAT, chain, solve_columns
 
 
-def frame_xforms(tree: Tree, Xup) -> list:
+def frame_xforms(tree: Tree, Xup, ops) -> list:
     """Xa[i]: from frame A (the base body, or a fixed base's root) to body i."""
     Xa = [None] * tree.nb
     for i in range(tree.nb):
         p = tree.parent[i]
-        Xa[i] = Xup[i] if p == -1 else sp.Xform(sp.xform_compose(Xup[i], Xa[p]))
+        with body_scope(tree, ops, i, "Xa"):
+            Xa[i] = Xup[i] if p == -1 else sp.Xform(sp.xform_compose(Xup[i], Xa[p]))
     return Xa
 
 
@@ -46,8 +47,8 @@ def mass_matrix_inverse_aba(tree: Tree, ops, q, base_quat=None) -> list:
     off = 6 if tree.floating else 0
     G = off + nb
     XJ = joint_xforms(tree, q, ops)
-    Xup = body_xforms(tree, XJ)
-    Xa = frame_xforms(tree, Xup)
+    Xup = body_xforms(tree, XJ, ops)
+    Xa = frame_xforms(tree, Xup, ops)
     IA = [sp.rigid_matrix(tree.I[i]) for i in range(nb)]
     IA0 = sp.rigid_matrix(sp.RigidInertia(tree.I_base)) if tree.floating else None
     F = [{} for _ in range(nb)]                                                       # column -> F_A (a Force)
@@ -55,29 +56,30 @@ def mass_matrix_inverse_aba(tree: Tree, ops, q, base_quat=None) -> list:
     x = [[0] * G for _ in range(G)]                                                   # rows: only c >= r is read
     U_A, S_A, dinv = [None] * nb, [None] * nb, [None] * nb
     for i in reversed(range(nb)):
-        k = off + i
-        U = sp.Force(sp.mat_vec(IA[i], S[i]))                                         # U = IA S
-        d = sp.add(S[i] @ U, tree.armature[i])
-        ops.require_positive(d, SingularError, f"articulated inertia of joint {tree.names[i]!r} is not positive")
-        dinv[i] = 1 / d
-        U_A[i] = sp.Force(sp.xform_force_back(Xa[i], U))                               # U_A = Xa^T U
-        S_A[i] = sp.Motion(sp.xform_motion_back(Xa[i], S[i]))                          # S_A = Xa^-1 S
-        F[i][k] = sp.Force((0,) * 6)
-        for c, f in F[i].items():
-            u = sp.sub(int(c == k), S_A[i] @ f)                                        # u = [c == k] - S_A^T F_A
-            x[k][c] = sp.mul(u, dinv[i])
-            F[i][c] = f + U_A[i] * x[k][c]                                             # F_A + U_A u / d
-        p = tree.parent[i]
-        if p == -1 and not tree.floating:
-            continue
-        Ia_p = sp.mat_congruence(tree.Xtree[i], sp.mat_congruence(XJ[i], sp.mat_sub_outer(IA[i], U, dinv[i])))
-        if p == -1:
-            IA0 = sp.mat_add(IA0, Ia_p)                                               # IA_0 += Xup^T Ia Xup
-        else:
-            IA[p] = sp.mat_add(IA[p], Ia_p)
-        parent = F0 if p == -1 else F[p]
-        for c, f in F[i].items():
-            parent[c] = parent[c] + f if c in parent else f
+        with body_scope(tree, ops, i, "U, d, M^-1 row (backward), IA and F to the parent"):
+            k = off + i
+            U = sp.Force(sp.mat_vec(IA[i], S[i]))                                         # U = IA S
+            d = sp.add(S[i] @ U, tree.armature[i])
+            ops.require_positive(d, SingularError, f"articulated inertia of joint {tree.names[i]!r} is not positive")
+            dinv[i] = 1 / d
+            U_A[i] = sp.Force(sp.xform_force_back(Xa[i], U))                               # U_A = Xa^T U
+            S_A[i] = sp.Motion(sp.xform_motion_back(Xa[i], S[i]))                          # S_A = Xa^-1 S
+            F[i][k] = sp.Force((0,) * 6)
+            for c, f in F[i].items():
+                u = sp.sub(int(c == k), S_A[i] @ f)                                        # u = [c == k] - S_A^T F_A
+                x[k][c] = sp.mul(u, dinv[i])
+                F[i][c] = f + U_A[i] * x[k][c]                                             # F_A + U_A u / d
+            p = tree.parent[i]
+            if p == -1 and not tree.floating:
+                continue
+            Ia_p = sp.mat_congruence(tree.Xtree[i], sp.mat_congruence(XJ[i], sp.mat_sub_outer(IA[i], U, dinv[i])))
+            if p == -1:
+                IA0 = sp.mat_add(IA0, Ia_p)                                               # IA_0 += Xup^T Ia Xup
+            else:
+                IA[p] = sp.mat_add(IA[p], Ia_p)
+            parent = F0 if p == -1 else F[p]
+            for c, f in F[i].items():
+                parent[c] = parent[c] + f if c in parent else f
     a = [{} for _ in range(nb)]                                                       # column -> a_A (a Motion)
     if tree.floating:
         E0 = base_rotation(base_quat, ops)
@@ -89,10 +91,11 @@ def mass_matrix_inverse_aba(tree: Tree, ops, q, base_quat=None) -> list:
             for r, value in enumerate(rotate_back(E0, a0[c])):                          # world axes
                 x[r][c] = value
     for i in range(nb):
-        k, p = off + i, tree.parent[i]
-        for c in range(k, G):
-            ap = (a0[c] if tree.floating else None) if p == -1 else a[p][c]
-            if ap is not None:
-                x[k][c] = sp.sub(x[k][c], sp.mul(sp.dot(U_A[i], ap), dinv[i]))                 # - U_A^T a_A / d
-            a[i][c] = S_A[i] * x[k][c] if ap is None else ap + S_A[i] * x[k][c]
+        with body_scope(tree, ops, i, "M^-1 row (forward), a"):
+            k, p = off + i, tree.parent[i]
+            for c in range(k, G):
+                ap = (a0[c] if tree.floating else None) if p == -1 else a[p][c]
+                if ap is not None:
+                    x[k][c] = sp.sub(x[k][c], sp.mul(sp.dot(U_A[i], ap), dinv[i]))  # - U_A^T a_A / d
+                a[i][c] = S_A[i] * x[k][c] if ap is None else ap + S_A[i] * x[k][c]
     return [[x[min(r, c)][max(r, c)] for c in range(G)] for r in range(G)]

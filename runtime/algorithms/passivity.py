@@ -16,7 +16,8 @@ A floating base's reference columns move with A0, which translates with the base
 from __future__ import annotations
 
 from .. import spatial as sp
-from .kinematics import (Tree, add_load, base_velocity, body_velocities, body_xforms, joint_xforms, link_forces,
+from .kinematics import (Tree, add_load, base_velocity, body_scope, body_velocities, body_xforms, joint_xforms,
+                         link_forces,
                          rotate, rotate_back)
 from .rnea import backward_pass
 
@@ -34,9 +35,9 @@ def passivity_forces(tree: Tree, ops, q, qd, qd_ref, qdd_ref, base=None, loads=N
     nb, off = tree.nb, 6 if tree.floating else 0
     S, I = tree.S, tree.I
     qdr, qddr = qd_ref[off:], qdd_ref[off:]
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     E0, v0 = base_velocity(tree, ops, base)
-    v = body_velocities(tree, Xup, qd, v0)
+    v = body_velocities(tree, ops, Xup, qd, v0)
     zero = sp.Motion((0,) * 6)
     if tree.floating:
         vr0 = sp.Motion(rotate(E0, qd_ref[:6]))                                     # vr0 = X0 nu_r
@@ -47,15 +48,19 @@ def passivity_forces(tree: Tree, ops, q, qd, qd_ref, qdd_ref, base=None, loads=N
     f_load, f_load0 = link_forces(tree, loads)
     vr, a, f = [None] * nb, [None] * nb, [None] * nb
     for i in range(nb):
-        p = tree.parent[i]
-        vrp, ap = (vr0, a0) if p == -1 else (vr[p], a[p])
-        vJr = S[i] * qdr[i]
-        vr[i] = Xup[i] @ vrp + vJr
-        a[i] = Xup[i] @ ap + S[i] * qddr[i] + v[i].cross(vJr)
-        f[i] = sp.Force(add_load(I[i] @ a[i] + _products(I[i], v[i], vr[i]), f_load[i]))
+        with body_scope(tree, ops, i, "vr, a, f"):
+            p = tree.parent[i]
+            vrp, ap = (vr0, a0) if p == -1 else (vr[p], a[p])
+            vJr = S[i] * qdr[i]
+            vr[i] = Xup[i] @ vrp + vJr
+            a[i] = Xup[i] @ ap + S[i] * qddr[i] + v[i].cross(vJr)
+            f[i] = sp.Force(add_load(I[i] @ a[i] + _products(I[i], v[i], vr[i]), f_load[i]))
+            ops.label(vr[i], f"vr{i}")
+            ops.label(a[i], f"a{i}")
+            ops.label(f[i], f"f{i}")
     f0 = None
     if tree.floating:
         I0 = sp.RigidInertia(tree.I_base)
         f0 = sp.Force(add_load(I0 @ a0 + _products(I0, v0, vr0), f_load0))
-    tau, f0 = backward_pass(tree, Xup, f, f0, qddr)
+    tau, f0 = backward_pass(tree, ops, Xup, f, f0, qddr)
     return (list(rotate_back(E0, f0)) if tree.floating else []) + tau

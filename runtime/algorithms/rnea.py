@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import spatial as sp
-from .kinematics import (Tree, add_load, base_rotation, base_spatial_acceleration, body_xforms, joint_xforms,
-                         link_forces, rotate, rotate_back)
+from .kinematics import (Tree, add_load, base_rotation, base_spatial_acceleration, body_scope, body_xforms,
+                         joint_xforms, link_forces, rotate, rotate_back)
 
 
 @dataclass
@@ -40,36 +40,42 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
     else:
         v0 = sp.Motion((0,) * 6)
         a0 = -a_grav
-    Xup = body_xforms(tree, joint_xforms(tree, q, ops))
+    Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     f_load, f_load0 = link_forces(tree, loads)
     vJ, v, a, f = [None] * nb, [None] * nb, [None] * nb, [None] * nb
     for i in range(nb):
-        p = tree.parent[i]
-        vp, ap = (v0, a0) if p == -1 else (v[p], a[p])
-        vJ[i] = S[i] * qd[i]
-        v[i] = Xup[i] @ vp + vJ[i]
-        a[i] = Xup[i] @ ap + S[i] * qdd[i] + v[i].cross(vJ[i])
-        f[i] = sp.Force(add_load(I[i] @ a[i] + v[i].cross(I[i] @ v[i]), f_load[i]))
+        with body_scope(tree, ops, i, "v, a, f"):
+            p = tree.parent[i]
+            vp, ap = (v0, a0) if p == -1 else (v[p], a[p])
+            vJ[i] = S[i] * qd[i]
+            v[i] = Xup[i] @ vp + vJ[i]
+            a[i] = Xup[i] @ ap + S[i] * qdd[i] + v[i].cross(vJ[i])
+            f[i] = sp.Force(add_load(I[i] @ a[i] + v[i].cross(I[i] @ v[i]), f_load[i]))
+            ops.label(v[i], f"v{i}")
+            ops.label(a[i], f"a{i}")
+            ops.label(f[i], f"f{i}")
     f0 = None
     if tree.floating:
         I0 = sp.RigidInertia(tree.I_base)
         f0 = sp.Force(add_load(I0 @ a0 + v0.cross(I0 @ v0), f_load0))
-    tau, f0 = backward_pass(tree, Xup, f, f0, qdd)
+    tau, f0 = backward_pass(tree, ops, Xup, f, f0, qdd)
     return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
 
 
-def backward_pass(tree: Tree, Xup, f, f0, qdd) -> tuple:
+def backward_pass(tree: Tree, ops, Xup, f, f0, qdd) -> tuple:
     """RNEA's backward pass: ``(tau, f0)`` with tau_i = S_i . f_i + armature_i qdd_i, each body's force
     added to its parent's (``f`` in place: it ends as each subtree's total) and to the floating base
     body's ``f0``."""
     tau = [None] * tree.nb
     for i in reversed(range(tree.nb)):
-        tau[i] = sp.add(tree.S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
-        p = tree.parent[i]
-        if p != -1:
-            f[p] = f[p] + Xup[i].T @ f[i]
-        elif tree.floating:
-            f0 = f0 + Xup[i].T @ f[i]
+        with body_scope(tree, ops, i, "tau, f to the parent"):
+            tau[i] = sp.add(tree.S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
+            ops.label(tau[i], f"tau{i}")
+            p = tree.parent[i]
+            if p != -1:
+                f[p] = f[p] + Xup[i].T @ f[i]
+            elif tree.floating:
+                f0 = f0 + Xup[i].T @ f[i]
     return tau, f0
 
 

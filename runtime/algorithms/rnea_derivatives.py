@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from .crba import crba_from_composites
-from .kinematics import Tree, base_spatial_acceleration, rotate, rotate_back
+from .kinematics import Tree, base_spatial_acceleration, body_scope, per_body, rotate, rotate_back
 from .rnea import rnea_passes
 
 
@@ -43,26 +43,27 @@ def _composite_force(IC, BC, hC, dv, e):
     return sp.vadd(sp.vadd(sp.rigid_apply(IC, e), sp.crf(dv, hC)), sp.rigid_apply(BC, dv))
 
 
-def composites(tree: Tree, Xup, v, v0=None) -> tuple:
+def composites(tree: Tree, ops, Xup, v, v0=None) -> tuple:
     """The backward pass's composites of each subtree, in its body's frame: ``(IC, hC, BC, base)`` with
     IC = sum I, hC = sum I v (momentum), BC = sum Idot (Idot = v x* I - I v x) per body and, for a
     floating base, ``base = (IC0, hC0, BC0)`` of the base body (with its own inertia; None otherwise)."""
     nb = tree.nb
     IC = list(tree.I)
-    hC = [sp.rigid_apply(tree.I[i], v[i]) for i in range(nb)]                       # h = I v
-    BC = [sp.rigid_variation(tree.I[i], v[i]) for i in range(nb)]                   # Idot = v x* I - I v x
+    hC = per_body(tree, ops, "h", lambda i: sp.rigid_apply(tree.I[i], v[i]))         # h = I v
+    BC = per_body(tree, ops, "Idot", lambda i: sp.rigid_variation(tree.I[i], v[i]))  # Idot = v x* I - I v x
     if tree.floating:
         IC0, hC0, BC0 = tree.I_base, sp.rigid_apply(tree.I_base, v0), sp.rigid_variation(tree.I_base, v0)
     for i in reversed(range(nb)):
         p = tree.parent[i]
         if p == -1 and not tree.floating:
             continue
-        ICi, BCi, hCi = (sp.rigid_xform_back(Xup[i], IC[i]), sp.rigid_xform_back(Xup[i], BC[i]),
-                         sp.xform_force_back(Xup[i], hC[i]))
-        if p == -1:
-            IC0, BC0, hC0 = sp.rigid_add(IC0, ICi), sp.rigid_add(BC0, BCi), sp.vadd(hC0, hCi)
-        else:
-            IC[p], BC[p], hC[p] = sp.rigid_add(IC[p], ICi), sp.rigid_add(BC[p], BCi), sp.vadd(hC[p], hCi)
+        with body_scope(tree, ops, i, "IC, hC, BC to the parent"):
+            ICi, BCi, hCi = (sp.rigid_xform_back(Xup[i], IC[i]), sp.rigid_xform_back(Xup[i], BC[i]),
+                             sp.xform_force_back(Xup[i], hC[i]))
+            if p == -1:
+                IC0, BC0, hC0 = sp.rigid_add(IC0, ICi), sp.rigid_add(BC0, BCi), sp.vadd(hC0, hCi)
+            else:
+                IC[p], BC[p], hC[p] = sp.rigid_add(IC[p], ICi), sp.rigid_add(BC[p], BCi), sp.vadd(hC[p], hCi)
     return IC, hC, BC, ((IC0, hC0, BC0) if tree.floating else None)
 
 
@@ -74,16 +75,17 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
     G = nb + off
     r = rnea_passes(tree, ops, q, qd, qdd, base, loads)
     Xup, S, v = r.Xup, tree.S, r.v
-    IC, hC, BC, base_composites = composites(tree, Xup, v, r.v0)
+    IC, hC, BC, base_composites = composites(tree, ops, Xup, v, r.v0)
     # the sources: (dv, e = da + v x dv, rigid) per coordinate, in the frame of its body
     sources = {"q": [], "qd": []}
     for j in range(nb):
-        p = tree.parent[j]
-        ap = r.a0 if p == -1 else r.a[p]
-        dv = sp.crm(v[j], S[j])                                                     # dv = v_j x S_j
-        da = sp.vadd(sp.crm(sp.xform_motion(Xup[j], ap), S[j]), sp.crm(dv, r.vJ[j]))  # da = (Xup ap) x S + dv x vJ
-        sources["q"].append((dv, sp.vadd(da, sp.crm(v[j], dv)), sp.crf(S[j], r.f[j])))  # rigid: S x* F
-        sources["qd"].append((S[j], sp.vadd(dv, dv), None))                        # dv = S, da = v x S: e = 2 v x S
+        with body_scope(tree, ops, j, "dv, da of its coordinate"):
+            p = tree.parent[j]
+            ap = r.a0 if p == -1 else r.a[p]
+            dv = sp.crm(v[j], S[j])                                                 # dv = v_j x S_j
+            da = sp.vadd(sp.crm(sp.xform_motion(Xup[j], ap), S[j]), sp.crm(dv, r.vJ[j]))  # da = (Xup ap) x S + dv x vJ
+            sources["q"].append((dv, sp.vadd(da, sp.crm(v[j], dv)), sp.crf(S[j], r.f[j])))  # rigid: S x* F
+            sources["qd"].append((S[j], sp.vadd(dv, dv), None))                    # dv = S, da = v x S: e = 2 v x S
     cols = {key: [[0] * G for _ in range(nb)] for key in sources}
     # a top body's root rows in one step from A0 (world axes): X0_i = Xup_i rot(E0), X0_i^T = E0^T Xup_i^T
     X0 = {i: sp.Xform(sp.xform_compose(Xup[i], (r.E0, (0, 0, 0)))) for i in range(nb)
@@ -91,30 +93,32 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
     # j and above: dtau_j = S_j . dF_j (S_j . rigid = 0); the parent receives Xup_j^T (dF_j + rigid)
     for key, per_joint in sources.items():
         for j, (dv, e, rigid) in enumerate(per_joint):
-            dF = _composite_force(IC[j], BC[j], hC[j], dv, e)
-            Gf, k = (dF if rigid is None else sp.vadd(dF, rigid)), j
-            cols[key][j][off + j] = sp.dot(S[j], Gf)                                # dtau_j = S_j . dF_j
-            while tree.parent[k] != -1:
-                Gf = sp.xform_force_back(Xup[k], Gf)
-                k = tree.parent[k]
-                cols[key][j][off + k] = sp.dot(S[k], Gf)                            # dtau_k = S_k . G
-            if tree.floating:
-                cols[key][j][:6] = sp.xform_force_back(X0[k], Gf)                   # the root wrench: X0_k^T G
+            with body_scope(tree, ops, j, f"d tau / d {key}_j, j and above"):
+                dF = _composite_force(IC[j], BC[j], hC[j], dv, e)
+                Gf, k = (dF if rigid is None else sp.vadd(dF, rigid)), j
+                cols[key][j][off + j] = sp.dot(S[j], Gf)                            # dtau_j = S_j . dF_j
+                while tree.parent[k] != -1:
+                    Gf = sp.xform_force_back(Xup[k], Gf)
+                    k = tree.parent[k]
+                    cols[key][j][off + k] = sp.dot(S[k], Gf)                        # dtau_k = S_k . G
+                if tree.floating:
+                    cols[key][j][:6] = sp.xform_force_back(X0[k], Gf)               # the root wrench: X0_k^T G
     # strictly in the subtree of j: alpha_k and gamma_k carried up to each j above k
     base_covectors = []
     for k in range(nb):
-        alpha = sp.rigid_apply(IC[k], S[k])                                         # alpha = IC S
-        gamma = sp.vsub(sp.rigid_apply(BC[k], S[k]), sp.crf(S[k], hC[k]))           # gamma = BC S - S x* hC
-        j = k
-        while tree.parent[j] != -1:
-            alpha, gamma = sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)
-            j = tree.parent[j]
-            for key, per_joint in sources.items():
-                dv, e, _ = per_joint[j]
-                cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . e + gamma . dv
-        if tree.floating:                                                           # to the base frame
-            base_covectors.append((sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)))
-    H = crba_from_composites(tree, Xup, [sp.RigidInertia(I) for I in IC],
+        with body_scope(tree, ops, k, "alpha, gamma to the joints above"):
+            alpha = sp.rigid_apply(IC[k], S[k])                                     # alpha = IC S
+            gamma = sp.vsub(sp.rigid_apply(BC[k], S[k]), sp.crf(S[k], hC[k]))       # gamma = BC S - S x* hC
+            j = k
+            while tree.parent[j] != -1:
+                alpha, gamma = sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)
+                j = tree.parent[j]
+                for key, per_joint in sources.items():
+                    dv, e, _ = per_joint[j]
+                    cols[key][j][off + k] = sp.add(sp.dot(alpha, e), sp.dot(gamma, dv))  # alpha . e + gamma . dv
+            if tree.floating:                                                       # to the base frame
+                base_covectors.append((sp.xform_force_back(Xup[j], alpha), sp.xform_force_back(Xup[j], gamma)))
+    H = crba_from_composites(tree, ops, Xup, [sp.RigidInertia(I) for I in IC],
                              base_composites[0] if tree.floating else None, r.E0)
     out = {"q": cols["q"], "qd": cols["qd"], "qdd": [[H[row][off + j] for row in range(G)] for j in range(nb)]}
     if tree.floating:

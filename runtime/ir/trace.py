@@ -12,6 +12,9 @@ is deterministic.
 `SymbolicOps` is the scalar backend the algorithms see: ``require_positive``
 and ``require_not_negative`` record guards, ``solve_spd`` records a call of the checked Cholesky solve
 and ``solve_ltdl`` one of the tree-sparse LTDL solve of many columns (`TreeSolve`).
+Its ``scope`` and ``label`` (`ScalarOps`) change no arithmetic: the graph records on each node
+the scope it was first created in (`Graph.scopes`) and the first name a label gave it
+(`Graph.labels`), for the C emitter's comments and variable names.
 
 `trace` is the one place an operation is traced (graph -> inputs -> evaluate), on a `Graph`
 for the C and the NumPy engine's single states, on CasADi SX for the CasADi functions.
@@ -19,13 +22,19 @@ for the C and the NumPy engine's single states, on CasADi SX for the CasADi func
 
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import evaluate
-from ..algorithms.scalars import ScalarOps
+from ..algorithms.scalars import ScalarOps, component_names
+
+#: What a label must look like: a C identifier of ASCII letters, digits and underscores (labels are the
+#: algorithms' quantity names, never a robot file's strings).
+LABEL = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 class Expr:
     """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index), ``ret`` (call, index)
@@ -147,6 +156,9 @@ class Graph:
         self._table: dict = {}
         self.guards: list[Guard] = []
         self.calls: list = []  # Call and TreeSolve, by index
+        self.scopes: list = []  # per node id: the scope it was created in (a string, or None outside any)
+        self.labels: dict = {}  # node id -> the name of the quantity it was first labelled as
+        self.scope: Optional[str] = None  # the scope new nodes are created in
 
     # -- leaves --------------------------------------------------------------
     def _node(self, op, args):
@@ -155,6 +167,7 @@ class Graph:
         if node is None:
             node = Expr(self, op, args, len(self.nodes))
             self.nodes.append(node)
+            self.scopes.append(self.scope)
             self._table[key] = node
         return node
 
@@ -285,6 +298,24 @@ class SymbolicOps(ScalarOps):
     def solve_ltdl(self, L, Dinv, lam, columns):
         return self.graph.tree_solve([dict(row) for row in L], list(Dinv), tuple(lam), [list(b) for b in columns])
 
+    @contextlib.contextmanager
+    def scope(self, text):
+        outer, self.graph.scope = self.graph.scope, str(text)
+        try:
+            yield
+        finally:
+            self.graph.scope = outer
+
+    def label(self, value, name):
+        """Name each node of ``value`` that has no name yet and was created in this scope (a value an earlier
+        scope made, shared by hash-consing, keeps its place and its name there)."""
+        graph = self.graph
+        for component, x in component_names(value, name):
+            if not LABEL.fullmatch(component):
+                raise ValueError(f"label {component!r} is not a C identifier of letters, digits and underscores")
+            if isinstance(x, Expr) and x.id not in graph.labels and graph.scopes[x.id] == graph.scope:
+                graph.labels[x.id] = component
+
 
 @dataclass
 class Kernel:
@@ -321,4 +352,6 @@ def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int]
     Raises `StructuralFailure` where a check fails for every state.
     """
     symbols = {name: graph.input(name, size) for name, size in inputs.items()}
-    return evaluate(tree, graph.ops, op, symbols, link, algorithm)
+    ops = graph.ops
+    with ops.scope(op):
+        return evaluate(tree, ops, op, symbols, link, algorithm)
