@@ -159,11 +159,11 @@ def cmd_generate(args, progress: Progress) -> int:
         raise UsageError(f"--frames: {exc}") from None
     steps = ", ".join(f"{step} {generated.timings[step]:.2f} s" for step in ("trace", "schedule", "emit"))
     progress.done(f"({steps})")
-    folder = generated.write(args.output, overwrite=args.force)
+    folder = generated.write(args.output, overwrite=args.force, cuda=args.cuda, jax=args.jax)
     model = generated.model
     print(f"{model.name}: J = {model.joint_count}, G = {model.generalized_count}, "
           f"{'floating' if model.floating else 'fixed'} base, total mass {model.total_mass:.4g} kg")
-    for name, text in generated.files.items():
+    for name, text in {**generated.files, **(generated.cuda_files() if args.cuda else {})}.items():
         print(f"  wrote {folder / name} ({len(text.encode()) / 1024:.0f} KiB)")
     print("  operation counts:")
     for op, counts in generated.operation_counts.items():
@@ -321,6 +321,10 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--force", action="store_true", help="overwrite differing files in the output folder")
     g.add_argument("--no-compile", action="store_true", help="only write the sources")
     g.add_argument("--casadi", action="store_true", help="also save CasADi functions (<prefix>_<op>.casadi)")
+    g.add_argument("--cuda", action="store_true",
+                   help="also write <prefix>.cu (the C's per-state functions as CUDA kernels, a thread a state) and "
+                        "its host API <prefix>_cuda.h; compile with nvcc in the folder")
+    g.add_argument("--jax", action="store_true", help="also write the JAX functions (<prefix>_jax.py)")
     g.add_argument("--samples", type=int, default=32, help="random states for validation (default: 32)")
     g.set_defaults(run=cmd_generate)
 

@@ -69,14 +69,16 @@ def check_names(model: RobotModel, plan: list):
                                  f"of the links, or choose frames= (--frames) without one of them")
 
 
-def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm=None) -> Kernel:
+def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm=None,
+                    graph_type: type = Graph) -> Kernel:
     """Run ``op``'s algorithm (on ``link`` where it takes one) on symbols for ``model``: a `Kernel`
     with every constant folded.
 
     ``algorithm``: another operation of the same inputs and outputs whose algorithm is traced under
     ``op``'s name, or one of ``op``'s `Operation.algorithms` functions (`trace_cheapest`). An operation
     with a check that fails for every state (forward dynamics of a robot with a massless moving tip)
-    becomes a kernel that returns that status at once.
+    becomes a kernel that returns that status at once. ``graph_type``: the `Graph` (or a subclass, with
+    its own scalar backend) traced into.
     """
     tree = tree or Tree.from_model(model)
     function = algorithm if callable(algorithm) else None
@@ -84,7 +86,7 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
     dims = dimensions(tree, len(model.links))
     size = {p.name: p.size(dims) for p in record.input_ports(model.floating)}
     try:
-        graph = Graph()
+        graph = graph_type()
         outputs = trace(graph, tree, source.name, size, link, function)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the generated function always returns status %d",
@@ -183,15 +185,54 @@ class Generated:
     def operation_counts(self) -> dict:
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
-    def write(self, folder, overwrite: bool = False) -> Path:
+    def write(self, folder, overwrite: bool = False, cuda: bool = False, jax: bool = False) -> Path:
         """Write the sources and the manifest into ``folder``: all or nothing, the manifest last
-        (`rbdgen.codegen.folder`).
+        (`rbdgen.codegen.folder`); with ``cuda``, `cuda_files` too.
 
         An existing file with different content is never replaced, nor a previous run's file that this run
         does not write removed, unless ``overwrite`` is true (FileExistsError names them); identical files
-        are left as they are. No other file of the folder is touched.
+        are left as they are. No other file of the folder is touched. ``jax``: also write the module of
+        `jax` functions, ``<prefix>_jax.py`` (importable with jax alone).
         """
-        return folder_files.write(Path(folder), self.files, f"{self.prefix}.json", overwrite)
+        files = {**self.files, **(self.cuda_files() if cuda else {})}
+        if jax:
+            from . import emit_jax
+
+            files[emit_jax.file_name(self.prefix)] = self.jax_module()
+        return folder_files.write(Path(folder), files, f"{self.prefix}.json", overwrite)
+
+    def jax(self, structure: str = "flat"):
+        """Every generated function as a pure JAX function, from the same traced graph: a module whose
+        attributes are named after the C functions (``forward_dynamics``, ``jacobian_<link>``; all in
+        ``FUNCTIONS``), each taking one state and returning a dict of its outputs and ``status``
+        (`rbdgen.codegen.emit_jax`; ``structure``: `emit_jax.STRUCTURES`). Needs ``jax`` (``rbdgen[jax]``).
+        """
+        from . import emit_jax
+
+        return emit_jax.load(self.jax_module(structure), self.prefix)
+
+    def jax_module(self, structure: str = "flat") -> str:
+        """The text of the module of `jax` (``<prefix>_jax.py``): each function traced again into an
+        `emit_jax.InlineGraph`, an operation of several algorithms with the manifest's."""
+        from . import emit_jax
+
+        tree = Tree.from_model(self.model)
+        kernels = []
+        for name, info in self.manifest["operations"].items():
+            op = info.get("operation", name)
+            algorithm = dict(operation(op).algorithms).get(info.get("algorithm")) if tree.nj == tree.nb else None
+            kernel = trace_operation(self.model, op, tree, info.get("link"), algorithm,
+                                     graph_type=emit_jax.InlineGraph)
+            kernel.name = name
+            kernels.append(kernel)
+        return emit_jax.module(self.model, self.manifest, kernels, structure)
+
+    def cuda_files(self) -> dict:
+        """``<prefix>.cu`` (the C sources' per-state functions on a GPU, a kernel per operation) and its host
+        API ``<prefix>_cuda.h``, by file name (`rbdgen.codegen.cuda`)."""
+        from . import cuda
+
+        return cuda.files(self.manifest, __version__)
 
     def casadi(self, op: str, link=None):
         """``op`` as a ``casadi.Function`` traced from the same algorithms (SX, CSE).

@@ -43,6 +43,10 @@ class NumpySolver(SolverBase):
         self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable
         self._small_calls: dict = {}  # the same key -> small calls so far
 
+    def __reduce__(self):
+        """Pickled as its model (a Dask worker makes a solver of it; the traced functions are traced again)."""
+        return NumpySolver, (self.model,)
+
     #: States per pass: large enough to amortise Python, small enough to stay in cache.
     chunk = 2048
 

@@ -24,6 +24,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import dask_arrays
 from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, operation
 from .model import RobotModel
 
@@ -245,6 +246,8 @@ class SolverBase(abc.ABC):
     def _results(self, op: str, args: tuple, loads, names: tuple, mask: Optional[ArrayLike],
                  threads: Optional[int]) -> Dict[str, np.ndarray]:
         """Outputs ``names`` of ``op`` (several from one pass) by name; unbatched where the arguments are."""
+        if dask_arrays.is_lazy(args, loads, mask):
+            return dask_arrays.evaluate(self, op, args, loads, mask, threads, names)
         inputs, batch = self._inputs(op, args, loads)
         link = inputs.pop("link", None)
         checked = self._mask(mask, inputs, batch)
@@ -311,6 +314,12 @@ class SolverBase(abc.ABC):
     def _run(self, op: str, args: tuple, loads, out: Optional[np.ndarray], mask: Optional[ArrayLike],
              threads: Optional[int] = None) -> np.ndarray:
         """Validate the arguments of ``op`` (positional ones in ``args``), evaluate, return or fill ``out``."""
+        if dask_arrays.is_lazy(args, loads, mask):
+            if out is not None:
+                raise TypeError(f"{op}: out= cannot receive a lazy result of dask arrays: store the result "
+                                f"(dask.array.store) or compute it instead")
+            (name,) = (p.name for p in operation(op).output_ports(self.floating))
+            return dask_arrays.evaluate(self, op, args, loads, mask, threads, (name,))[name]
         inputs, batch = self._inputs(op, args, loads)
         link = inputs.pop("link", None)
         checked = self._mask(mask, inputs, batch)

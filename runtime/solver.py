@@ -58,6 +58,8 @@ class CompiledSolver(SolverBase):
         for name, info in manifest["operations"].items():
             if "link" in info:
                 self.frames.setdefault(info["operation"], {})[info["link"]] = name
+        # what a pickle holds (`__reduce__`): the sources, not the library
+        self._recipe = (manifest, dict(files), tuple(flags), cache)
         key_files, key_cdef = manifests.key_source(self.prefix)
         files, cdef = {**files, **key_files}, manifest["cdef"] + key_cdef
         entry_points = bool(fastpath.operations(manifest))
@@ -71,6 +73,12 @@ class CompiledSolver(SolverBase):
         self._real = "double" if self.precision == "double" else "float"
         if entry_points:
             fastpath.install(self, self._ffi, self._lib)
+
+    def __reduce__(self):
+        """Pickled as its manifest, its C sources, flags and cache folder, never its shared library: unpickling
+        builds the solver again where it is unpickled (a Dask worker), or loads it from that machine's build
+        cache, with the cache's checks (`rbdgen.build`); ``cache=None`` is the unpickling process's cache."""
+        return CompiledSolver, self._recipe
 
     def c_function(self, name: str):
         """``(ffi, function)``: the generated C function ``<prefix>_<name>`` (e.g. ``"gravity_batch"``)

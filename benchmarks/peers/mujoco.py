@@ -14,6 +14,34 @@ from ..case import Unavailable
 from .base import Peer, stack
 
 
+#: What MuJoCo's compiler is told about a URDF: keep every body and its inertia as given.
+COMPILER = '<mujoco><compiler discardvisual="true" fusestatic="false" balanceinertia="false"/></mujoco>'
+
+
+def rigid_body_model(mujoco, urdf_text: str, floating: bool):
+    """MuJoCo's model of a URDF (a free joint on the root body where ``floating``) with rigid-body dynamics
+    only: constraints, contacts, springs, dampers, actuation, friction loss, limits and armature off, gravity
+    rbdgen's. `Unavailable` where MuJoCo cannot load it."""
+    text = re.sub(r"(<robot\b[^>]*>)", lambda m: m.group(1) + COMPILER, urdf_text, count=1)
+    try:
+        spec = mujoco.MjSpec.from_string(text)
+        if floating:
+            root = spec.worldbody.first_body()
+            root.add_freejoint()
+        m = spec.compile()
+    except Exception as exc:  # noqa: BLE001 - MuJoCo's own errors
+        raise Unavailable(f"MuJoCo cannot load the URDF: {exc}") from None
+    dis = mujoco.mjtDisableBit
+    m.opt.disableflags |= (dis.mjDSBL_CONSTRAINT | dis.mjDSBL_CONTACT | dis.mjDSBL_SPRING
+                           | dis.mjDSBL_DAMPER | dis.mjDSBL_ACTUATION | dis.mjDSBL_FRICTIONLOSS
+                           | dis.mjDSBL_LIMIT)
+    m.dof_damping[:] = 0.0
+    m.dof_armature[:] = 0.0
+    m.dof_frictionloss[:] = 0.0
+    m.opt.gravity[:] = GRAVITY
+    return m
+
+
 class MujocoPython(Peer):
     key, label = "mujoco_py", "MuJoCo Python"
     implementation = "mujoco"
@@ -22,8 +50,6 @@ class MujocoPython(Peer):
                 "mj_comPos + mj_crb + mj_fullM; FD = mj_forward (constraints, contacts and passive forces "
                 "disabled); g, C qd = mj_rne without acceleration (zero velocity / zero gravity)")
 
-    COMPILER = '<mujoco><compiler discardvisual="true" fusestatic="false" balanceinertia="false"/></mujoco>'
-
     def setup(self, case):
         super().setup(case)
         try:
@@ -31,24 +57,7 @@ class MujocoPython(Peer):
         except ImportError as exc:
             raise Unavailable(f"mujoco is not installed ({exc})") from None
         self.mj = mujoco
-        text = Path(case.stripped_urdf()).read_text()
-        text = re.sub(r"(<robot\b[^>]*>)", lambda m: m.group(1) + self.COMPILER, text, count=1)
-        try:
-            spec = mujoco.MjSpec.from_string(text)
-            if case.floating:
-                root = spec.worldbody.first_body()
-                root.add_freejoint()
-            m = spec.compile()
-        except Exception as exc:  # noqa: BLE001 - MuJoCo's own errors
-            raise Unavailable(f"MuJoCo cannot load the URDF: {exc}") from None
-        dis = mujoco.mjtDisableBit
-        m.opt.disableflags |= (dis.mjDSBL_CONSTRAINT | dis.mjDSBL_CONTACT | dis.mjDSBL_SPRING
-                               | dis.mjDSBL_DAMPER | dis.mjDSBL_ACTUATION | dis.mjDSBL_FRICTIONLOSS
-                               | dis.mjDSBL_LIMIT)
-        m.dof_damping[:] = 0.0
-        m.dof_armature[:] = 0.0
-        m.dof_frictionloss[:] = 0.0
-        m.opt.gravity[:] = GRAVITY
+        m = rigid_body_model(mujoco, Path(case.stripped_urdf()).read_text(), case.floating)
         nfree = 6 if case.floating else 0
         if m.nv != case.G or m.nq != case.J + (7 if case.floating else 0):
             raise Unavailable(f"MuJoCo's model has nq={m.nq}, nv={m.nv}; rbdgen's has J={case.J}, G={case.G}")

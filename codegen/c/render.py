@@ -143,5 +143,6 @@ def cholesky_source(prefix: str, precision: str, fixed=()) -> str:
 
 def sincos_source(prefix: str) -> str:
     """The sine and cosine of the double precision C alone (for its tests), after the header it needs."""
-    return (printer.includes(("math", "stdint", "string")) + "\n"
-            + environment().get_template("sincos.c.j2").render(prefix=check_prefix(prefix)))
+    env = environment()
+    return "\n".join([printer.includes(("math", "stdint", "string")), env.get_template("host_device.c.j2").render(),
+                      env.get_template("sincos.c.j2").render(prefix=check_prefix(prefix))])

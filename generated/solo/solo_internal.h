@@ -18,10 +18,17 @@
 #endif
 #endif
 
+/* RBDGEN_HOST_DEVICE qualifies every function a state's computation runs (the operations, their
+   parts and helpers; not the _batch loops): nothing in C. The CUDA file (rbdgen generate --cuda)
+   defines it as __host__ __device__ before it includes these sources, so that its kernels run the
+   same statements (docs/scaling-out.md, "CUDA"). */
+#ifndef RBDGEN_HOST_DEVICE
+#define RBDGEN_HOST_DEVICE
+#endif
 typedef char solo_ieee_double_[(sizeof(double) == sizeof(uint64_t)) ? 1 : -1];
 
 /* x's bits as an unsigned integer. */
-static inline uint64_t solo_bits(double x)
+RBDGEN_HOST_DEVICE static inline uint64_t solo_bits(double x)
 {
     uint64_t u;
     memcpy(&u, &x, sizeof u);
@@ -29,25 +36,25 @@ static inline uint64_t solo_bits(double x)
 }
 
 /* 1 when x is neither infinite nor NaN. */
-static inline int solo_finite1(double x)
+RBDGEN_HOST_DEVICE static inline int solo_finite1(double x)
 {
     return (solo_bits(x) & UINT64_C(0x7ff0000000000000)) != UINT64_C(0x7ff0000000000000);
 }
 
 /* 1 when x is NaN. */
-static inline int solo_isnan(double x)
+RBDGEN_HOST_DEVICE static inline int solo_isnan(double x)
 {
     return (solo_bits(x) & ~UINT64_C(0x8000000000000000)) > UINT64_C(0x7ff0000000000000);
 }
 
 /* 1 when x > 0 (+inf included; NaN, zero and negatives not): bits in [1, exponent]. */
-static inline int solo_positive(double x)
+RBDGEN_HOST_DEVICE static inline int solo_positive(double x)
 {
     return solo_bits(x) - 1 < UINT64_C(0x7ff0000000000000);
 }
 
 /* 1 when x < 0 (-inf included; NaN and -0 not). */
-static inline int solo_negative(double x)
+RBDGEN_HOST_DEVICE static inline int solo_negative(double x)
 {
     return solo_positive(-x);
 }
@@ -55,7 +62,7 @@ static inline int solo_negative(double x)
 /* The sign bit set when x is infinite or NaN: its exponent bits are all ones only then, and
    adding the exponent's lowest bit to them carries into the sign bit. OR-ing these over many
    values tests them all with one branch. */
-static inline uint64_t solo_nonfinite_sign(uint64_t u)
+RBDGEN_HOST_DEVICE static inline uint64_t solo_nonfinite_sign(uint64_t u)
 {
     return (u & UINT64_C(0x7ff0000000000000)) + UINT64_C(0x0010000000000000);
 }
@@ -63,7 +70,7 @@ static inline uint64_t solo_nonfinite_sign(uint64_t u)
 /* The nonfinite_sign of every value of x[0, n), OR-ed: four values a step into four
    accumulators, four short chains that GCC -O3 -march=native turns into vector code (G1's
    3,570 derivative entries: 0.38 us, 1.13 with two accumulators). */
-static inline uint64_t solo_nonfinite_signs(const double *x, int n)
+RBDGEN_HOST_DEVICE static inline uint64_t solo_nonfinite_signs(const double *x, int n)
 {
     int i;
     uint64_t bad0 = 0, bad1 = 0, bad2 = 0, bad3 = 0;
@@ -78,13 +85,13 @@ static inline uint64_t solo_nonfinite_signs(const double *x, int n)
 }
 
 /* 1 when every value of x[0, n) is finite. */
-static inline int solo_finite(const double *x, int n)
+RBDGEN_HOST_DEVICE static inline int solo_finite(const double *x, int n)
 {
     return !(solo_nonfinite_signs(x, n) & UINT64_C(0x8000000000000000));
 }
 
 /* 1 when x[at[k]] is finite for every k of [0, n). */
-static inline int solo_finite_at(const double *x, const int *at, int n)
+RBDGEN_HOST_DEVICE static inline int solo_finite_at(const double *x, const int *at, int n)
 {
     int k;
     uint64_t bad[2] = {0, 0};
@@ -97,21 +104,21 @@ static inline int solo_finite_at(const double *x, const int *at, int n)
 }
 
 /* x[0, n) = 0; nothing for x == NULL. */
-static inline void solo_zero(double *x, int n)
+RBDGEN_HOST_DEVICE static inline void solo_zero(double *x, int n)
 {
     int i;
     if (x == NULL) return;
     for (i = 0; i < n; ++i) x[i] = 0;
 }
 
-static inline uint64_t solo_sincos_bits(double x)
+RBDGEN_HOST_DEVICE static inline uint64_t solo_sincos_bits(double x)
 {
     uint64_t u;
     memcpy(&u, &x, sizeof u);
     return u;
 }
 
-static inline double solo_sincos_real(uint64_t u)
+RBDGEN_HOST_DEVICE static inline double solo_sincos_real(uint64_t u)
 {
     double x;
     memcpy(&x, &u, sizeof x);
@@ -119,7 +126,7 @@ static inline double solo_sincos_real(uint64_t u)
 }
 
 /* sin and cos of y + n pi/2 for y = hi + lo: the end of solo_sincos and solo_sincos_rare. */
-static inline void solo_sincos_reduced(double hi, double lo, uint64_t n, double *s, double *c)
+RBDGEN_HOST_DEVICE static inline void solo_sincos_reduced(double hi, double lo, uint64_t n, double *s, double *c)
 {
     const double z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
     const double P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
@@ -143,7 +150,7 @@ static inline void solo_sincos_reduced(double hi, double lo, uint64_t n, double 
 #if defined(__GNUC__)
 __attribute__((noinline, cold, unused))  /* unused: a source without a revolute joint */
 #endif
-static void solo_sincos_rare(double x, double *s, double *c)
+RBDGEN_HOST_DEVICE static void solo_sincos_rare(double x, double *s, double *c)
 {
     const double ax = fabs(x);
     if (!(ax <= 0x1.921fb54442d18p+19)) {  /* NaN included */
@@ -181,7 +188,7 @@ static void solo_sincos_rare(double x, double *s, double *c)
  * Beyond that bound (and for inf or NaN), and with -ffast-math, libm; below 2^-27, sin(x) = x and
  * cos(x) = 1. This is the usual case; the rare ones (x near a multiple of pi/2, tiny, huge or not
  * finite) are solo_sincos_rare's. */
-static inline void solo_sincos(double x, double *s, double *c)
+RBDGEN_HOST_DEVICE static inline void solo_sincos(double x, double *s, double *c)
 {
 #ifdef __FAST_MATH__
     /* -ffast-math may reassociate the exact steps of the reduction and lose it: libm */
@@ -203,30 +210,30 @@ static inline void solo_sincos(double x, double *s, double *c)
 #endif
 }
 
-#if defined(__GNUC__) && (defined(__SSE2_MATH__) || defined(__aarch64__)) && !defined(__FAST_MATH__)
+#if defined(__GNUC__) && (defined(__SSE2_MATH__) || defined(__aarch64__)) && !defined(__FAST_MATH__) && !defined(__CUDA_ARCH__)
 /* Two doubles in one vector register, and their bits (GCC's vector extension, also Clang's). */
 typedef double solo_v2 __attribute__((vector_size(16)));
 typedef uint64_t solo_u2 __attribute__((vector_size(16)));
 typedef int64_t solo_m2 __attribute__((vector_size(16)));
 
-static inline solo_u2 solo_sincos_bits2(solo_v2 x)
+RBDGEN_HOST_DEVICE static inline solo_u2 solo_sincos_bits2(solo_v2 x)
 {
     return (solo_u2)x;
 }
 
-static inline solo_v2 solo_sincos_real2(solo_u2 u)
+RBDGEN_HOST_DEVICE static inline solo_v2 solo_sincos_real2(solo_u2 u)
 {
     return (solo_v2)u;
 }
 
-static inline solo_v2 solo_sincos_abs2(solo_v2 x)
+RBDGEN_HOST_DEVICE static inline solo_v2 solo_sincos_abs2(solo_v2 x)
 {
     return (solo_v2)((solo_u2)x & ~((uint64_t)1 << 63));
 }
 
 /* solo_sincos of two angles at once, each lane's steps those of one angle (the same results);
    where either is a rare case, solo_sincos of each. */
-static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
+RBDGEN_HOST_DEVICE static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
 {
     const solo_v2 x = {x0, x1};
     const solo_v2 shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
@@ -266,8 +273,8 @@ static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, do
     }
 }
 #else
-/* solo_sincos of two angles (no vector types here, or -ffast-math). */
-static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
+/* solo_sincos of two angles (no vector types here: a GPU, or -ffast-math). */
+RBDGEN_HOST_DEVICE static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
 {
     solo_sincos(x0, s0, c0);
     solo_sincos(x1, s1, c1);
@@ -275,7 +282,7 @@ static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, do
 #endif
 
 /* sin(x) alone (its cosine is not needed here): solo_sincos, whose cosine the compiler drops. */
-static inline double solo_sin(double x)
+RBDGEN_HOST_DEVICE static inline double solo_sin(double x)
 {
     double s, c;
     solo_sincos(x, &s, &c);
@@ -283,7 +290,7 @@ static inline double solo_sin(double x)
 }
 
 /* cos(x) alone: solo_sincos, whose sine the compiler drops. */
-static inline double solo_cos(double x)
+RBDGEN_HOST_DEVICE static inline double solo_cos(double x)
 {
     double s, c;
     solo_sincos(x, &s, &c);

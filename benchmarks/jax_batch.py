@@ -1,0 +1,109 @@
+"""The JAX functions (`Generated.jax`) jitted and vmapped over a batch, against the generated C's batch.
+
+For each robot, operation and variant (`VARIANTS`: the emitted structure, `rbdgen.codegen.emit_jax.STRUCTURES`;
+the whole batch in one ``jax.vmap`` or chunks of 1024 states in turn; XLA's fusion on or off, the module's
+``batch``): the jit time (tracing, lowering and XLA's compilation for the batch) in wall-clock and in CPU
+seconds, the time per state of the compiled function (median of the rounds), and, on the same states, the C
+batch with one thread and with ``--threads``; JAX / C is the ratio of wall-clock times and of CPU times (on a
+loaded machine the CPU times tell more: XLA's compilation runs on one thread); every JAX result is checked
+against the C batch (largest difference relative to the largest entry). float64 (``jax_enable_x64``).
+
+    python -m benchmarks.jax_batch [--robots panda solo12 talos] [--ops forward_dynamics ...]
+        [--variants flat/chunks/unfused ...] [--states 102400] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import rbdgen
+from rbdgen.testing import random_states
+from rbdgen.threads import cores
+from tests.robots import ROBOTS
+
+OPS = ("forward_dynamics", "inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+
+#: structure/batching/fusion: ``batch(f, chunk, fuse)`` of the module of that structure.
+VARIANTS = {"flat/vmap/fused": ("flat", None, True), "flat/vmap/unfused": ("flat", None, False),
+            "flat/chunks/unfused": ("flat", 1024, False), "parts/chunks/unfused": ("parts", 1024, False),
+            "flat/chunks/fused": ("flat", 1024, True)}
+
+
+def median_time(call, rounds: int) -> tuple:
+    """(median wall-clock seconds, median CPU seconds of the process) of ``call``."""
+    times, cpu = [], []
+    for _ in range(rounds):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        call()
+        times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(times), statistics.median(cpu)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--robots", nargs="+", default=["panda", "solo12", "talos"])
+    p.add_argument("--ops", nargs="+", default=list(OPS))
+    p.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
+    p.add_argument("--states", type=int, default=102_400)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--threads", type=int, default=cores())
+    p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
+    args = p.parse_args(argv)
+    try:
+        import jax
+    except ImportError:
+        print("jax is not installed: pip install 'rbdgen[jax]'", file=sys.stderr)
+        return 2
+    jax.config.update("jax_enable_x64", True)
+    n = args.states
+    print(f"{n:,} states, float64, jax {jax.__version__} on {jax.devices()[0].platform}, {cores()} cores; "
+          f"C batch -O2, 1 thread and {args.threads}; ns per state (median of {args.rounds})\n")
+    print("| robot | operation | statements | variant | jit [s] | jit CPU [s] | JAX | C batch | C threads | JAX / C | "
+          "JAX / C, CPU | max rel. diff |")
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in args.robots:
+        robot = ROBOTS[name]
+        options = {} if robot.floating is None else {"floating": robot.floating}
+        generated = rbdgen.generate(robot.path, ops=args.ops, prefix=name, **options)
+        solver = generated.compile(cache=args.cache, validate=False)
+        states = random_states(solver, n, seed=5)
+        flat = states.flat()
+        for op in args.ops:
+            count = sum(v for k, v in generated.manifest["operations"][op]["counts"].items() if k != "calls")
+            c_result = states.call(solver, op, threads=1)
+            one, one_cpu = median_time(lambda: states.call(solver, op, threads=1), args.rounds)
+            many, _ = median_time(lambda: states.call(solver, op, threads=args.threads), args.rounds)
+            names = list(c_result) if isinstance(c_result, dict) else None  # a Jacobian's parts, by name
+            expected = np.concatenate([np.asarray(c_result[k]).reshape(n, -1) for k in names], axis=1) if names \
+                else np.asarray(c_result).reshape(n, -1)
+            for variant in args.variants:
+                structure, chunk, fuse = VARIANTS[variant]
+                module = generated.jax(structure)
+                function = getattr(module, op)
+                inputs = [jax.numpy.asarray(flat[a]) for a in inspect.signature(function).parameters
+                          if a != "loads"]
+                start, start_cpu = time.perf_counter(), time.process_time()
+                compiled = module.batch(function, chunk, fuse).lower(*inputs).compile()
+                jit, jit_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+                result = jax.block_until_ready(compiled(*inputs))
+                run, run_cpu = median_time(lambda: jax.block_until_ready(compiled(*inputs)), args.rounds)
+                keys = names or [k for k in result if k != "status"]  # one output
+                got = np.concatenate([np.asarray(result[k]).reshape(n, -1) for k in keys], axis=1)
+                diff = np.max(np.abs(got - expected)) / np.max(np.abs(expected))
+                print(f"| {name} | {op} | {count:,} | {variant} | {jit:.1f} | {jit_cpu:.1f} | {1e9 * run / n:,.0f} | "
+                      f"{1e9 * one / n:,.0f} | {1e9 * many / n:,.0f} | {run / one:.1f}x | {run_cpu / one_cpu:.1f}x | "
+                      f"{diff:.1e} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

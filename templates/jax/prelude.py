@@ -1,0 +1,144 @@
+import jax
+import jax.numpy as jnp
+
+#: The status codes (rbdgen.errors.STATUS).
+OK, INVALID_INPUT, SINGULAR, ILL_CONDITIONED, NON_FINITE = 0, 1, 2, 3, 4
+
+#: XLA's compiler options for these functions on a CPU: no fusion. XLA's loop fusion recomputes a value that
+#: several outputs share inside each of their loops; over straight-line code with shared subexpressions
+#: that multiplies the work (rbdgen's docs/scaling-out.md has the measurements).
+CPU_COMPILER_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
+
+
+def batch(function, chunk=1024, fuse=None):
+    """``function`` (one of this module's) jitted for a batch: each input with a leading state axis, the
+    outputs too. ``jax.vmap`` over chunks of ``chunk`` states in turn (``jax.lax.map``; None: the whole batch
+    at once), compiled with `CPU_COMPILER_OPTIONS` on a CPU (``fuse``: None for that, or True or False)."""
+    fuse = jax.default_backend() != "cpu" if fuse is None else fuse
+
+    def run(*inputs):
+        if chunk is None:
+            return jax.vmap(function)(*inputs)
+        return jax.lax.map(lambda each: function(*each), inputs, batch_size=chunk)
+
+    return jax.jit(run, compiler_options=None if fuse else CPU_COMPILER_OPTIONS)
+
+
+def _dtype():
+    """The real type: float64 under jax_enable_x64, float32 otherwise."""
+    return jnp.result_type(float)
+
+
+def _real(x, size):
+    """``x`` as an array of the real type holding ``size`` values (any shape); a ValueError otherwise."""
+    x = jnp.asarray(x, dtype=_dtype())
+    if x.size != size:
+        raise ValueError(f"expected {size} values (one state; jax.vmap for a batch), got shape {x.shape}")
+    return x
+
+
+def _finite(x):
+    return jnp.all(jnp.isfinite(x))
+
+
+def _stack(values):
+    """Scalars (arrays or numbers) as one vector of the real type."""
+    return jnp.stack([jnp.asarray(v, dtype=_dtype()) for v in values]) if values else jnp.zeros(0, _dtype())
+
+
+def _result(outputs, status):
+    """The outputs and ``status``: NON_FINITE where an output is not finite, every output 0 where it is not OK."""
+    finite = jnp.all(jnp.stack([_finite(v) for v in outputs.values()]))
+    status = jnp.where((status == OK) & ~finite, NON_FINITE, status)
+    result = {name: jnp.where(status == OK, value, 0.0) for name, value in outputs.items()}
+    result["status"] = status
+    return result
+
+
+def _fail(status, bad, code):
+    return jnp.where((status == OK) & bad, code, status)
+
+
+def _apply_inverse(L, c):
+    """``(L L^T)^-1 c``; ``L``'s diagonal holds the reciprocals of L's."""
+    n = L.shape[0]
+    y = c
+    for k in range(n):
+        y = y.at[k].multiply(L[k, k])
+        y = y.at[k + 1:].add(-L[k + 1:, k] * y[k])
+    for k in reversed(range(n)):
+        y = y.at[k].multiply(L[k, k])
+        y = y.at[:k].add(-L[k, :k] * y[k])
+    return y
+
+
+def _sign(y):
+    return jnp.where(y >= 0.0, 1.0, -1.0)
+
+
+def _inverse_norm1_estimate(L):
+    """Hager's estimate of ``||(L L^T)^-1||_1`` in Higham's form (at most 5 iterations), without branches."""
+    n = L.shape[0]
+    y = _apply_inverse(L, jnp.full(n, 1.0 / n, L.dtype))
+    if n == 1:
+        return jnp.abs(y[0])
+    est = jnp.sum(jnp.abs(y))
+    xi = _sign(y)
+    z = _apply_inverse(L, xi)
+    j = jnp.argmax(jnp.abs(z))
+    active = jnp.array(True)
+    for iteration in range(2, 6):
+        y = _apply_inverse(L, (jnp.arange(n) == j).astype(L.dtype))
+        est_new = jnp.sum(jnp.abs(y))
+        sy = _sign(y)
+        converged = jnp.all(sy == xi) | (est_new <= est)
+        est = jnp.where(active & (est_new > est), est_new, est)
+        active = active & ~converged
+        if iteration == 5:
+            break
+        xi = jnp.where(active, sy, xi)
+        z = _apply_inverse(L, xi)
+        j_new = jnp.argmax(jnp.abs(z))
+        stop = jnp.abs(z[j_new]) <= z[j]
+        j = jnp.where(active, j_new, j)
+        active = active & ~stop
+    i = jnp.arange(n)
+    alt = jnp.where(i % 2 == 0, 1.0, -1.0) * (1.0 + i / (n - 1.0))
+    temp = 2.0 * jnp.sum(jnp.abs(_apply_inverse(L, alt.astype(L.dtype)))) / (3.0 * n)
+    return jnp.where(temp > est, temp, est)
+
+
+def _cholesky_solve(A, B):
+    """rbdgen's checked Cholesky solve of ``A X = B`` (lower triangle of A read; B one column a row):
+    ``(X column after column as one vector, status)``, X zero where status is not OK."""
+    n = A.shape[0]
+    eps = jnp.finfo(A.dtype).eps
+    finite = _finite(jnp.tril(A)) & _finite(B)
+    status = jnp.where(finite, OK, NON_FINITE)
+    A = jnp.where(finite, A, 0.0)
+    B = jnp.where(finite, B, 0.0)
+    S = jnp.tril(A) + jnp.tril(A, -1).T
+    diag = jnp.diag(S)
+    status = _fail(status, ~jnp.all(diag > 0.0), SINGULAR)
+    s = 1.0 / jnp.sqrt(jnp.where(diag > 0.0, diag, 1.0))
+    As = (s[:, None] * S) * s[None, :]
+    anorm = jnp.max(jnp.sum(jnp.abs(As), axis=0))
+    L = jnp.zeros_like(As)
+    a = As
+    singular = jnp.array(False)
+    for j in range(n):
+        d = a[j, j]
+        singular = singular | ~(d > 0.0)
+        r = 1.0 / jnp.sqrt(jnp.where(d > 0.0, d, 1.0))
+        column = a[j + 1:, j] * r
+        L = L.at[j, j].set(r).at[j + 1:, j].set(column)
+        a = a.at[j + 1:, j + 1:].add(-column[:, None] * column[None, :])
+    status = _fail(status, singular, SINGULAR)
+    rcond = 1.0 / (anorm * _inverse_norm1_estimate(L))
+    status = _fail(status, ~(rcond > jnp.sqrt(eps)), ILL_CONDITIONED)
+    X = jnp.stack([_apply_inverse(L, s * b) * s for b in B])
+    residual = jnp.max(jnp.abs(B - X @ S))
+    bound = 100.0 * n * eps * (jnp.max(jnp.sum(jnp.abs(S), axis=0)) * jnp.max(jnp.abs(X)) + jnp.max(jnp.abs(B)))
+    status = _fail(status, ~(residual <= bound), ILL_CONDITIONED)
+    status = _fail(status, ~_finite(X), NON_FINITE)
+    return jnp.where(status == OK, X, 0.0).reshape(-1), status
