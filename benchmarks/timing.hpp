@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstddef>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <vector>
 
@@ -26,7 +27,25 @@
 namespace timing
 {
 
+#ifdef BENCH_THREAD_CLOCK
+// -DBENCH_THREAD_CLOCK: the thread's CPU time (on a machine shared with other work), as c_loop.py's
+struct Clock
+{
+  using duration = std::chrono::nanoseconds;
+  using rep = duration::rep;
+  using period = duration::period;
+  using time_point = std::chrono::time_point<Clock>;
+  static constexpr bool is_steady = true;
+  static time_point now()
+  {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return time_point(duration(t.tv_sec * 1000000000LL + t.tv_nsec));
+  }
+};
+#else
 using Clock = std::chrono::steady_clock;
+#endif
 using Vec = Eigen::VectorXd;
 
 inline double seconds_since(Clock::time_point t0)

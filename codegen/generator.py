@@ -79,25 +79,27 @@ def check_names(model: RobotModel, plan: list):
                                  f"of the links, or choose frames= (--frames) without one of them")
 
 
-def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm: str = None,
+def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = None, algorithm=None,
                     graph_type: type = Graph) -> Kernel:
     """Run ``op``'s algorithm (on ``link`` where it takes one) on symbols for ``model``: a `Kernel`
     with every constant folded.
 
     ``algorithm``: another operation of the same inputs and outputs whose algorithm is traced under
-    ``op``'s name (`trace_forward_dynamics`). An operation with a check that fails for every state
-    (forward dynamics of a robot with a massless moving tip) becomes a kernel that returns that
-    status at once. ``graph_type``: the `Graph` (or a subclass, with its own scalar backend) traced into.
+    ``op``'s name, or one of ``op``'s `Operation.algorithms` functions (`trace_cheapest`). An operation
+    with a check that fails for every state (forward dynamics of a robot with a massless moving tip)
+    becomes a kernel that returns that status at once. ``graph_type``: the `Graph` (or a subclass, with
+    its own scalar backend) traced into.
     """
     tree = tree or Tree.from_model(model)
-    record, source = operation(op), operation(algorithm or op)
+    function = algorithm if callable(algorithm) else None
+    record, source = operation(op), operation(op if function else algorithm or op)
     dims = dimensions(tree, len(model.links))
     size = {p.name: p.size(dims) for p in record.input_ports(model.floating, bool(tree.contacts and tree.contacts.kp))}
     if tree.parameters:  # the parametric bodies' inertias, an input of every function (`parametric`)
         size["params"] = dims["Q"]
     try:
         graph = graph_type()
-        outputs = trace(graph, tree, source.name, size, link)
+        outputs = trace(graph, tree, source.name, size, link, function)
     except StructuralFailure as failure:
         log.warning("%s: %s for every state; the generated function always returns status %d",
                     op, failure.guard.message, failure.guard.status)
@@ -112,14 +114,37 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
 #: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
 #: CRBA unless its `optimize.estimated_cycles` exceed ABA's by more than `CRBA_MARGIN`; mimic joints
-#: always take CRBA. Both from the record of the one operation with a choice (`Operation.algorithms`).
-FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms)
+#: always take CRBA. Both from the operation's record (`Operation.algorithms`).
+FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms and isinstance(op.algorithms[0][1], str))
 FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
 
 #: How much more CRBA may be estimated to cost than ABA and still be taken: the estimate counts ABA's
 #: serial divisions and its floating base's dense solve too lightly (measured against it:
 #: docs/benchmarks.md, "Pinocchio's generated code").
 CRBA_MARGIN = 1.25
+
+#: The operations whose `Operation.algorithms` are functions (``mass_matrix_inverse``: ``"ltdl"``, CRBA and the
+#: checked tree-sparse LTDL factor, the record's, what the NumPy engine runs; ``"aba"``, Carpentier's
+#: articulated-body recursion, `algorithms.minv_aba`): the C takes the one of fewest
+#: `optimize.estimated_cycles`, the first on a tie; mimic joints always take the first (the record's).
+BY_COST = tuple(op.name for op in OPERATIONS.values() if op.algorithms and callable(op.algorithms[0][1]))
+
+
+def trace_cheapest(model: RobotModel, tree: Tree, record, choices: list, prefer: str, margin: float = 1.0) -> Kernel:
+    """``record``'s operation traced with each of ``choices`` (labels of its `Operation.algorithms`): the kernel
+    of ``prefer`` unless its `optimize.estimated_cycles` exceed the cheapest other's by more than ``margin``,
+    else the cheapest; its label in `Kernel.algorithm` (the manifest's ``algorithm``)."""
+    algorithms = dict(record.algorithms)
+    kernels = {name: trace_operation(model, record.name, tree, algorithm=algorithms[name]) for name in choices}
+    cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
+    best = choices[0]
+    if len(choices) > 1:
+        cycles, other = min((cycles, name) for name, cycles in cost.items() if name != prefer)
+        best = prefer if cost[prefer] <= margin * cycles else other
+        log.info("%s by %s (estimated cycles: %s)", record.name, best.upper(),
+                 ", ".join(f"{name.upper()} {cycles:.0f}" for name, cycles in cost.items()))
+    kernels[best].algorithm = best
+    return kernels[best]
 
 
 def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") -> Kernel:
@@ -130,16 +155,19 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
         kernel = trace_operation(model, FORWARD_DYNAMICS.name, tree)
         kernel.algorithm = "crba"
         return kernel
-    names = list(FD_ALGORITHMS) if choice == "auto" else [choice]
-    kernels = {name: trace_operation(model, FORWARD_DYNAMICS.name, tree, algorithm=FD_ALGORITHMS[name])
-               for name in names}
-    cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
-    best = choice if choice != "auto" else "crba" if cost["crba"] <= CRBA_MARGIN * cost["aba"] else "aba"
-    if choice == "auto":
-        log.info("forward_dynamics by %s (estimated cycles: %s)", best.upper(),
-                 ", ".join(f"{name.upper()} {cycles:.0f}" for name, cycles in cost.items()))
-    kernels[best].algorithm = best
-    return kernels[best]
+    return trace_cheapest(model, tree, FORWARD_DYNAMICS, list(FD_ALGORITHMS) if choice == "auto" else [choice],
+                          "crba", CRBA_MARGIN)
+
+
+def trace_by_cost(model: RobotModel, tree: Tree, op: str) -> Kernel:
+    """``op`` (one of `BY_COST`) by the cheapest of its algorithms."""
+    record = operation(op)
+    if tree.nj != tree.nb:  # mimic joints: only the record's own algorithm
+        kernel = trace_operation(model, op, tree)
+        kernel.algorithm = record.algorithms[0][0]
+        return kernel
+    labels = [name for name, _ in record.algorithms]
+    return trace_cheapest(model, tree, record, labels, labels[0])
 
 
 def _always_fails(kernel: Kernel) -> dict:
@@ -198,15 +226,15 @@ class Generated:
 
     def jax_module(self, structure: str = "flat") -> str:
         """The text of the module of `jax` (``<prefix>_jax.py``): each function traced again into an
-        `emit_jax.InlineGraph`, forward dynamics with the manifest's algorithm."""
+        `emit_jax.InlineGraph`, an operation of several algorithms with the manifest's."""
         from . import emit_jax
 
         tree = Tree.from_model(self.model)
         kernels = []
         for name, info in self.manifest["operations"].items():
             op = info.get("operation", name)
-            algorithm = info.get("algorithm") if op == FORWARD_DYNAMICS.name and tree.nj == tree.nb else None
-            kernel = trace_operation(self.model, op, tree, info.get("link"), FD_ALGORITHMS.get(algorithm),
+            algorithm = dict(operation(op).algorithms).get(info.get("algorithm")) if tree.nj == tree.nb else None
+            kernel = trace_operation(self.model, op, tree, info.get("link"), algorithm,
                                      graph_type=emit_jax.InlineGraph)
             kernel.name = name
             kernels.append(kernel)
@@ -338,6 +366,7 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     for n, (op, k) in enumerate(plan, 1):
         log.info("tracing %s (%d of %d)", kernel_name(model, op, k), n, len(plan))
         kernels.append(trace_forward_dynamics(model, tree, fd_algorithm) if op == FORWARD_DYNAMICS.name
+                       else trace_by_cost(model, tree, op) if op in BY_COST
                        else trace_operation(model, op, tree, k))
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()

@@ -808,3 +808,20 @@ def test_validate_allows_no_more_than_its_ceiling_however_ill_conditioned(tmp_pa
     monkeypatch.setattr(solver_module, "_equilibrated_condition", lambda M: np.full(len(M), 1e30))
     with pytest.raises(rbdgen.ValidationError, match=rf"{op}: relative error"):
         rbdgen.load(folder, TEST_FLAGS, build_cache).validate(samples=4)
+
+
+def test_mostly_zero_outputs_are_zeroed_whole_first():
+    """A one-part function whose output is more than half zeros (the configuration Jacobians: identity blocks)
+    zeroes it with one `<prefix>_zero` call before computing and stores only the other entries; a mass matrix
+    (mostly non-zero) is stored entry by entry. The values: tests/test_configuration.py, against Pinocchio."""
+    g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix="fill",
+                        ops=["integrate_derivatives", "mass_matrix"])
+    G = g.model.generalized_count
+    jacobian = g.files["fill_integrate_derivatives.c"]
+    start = jacobian.index("return RBDGEN_fill_INVALID_INPUT;")  # after the input check's zeroing
+    fill, body = jacobian[start:jacobian.index("const double t0")], jacobian[start:]
+    for name in ("dx_next_dx", "dx_next_dv"):
+        assert fill.count(f"fill_zero({name}, {G * G});") == 1
+        assert not re.search(rf"{name}\[\d+\] = 0\.0;", body)
+        assert len(re.findall(rf"{name}\[\d+\] = ", body)) < G * G / 2
+    assert re.search(r"\bM\[\d+\] = 0\.0;", g.files["fill_mass_matrix.c"])  # between the legs, one by one

@@ -18,6 +18,11 @@ from .stack import call_arrays, tree_solve_arrays
 #: superlinear time over thousands of single stores (docs/benchmarks.md, "Decisions of the C backend").
 ZERO_RUN = 4
 
+#: An output of a one-part function whose entries are more than this fraction zero (a configuration Jacobian:
+#: identity blocks, zeros elsewhere) is zeroed whole by one `<prefix>_zero` call before the function computes,
+#: and its zero entries are not stored (docs/benchmarks.md, "Decisions of the C backend").
+ZERO_FILL = 0.5
+
 
 def _handed(layout: Layout, x: Expr, printer: Printer) -> list:
     """The store of ``x`` in ``w`` if a later part reads it (after it is computed), else nothing."""
@@ -45,6 +50,8 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
     printer.pair(steps[indices.start:indices.stop], keep=layout.slot, barriers=[i - indices.start for i in blocks])
     reread = _reread_checks(steps, indices, blocks)
     body = this.body
+    filled = [p.name for p in outputs if layout.count == 1 and _zero_fill(kernel.outputs[p.name])]
+    body.extend(Line(printer.zero(name, 0, len(kernel.outputs[name]))) for name in filled)
     scopes = Scopes(kernel.graph, body)
     early = set()  # the outputs this part stores a value in when computed
     for index in indices:
@@ -90,7 +97,8 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
         mine = [j for j, v in enumerate(values) if not (isinstance(v, Expr) and v.id in layout.stores)
                 and (layout.store_in.get(v.id, layout.count - 1) if isinstance(v, Expr) else layout.count - 1) == k]
         runs = _zero_runs(values, mine) if layout.count > 1 else []
-        zeroed = {j for start, n in runs for j in range(start, start + n)}
+        zeroed = {j for start, n in runs for j in range(start, start + n)} | (
+            {j for j in mine if _is_zero(values[j])} if p.name in filled else set())
         lines = [printer.zero(p.name, start, n) for start, n in runs]
         copied = printer.solved_columns(p.name, values) if len(mine) == len(values) else None
         if copied:
@@ -125,11 +133,22 @@ def _reread_checks(steps: list, indices: range, blocks: dict) -> set:
     return reread
 
 
+def _is_zero(value) -> bool:
+    return not isinstance(value, Expr) and value == 0
+
+
+def _zero_fill(values: list) -> bool:
+    """Whether an output of one-part function is zeroed whole first (at least `ZERO_RUN` and more than
+    `ZERO_FILL` of its ``values`` zero), its zero entries then not stored."""
+    zeros = sum(_is_zero(x) for x in values)
+    return zeros >= ZERO_RUN and zeros > ZERO_FILL * len(values)
+
+
 def _zero_runs(values: list, entries: list) -> list:
     """``(start, length)`` of each run of at least `ZERO_RUN` consecutive ``entries`` whose value is zero."""
     runs = []
     for j in entries:
-        if isinstance(values[j], Expr) or values[j] != 0:
+        if not _is_zero(values[j]):
             continue
         if runs and runs[-1][0] + runs[-1][1] == j:
             runs[-1][1] += 1

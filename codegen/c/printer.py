@@ -345,7 +345,7 @@ class Printer:
         return f"{name}[{entry}] = {self.ref(x)};"
 
     def zero(self, name: str, start: int, count: int) -> str:
-        return f"{self.prefix}_zero({name} + {start}, {count});"
+        return f"{self.prefix}_zero({name if start == 0 else f'{name} + {start}'}, {count});"
 
     def cholesky_solve(self, call, copy) -> tuple:
         """The checked Cholesky solve ``call`` by ``copy`` (`solves.CholeskyCopy`): (comment, statements): A (lower

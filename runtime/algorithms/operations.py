@@ -47,6 +47,7 @@ from .fd_derivatives import fd_derivatives
 from .kinematics import Tree, rotate, rotate_back
 from .ltdl import coordinate_parents, solve_tree
 from .minv import mass_matrix_inverse
+from .minv_aba import mass_matrix_inverse_aba
 from .passivity import passivity_forces
 from .rnea import rnea, rnea_passes
 from .rnea_derivatives import rnea_derivatives
@@ -145,7 +146,8 @@ class Operation:
     #                          "configuration", "identification"
     mimic_doc: Optional[str] = None  # the doc line where the model has mimic joints, when it differs
     solves: bool = False  # solves with M: `validate`'s tolerances grow with cond(M)
-    algorithms: tuple = ()  # (label, operation) pairs: the C may trace this one with either's algorithm
+    algorithms: tuple = ()  # (label, algorithm) pairs, an algorithm another operation's name or a function like
+    #                         ``algorithm``: the C may trace this one with any of them
     example: bool = False  # the call a generated folder's README shows (where generated)
     # the Python method (`rbdgen.signatures` builds it from these fields and the ports)
     result: str = "array"  # "array": one array (``out=``); "jacobians": a dict by output name; "selected": the
@@ -327,6 +329,10 @@ def _mass_matrix_derivative(tree, ops, x):
 
 def _mass_matrix_inverse(tree, ops, x):
     return {"Minv": _column_major(mass_matrix_inverse(tree, ops, x.q, x.quat))}
+
+
+def _mass_matrix_inverse_aba(tree, ops, x):
+    return {"Minv": _column_major(mass_matrix_inverse_aba(tree, ops, x.q, x.quat))}
 
 
 def _kinetic_energy(tree, ops, x):
@@ -681,6 +687,7 @@ OPERATIONS = {op.name: op for op in (
     Operation("mass_matrix_inverse", "M(q)^-1, by the checked tree-sparse LTDL factor of M.", ("q",),
               (Port("Minv", ("G", "G"), "inverse mass matrix (G x G, column-major)", symmetric=True),),
               _mass_matrix_inverse, _FD_TOLERANCE, group="control", solves=True,
+              algorithms=(("ltdl", _mass_matrix_inverse), ("aba", _mass_matrix_inverse_aba)),
               summary="Inverse mass matrix M(q)^-1 (the checked tree-sparse LTDL factor of M).",
               returns="Symmetric positive definite."),
     Operation("kinetic_energy", "T = 1/2 nu^T M nu, the kinetic energy.", ("q", "qd"),
@@ -894,9 +901,10 @@ def sizes(tree: Tree, link_count: int, ops=()) -> dict:
     return {p.name: p.size(dims) for p in ports if all(d in dims or not isinstance(d, str) for d in p.shape)}
 
 
-def evaluate(tree: Tree, ops, op: str, inputs: dict, link: Optional[int] = None) -> dict:
-    """Run ``op`` on flat inputs (``loads`` may be absent or None; ``params`` for a tree with `Tree.parameters`)
-    and, where it takes one, a link id."""
+def evaluate(tree: Tree, ops, op: str, inputs: dict, link: Optional[int] = None,
+             algorithm: Optional[Callable] = None) -> dict:
+    """Run ``op`` (by ``algorithm``, one of its `Operation.algorithms`, where given) on flat inputs (``loads`` may
+    be absent or None; ``params`` for a tree with `Tree.parameters`) and, where it takes one, a link id."""
     if tree.parameters:
         tree = parametric.substitute(tree, inputs["params"])
-    return operation(op).algorithm(tree, ops, _State(tree, inputs, link))
+    return (algorithm or operation(op).algorithm)(tree, ops, _State(tree, inputs, link))

@@ -344,9 +344,11 @@ class Symbols(Protocol):
         ...
 
 
-def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int] = None) -> dict:
+def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int] = None,
+          algorithm: Optional[Callable] = None) -> dict:
     """``op`` (on ``link``, a link id, where it takes one) run on ``graph``'s symbols: one input array of each
-    size in ``inputs`` (``{name: size}``, in signature order), then the algorithm. Returns the outputs,
+    size in ``inputs`` (``{name: size}``, in signature order), then the algorithm (``algorithm``: one of the
+    operation's `Operation.algorithms` functions instead of its own). Returns the outputs,
     ``{name: list of scalars}``; the C, the CasADi functions and the NumPy engine's straight-line Python
     are all traced here.
 
@@ -355,4 +357,4 @@ def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int]
     symbols = {name: graph.input(name, size) for name, size in inputs.items()}
     ops = graph.ops
     with ops.scope(op):
-        return evaluate(tree, ops, op, symbols, link)
+        return evaluate(tree, ops, op, symbols, link, algorithm)
