@@ -1,7 +1,7 @@
 """The JAX functions (`Generated.jax`) jitted and vmapped over a batch, against the generated C's batch.
 
 For each robot, operation and variant (`VARIANTS`: the emitted structure, `rbdgen.codegen.emit_jax.STRUCTURES`;
-the whole batch in one ``jax.vmap`` or chunks of 1024 states in turn; XLA's fusion on or off, the module's
+the whole batch in one ``jax.vmap`` or chunks of 4096 states in turn; XLA's fusion on or off, the module's
 ``batch``): the jit time (tracing, lowering and XLA's compilation for the batch) in wall-clock and in CPU
 seconds, the time per state of the compiled function (median of the rounds), and, on the same states, the C
 batch with one thread and with ``--threads``; JAX / C is the ratio of wall-clock times and of CPU times (on a
@@ -33,8 +33,8 @@ OPS = ("forward_dynamics", "inverse_dynamics_derivatives", "forward_dynamics_der
 
 #: structure/batching/fusion: ``batch(f, chunk, fuse)`` of the module of that structure.
 VARIANTS = {"flat/vmap/fused": ("flat", None, True), "flat/vmap/unfused": ("flat", None, False),
-            "flat/chunks/unfused": ("flat", 1024, False), "parts/chunks/unfused": ("parts", 1024, False),
-            "flat/chunks/fused": ("flat", 1024, True)}
+            "flat/chunks/unfused": ("flat", 4096, False), "parts/chunks/unfused": ("parts", 4096, False),
+            "flat/chunks/fused": ("flat", 4096, True)}
 
 
 def median_time(call, rounds: int) -> tuple:

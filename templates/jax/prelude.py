@@ -10,7 +10,7 @@ OK, INVALID_INPUT, SINGULAR, ILL_CONDITIONED, NON_FINITE = 0, 1, 2, 3, 4
 CPU_COMPILER_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
 
 
-def batch(function, chunk=1024, fuse=None):
+def batch(function, chunk=4096, fuse=None):
     """``function`` (one of this module's) jitted for a batch: each input with a leading state axis, the
     outputs too. ``jax.vmap`` over chunks of ``chunk`` states in turn (``jax.lax.map``; None: the whole batch
     at once), compiled with `CPU_COMPILER_OPTIONS` on a CPU (``fuse``: None for that, or True or False)."""
