@@ -42,7 +42,8 @@ from tests.robots import ROBOTS
 from . import kinematics
 from .c_loop import bench_operations, build_c_bench
 from .case import Unavailable
-from .kinematics import STATES, bench_robots, conclude, flags_line, interleaved, log, loop_parser, parse_loop_arguments
+from .kinematics import (STATES, bench_robots, conclude, flags_line, interleaved, log, loop_parser, parse_loop_arguments,
+                         pinocchio_cells)
 from .peers.pinocchio import build_pinocchio_bench
 
 FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
@@ -230,13 +231,10 @@ def markdown(results) -> str:
              "| add | error / tolerance |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         for row, _, label in r["rows"]:
-            pin = r["times"].get("pinocchio", {}).get(row)
-            cells = ("n/a", "n/a", "n/a") if pin is None else (
-                f"{pin:.3f}", f"{r['times']['rbdgen'][row] / pin:.2f}x",
-                f"{r['fastest']['rbdgen'][row] / r['fastest']['pinocchio'][row]:.2f}x")
+            pin, ratio, fastest = pinocchio_cells(r, row, r["errors"][row] > 1)
             n = r["counts"][row]
-            lines.append(f"| {r['name']} | {label} | {r['times']['rbdgen'][row]:.3f} | {cells[0]} | {cells[1]} | "
-                         f"{cells[2]} | {TARGET[row]} | {n['mul']} | {n['add']} | {r['errors'][row]:.1e} |")
+            lines.append(f"| {r['name']} | {label} | {r['times']['rbdgen'][row]:.3f} | {pin} | {ratio} | "
+                         f"{fastest} | {TARGET[row]} | {n['mul']} | {n['add']} | {r['errors'][row]:.1e} |")
     return "\n".join(lines)
 
 
