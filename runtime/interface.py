@@ -181,7 +181,7 @@ class SolverBase(abc.ABC):
     #: Floating-point type of the computation ("double" or "float").
     precision: str = "double"
 
-    def __init__(self, model: RobotModel, contacts=None):
+    def __init__(self, model: RobotModel, contacts=None, chosen=None):
         self.model = model
         #: The contacts declared for the constrained operations (`rbdgen.contacts.ContactModel`), or None.
         self.contacts = contacts
@@ -192,7 +192,7 @@ class SolverBase(abc.ABC):
                              if all(d in self._dimensions or not isinstance(d, str) for d in port.shape)}
         self._output_shapes = {name: port.dims(self._dimensions) for name, port in OUTPUTS.items()
                                if not port.numerical}
-        self._parametric(None)
+        self._parametric(chosen)  # the bodies of a build with parameters= (None: none)
 
     def _parametric(self, chosen):
         """A build with ``parameters=``: its bodies, their parameters' names and the URDF's values."""

@@ -47,9 +47,9 @@ class CompiledSolver(SolverBase):
 
     def __init__(self, manifest: dict, files: dict, flags=DEFAULT_FLAGS, cache=None):
         model = RobotModel.from_dict(manifest["model"])
-        super().__init__(model, ContactModel.from_dict(model, manifest["options"]))
+        options = manifest["options"]
+        super().__init__(model, ContactModel.from_dict(model, options), options.get("parameters"))
         self.manifest = manifest
-        self._parametric(manifest["options"].get("parameters"))
         # the base regressor's columns as generated (not refactored here)
         self._output_shapes.update({name: tuple(shape) for name, shape in manifest["shapes"].items()
                                     if name in OUTPUTS and OUTPUTS[name].numerical})
