@@ -38,6 +38,7 @@ from importlib import resources
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import INPUTS, dimensions, operation
 from ..backends import NumpyOps
+from ..ir.emit_python import reference
 from ..ir.optimize import operands, schedule
 from ..ir.trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps
 from ..version import __version__
@@ -71,14 +72,7 @@ class InlineGraph(Graph):
 
 
 def _ref(x) -> str:
-    if not isinstance(x, Expr):
-        return repr(float(x))
-    if x.op == "eps":
-        return "eps"
-    if x.op == "ret":
-        call, k = x.args
-        return f"x{call}[{k}]"
-    return f"v{x.id}"
+    return reference(x, "eps")  # the module's eps: that of the real type jax.numpy computes in
 
 
 def _line(step) -> list:

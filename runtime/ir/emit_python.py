@@ -37,15 +37,25 @@ class CheckFailed(Exception):
     """A check of the kernel failed (the NumPy pass names it and the state)."""
 
 
-def _ref(x) -> str:
+def reference(x, eps: str) -> str:
+    """The text of a traced value: a constant's literal, ``eps`` for the epsilon, ``x<call>[<k>]`` for a
+    solve's result, else its variable ``v<id>`` (the JAX emitter's too)."""
     if not isinstance(x, Expr):
         return repr(float(x))
     if x.op == "eps":
-        return repr(float(np.finfo(np.float64).eps))
+        return eps
     if x.op == "ret":
         call, k = x.args
         return f"x{call}[{k}]"
     return f"v{x.id}"
+
+
+#: The epsilon of a double, as a literal.
+EPS = repr(float(np.finfo(np.float64).eps))
+
+
+def _ref(x) -> str:
+    return reference(x, EPS)
 
 
 def source(kernel: Kernel) -> str:
