@@ -372,16 +372,15 @@ class SolverBase(abc.ABC):
     def _run(self, op: str, args: tuple, loads, out: Optional[np.ndarray], mask: Optional[ArrayLike],
              threads: Optional[int] = None) -> np.ndarray:
         """Validate the arguments of ``op`` (positional ones in ``args``), evaluate, return or fill ``out``."""
+        (name,) = (p.name for p in operation(op).output_ports(self.floating))
         if dask_arrays.is_lazy(args, loads, mask):
             if out is not None:
                 raise TypeError(f"{op}: out= cannot receive a lazy result of dask arrays: store the result "
                                 f"(dask.array.store) or compute it instead")
-            (name,) = (p.name for p in operation(op).output_ports(self.floating))
             return dask_arrays.evaluate(self, op, args, loads, mask, threads, (name,))[name]
         inputs, batch = self._inputs(op, args, loads)
         link = inputs.pop("link", None)
         checked = self._mask(mask, inputs, batch)
-        (name,) = (p.name for p in operation(op).output_ports(self.floating))
         N = inputs["q"].shape[0]
         shape = ((N,) if batch else ()) + self._output_shape(name)
         if out is not None:
