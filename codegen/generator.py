@@ -229,6 +229,13 @@ class Generated:
         `emit_jax.InlineGraph`, an operation of several algorithms with the manifest's."""
         from . import emit_jax
 
+        ops = [operation(info.get("operation", name)) for name, info in self.manifest["operations"].items()]
+        declared = [what for what, present in (("run-time parameters", self.manifest["options"].get("parameters")),
+                                               ("contact operations", any(op.group == "contacts" for op in ops)),
+                                               ("closed loops", self.model.loops)) if present]
+        if declared:
+            raise ValueError(f"JAX functions are not generated for a build with {' and '.join(declared)}: "
+                             f"generate the JAX module from a build without them")
         tree = Tree.from_model(self.model)
         kernels = []
         for name, info in self.manifest["operations"].items():

@@ -240,3 +240,14 @@ def test_written_module_runs_without_rbdgen(tmp_path):
                          capture_output=True, text=True)
     assert cli.returncode == 0, cli.stderr
     assert (tmp_path / "cli" / "panda_jax.py").read_text() == text
+
+
+@pytest.mark.parametrize("options", [{"parameters": "all"},
+                                     {"contacts": [rbdgen.Contact("panda_hand")], "ops": ["gravity", "contact_dynamics"]}])
+def test_builds_the_jax_module_does_not_follow_are_refused(options):
+    """A parametric build's C takes ``params`` and a contact build's C its contacts; the JAX module, traced on the
+    model alone, would silently differ: it is refused, naming what the build declares."""
+    options = {"ops": ["gravity"], **options}
+    generated = rbdgen.generate(ROBOTS["panda"].path, prefix="panda", floating=False, **options)
+    with pytest.raises(ValueError, match="run-time parameters|contact operations"):
+        generated.jax_module()
