@@ -81,8 +81,9 @@ HOSTILE = ['a"; import os #', "x*/ evil /*", "line\nbreak", "\u00e9t\u00e9", "..
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_a_tampered_pickle_compiles_nothing(compiled, tmp_path, hostile):
     """A pickle's recipe is checked as a folder is (`rbdgen.load`): a hostile prefix, a source name that is not
-    a plain ``<identifier>.c`` (a path, a comment, a newline, unicode) or a model that is not the manifest's is
-    a ManifestError before anything is written or compiled."""
+    a plain ``<identifier>.c`` (a path, a comment, a newline, unicode), a model that is not the manifest's or
+    shapes that are not numbers (they reach the entry source) is a ManifestError before anything is written or
+    compiled."""
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
     manifest, files, flags, _ = compiled("panda").__reduce__()[1]
@@ -90,7 +91,9 @@ def test_a_tampered_pickle_compiles_nothing(compiled, tmp_path, hostile):
     recipes = [({**manifest, "prefix": hostile}, files),
                (manifest, {**files, f"{hostile}.c": evil}),
                (manifest, {**files, hostile: evil}),
-               ({**manifest, "model": {**manifest["model"], "name": hostile}}, files)]
+               ({**manifest, "model": {**manifest["model"], "name": hostile}}, files),
+               ({**manifest, "shapes": {**manifest["shapes"], next(iter(manifest["shapes"])): [hostile, 7]}}, files),
+               ({**manifest, "shapes": {**manifest["shapes"], hostile: [1, 1]}}, files)]
     for recipe_manifest, recipe_files in recipes:
         data = pickle.dumps(_Recipe((recipe_manifest, recipe_files, flags, cache)))
         with pytest.raises(rbdgen.errors.ManifestError):
