@@ -274,3 +274,17 @@ def test_hostile_names_reach_jax_cuda_and_sympy_only_escaped(tmp_path):
     assert all(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", str(s)) for column in inputs.values() for s in column)
     assert [c["link"] for c in json.loads(json.dumps(g.manifest))["options"]["contacts"]] == [HOSTILE_NAMES[-1]]
     assert not any(HOSTILE_NAMES[-1] in body for body in g.files.values() if not body.startswith("{"))
+
+
+@pytest.mark.parametrize("prefix", ['a"""; import os #', "x*/ evil /*", "a\nb", "\u00e9t\u00e9", "../x"])
+def test_the_jax_module_takes_only_a_valid_prefix(prefix):
+    """The JAX module's file name, module name and docstring take the prefix only through `check_prefix`."""
+    from rbdgen.codegen import emit_jax
+
+    with pytest.raises(ValueError, match="prefix"):
+        emit_jax.file_name(prefix)
+    with pytest.raises(ValueError, match="prefix"):
+        emit_jax.load("", prefix)
+    model = rbdgen.load_urdf(path("double_pendulum"))
+    with pytest.raises(ValueError, match="prefix"):
+        emit_jax.module(model, {"prefix": prefix, "digest": model.digest}, [])
