@@ -92,6 +92,13 @@ def check_model(manifest: dict, where: str):
         raise ManifestError(f"{where}: the manifest's parametric bodies are not its model's ({exc}); {REGENERATE}") from None
     if sizes(tree, len(model.links), options.get("ops", ())) != manifest["sizes"]:
         raise ManifestError(f"{where}: the manifest's sizes are not its model's; {REGENERATE}")
+    # the shapes reach the entry source (`fastpath.entry_files`): numbers only, each of its output's size
+    shapes = manifest.get("shapes")
+    if not (isinstance(shapes, dict) and all(
+            name in manifest["sizes"] and isinstance(dims, list) and len(dims) == 2
+            and all(type(d) is int and d >= 0 for d in dims) and dims[0] * dims[1] == manifest["sizes"][name]
+            for name, dims in shapes.items())):
+        raise ManifestError(f"{where}: the manifest's shapes are not its sizes' matrices; {REGENERATE}")
 
 
 def read_text(path: Path, kind: str = "a generated file") -> str:

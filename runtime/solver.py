@@ -46,6 +46,10 @@ class CompiledSolver(SolverBase):
         return super().__new__(cls)
 
     def __init__(self, manifest: dict, files: dict, flags=DEFAULT_FLAGS, cache=None):
+        # the same checks as `load`'s, here where every path (a folder, a pickle) builds one: what is compiled is
+        # named by a valid prefix and plain file names, and the manifest's model is the one it describes
+        _check_names(manifest, files, "CompiledSolver: the manifest")
+        manifests.check_model(manifest, "CompiledSolver: the manifest")
         model = RobotModel.from_dict(manifest["model"])
         options = manifest["options"]
         super().__init__(model, ContactModel.from_dict(model, options), options.get("parameters"))
@@ -360,6 +364,21 @@ class FloatingCompiledSolver(FloatingBaseSolver, CompiledSolver):
     """`CompiledSolver` of a floating-base robot."""
 
 
+def _check_names(manifest: dict, files, where) -> list:
+    """The names of ``files`` (None: the manifest's ``sources``) if the manifest's prefix is valid
+    (`names.check_prefix`), its interface key can be made and every name is a plain source name
+    (`names.check_file_name`); otherwise a `ManifestError` (``where``: the manifest's path, or what built it)."""
+    try:
+        check_prefix(manifest["prefix"], f"{where}: prefix")
+        manifests.interface_key(manifest)
+        return [check_file_name(name, where) for name in (manifest["sources"] if files is None else files)]
+    except (AttributeError, KeyError, TypeError) as exc:
+        raise ManifestError(f"{where}: not an rbdgen manifest ({type(exc).__name__}: {exc}); "
+                            f"{manifests.REGENERATE}") from None
+    except ValueError as exc:
+        raise ManifestError(f"{exc}; {manifests.REGENERATE}") from None
+
+
 def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:
     """Load a solver written by ``Generated.write`` (compiling it if the cache lacks it).
 
@@ -370,15 +389,7 @@ def load(folder, flags=DEFAULT_FLAGS, cache=None) -> CompiledSolver:
     """
     folder = Path(folder)
     path, manifest = manifests.read(folder)
-    try:
-        check_prefix(manifest["prefix"], f"{path}: prefix")
-        manifests.interface_key(manifest)
-        sources = [check_file_name(name, folder) for name in manifest["sources"]]
-    except (AttributeError, KeyError, TypeError) as exc:
-        raise ManifestError(f"{path}: not an rbdgen manifest ({type(exc).__name__}: {exc}); "
-                            f"{manifests.REGENERATE}") from None
-    except ValueError as exc:
-        raise ManifestError(f"{exc}; {manifests.REGENERATE}") from None
+    sources = _check_names(manifest, None, path)
     manifests.check_model(manifest, str(path))
     files = {name: manifests.read_text(folder / name) for name in sources}
     try:

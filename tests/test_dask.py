@@ -65,6 +65,42 @@ def test_unpickling_keeps_the_build_cache_checks(compiled, build_cache, tmp_path
     assert not (tmp_path / "tau.npy").exists()
 
 
+class _Recipe:
+    """Pickles as a `CompiledSolver` of any recipe, as a tampered pickle of one would."""
+
+    def __init__(self, recipe):
+        self.recipe = recipe
+
+    def __reduce__(self):
+        return rbdgen.CompiledSolver, self.recipe
+
+
+HOSTILE = ['a"; import os #', "x*/ evil /*", "line\nbreak", "\u00e9t\u00e9", "../../evil"]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_a_tampered_pickle_compiles_nothing(compiled, tmp_path, hostile):
+    """A pickle's recipe is checked as a folder is (`rbdgen.load`): a hostile prefix, a source name that is not
+    a plain ``<identifier>.c`` (a path, a comment, a newline, unicode), a model that is not the manifest's or
+    shapes that are not numbers (they reach the entry source) is a ManifestError before anything is written or
+    compiled."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    manifest, files, flags, _ = compiled("panda").__reduce__()[1]
+    evil = "int evil(void) { return 1; }\n"
+    recipes = [({**manifest, "prefix": hostile}, files),
+               (manifest, {**files, f"{hostile}.c": evil}),
+               (manifest, {**files, hostile: evil}),
+               ({**manifest, "model": {**manifest["model"], "name": hostile}}, files),
+               ({**manifest, "shapes": {**manifest["shapes"], next(iter(manifest["shapes"])): [hostile, 7]}}, files),
+               ({**manifest, "shapes": {**manifest["shapes"], hostile: [1, 1]}}, files)]
+    for recipe_manifest, recipe_files in recipes:
+        data = pickle.dumps(_Recipe((recipe_manifest, recipe_files, flags, cache)))
+        with pytest.raises(rbdgen.errors.ManifestError):
+            pickle.loads(data)
+        assert not any(cache.iterdir())  # nothing written, nothing compiled
+
+
 def test_the_numpy_engine_pickles_as_its_model():
     engine = rbdgen.NumpySolver(rbdgen.load_urdf(ROBOTS["solo12"].path, floating=True))
     st = random_states(engine, 3, seed=2)

@@ -232,3 +232,59 @@ def test_macros_do_not_collide_with_system_headers(tmp_path):
             _run(["gcc", *STRICT, *extra, f"-I{tmp_path}", "-c", unit, "-o", tmp_path / "unit.o"])
     _run(["gcc", *STRICT, "-D_POSIX_C_SOURCE=200809L", f"-I{tmp_path}", "-c", tmp_path / "x_gravity.c",
           "-o", tmp_path / "x.o"])
+
+
+# -- hostile names in the JAX module, the CUDA files, SymPy symbols and contacts ------------------------
+HOSTILE_NAMES = ['a"""; import os #', "x*/ evil /*", "line\nbreak", "\u00e9t\u00e9", 'b"; import os #']
+
+
+def test_hostile_names_reach_jax_cuda_and_sympy_only_escaped(tmp_path):
+    """The JAX module is Python that only its generator wrote (the names are in docstrings, as `c_text` writes
+    them), the CUDA files hold no raw name, SymPy symbols are plain identifiers and a contact on a hostile link
+    reaches the manifest only."""
+    import ast
+    import json
+
+    from rbdgen.codegen.symbolic import symbolic
+
+    model = _renamed(rbdgen.load_urdf(path("double_pendulum")), HOSTILE_NAMES[:2], HOSTILE_NAMES[2:])
+    g = rbdgen.generate(model, ops=["gravity", "jacobian"], prefix="hostile", frames=list(model.link_names),
+                        contacts=[rbdgen.Contact(HOSTILE_NAMES[-1])])
+    text = g.jax_module()
+    assert text.isascii()
+    tree = ast.parse(text)
+    docstrings = {id(f.body[0].value) for f in ast.walk(tree) if isinstance(f, (ast.Module, ast.FunctionDef))
+                  and f.body and isinstance(f.body[0], ast.Expr) and isinstance(f.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):  # no name anywhere but in a docstring
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            assert not any(c_text(raw) in node.value for raw in HOSTILE_NAMES), node.value
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            assert all(alias.name.split(".")[0] in ("jax", "numpy", "__future__", "functools", "math")
+                       for alias in node.names), ast.dump(node)
+    functions = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")}
+    assert set(g.manifest["operations"]) <= functions
+    if __import__("importlib").util.find_spec("jax") is not None:  # and it imports as such
+        assert sorted(g.jax().FUNCTIONS) == sorted(g.manifest["operations"])
+    assert all(re.fullmatch(r"[a-z_]+_link[0-9]+|gravity", name) for name in g.manifest["operations"])
+    cuda = g.cuda_files()
+    for name, body in cuda.items():
+        assert name in ("hostile.cu", "hostile_cuda.h") and body.isascii()
+        assert not any(raw in body for raw in HOSTILE_NAMES)
+    inputs = symbolic(model, "gravity", simplify=False).inputs
+    assert all(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", str(s)) for column in inputs.values() for s in column)
+    assert [c["link"] for c in json.loads(json.dumps(g.manifest))["options"]["contacts"]] == [HOSTILE_NAMES[-1]]
+    assert not any(HOSTILE_NAMES[-1] in body for body in g.files.values() if not body.startswith("{"))
+
+
+@pytest.mark.parametrize("prefix", ['a"""; import os #', "x*/ evil /*", "a\nb", "\u00e9t\u00e9", "../x"])
+def test_the_jax_module_takes_only_a_valid_prefix(prefix):
+    """The JAX module's file name, module name and docstring take the prefix only through `check_prefix`."""
+    from rbdgen.codegen import emit_jax
+
+    with pytest.raises(ValueError, match="prefix"):
+        emit_jax.file_name(prefix)
+    with pytest.raises(ValueError, match="prefix"):
+        emit_jax.load("", prefix)
+    model = rbdgen.load_urdf(path("double_pendulum"))
+    with pytest.raises(ValueError, match="prefix"):
+        emit_jax.module(model, {"prefix": prefix, "digest": model.digest}, [])
