@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import subprocess
 import sys
 
@@ -241,6 +242,55 @@ def test_written_module_runs_without_rbdgen(tmp_path):
                          capture_output=True, text=True)
     assert cli.returncode == 0, cli.stderr
     assert (tmp_path / "cli" / "panda_jax.py").read_text() == text
+
+
+SHARDED = """
+import sys, importlib.util
+import numpy as np
+sys.modules["rbdgen"] = None
+spec = importlib.util.spec_from_file_location("panda_jax", sys.argv[1])
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+import jax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+jax.config.update("jax_enable_x64", True)
+args = [np.load(sys.argv[2])[k] for k in ("q", "qd", "qdd", "loads")]
+mesh = Mesh(np.array(jax.devices()), ("states",))
+sharded = [jax.device_put(a, NamedSharding(mesh, PartitionSpec("states"))) for a in args]
+results = {"vmap": jax.jit(jax.vmap(m.inverse_dynamics))(*sharded),
+           "batch": m.batch(m.inverse_dynamics, chunk=16, mesh=mesh)(*sharded),
+           "one": jax.jit(jax.vmap(m.inverse_dynamics))(*[jax.device_put(a, jax.devices()[0]) for a in args])}
+shards = {k: sorted((s.device.id, s.index[0].start, s.index[0].stop) for s in r["tau"].addressable_shards)
+          for k, r in results.items()}
+print(len(jax.devices()), shards)
+np.savez(sys.argv[3], **{k: np.asarray(r["tau"]) for k, r in results.items()},
+         status=np.stack([np.asarray(r["status"]) for r in results.values()]))
+"""
+
+
+def test_sharded_over_two_devices_equals_one_device_and_the_c(compiled, tmp_path):
+    """The written module's functions sharded over two XLA CPU devices (``NamedSharding`` over the state axis,
+    ``jax.jit(jax.vmap(f))``, and ``batch(f, mesh=...)``: each device its half in chunks) compute each half on
+    its own device and equal one device and the C batch."""
+    generated = rbdgen.generate(ROBOTS["panda"].path, ops=["inverse_dynamics"], prefix="panda", floating=False)
+    folder = generated.write(tmp_path / "panda", jax=True)
+    st = random_states(generated.model, 64, seed=13, load_links=["panda_hand", "panda_link3"])
+    flat = st.flat()
+    np.savez(tmp_path / "states.npz", q=flat["q"], qd=flat["qd"], qdd=flat["qdd"], loads=st.loads)
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"}
+    run = subprocess.run([sys.executable, "-c", SHARDED, str(folder / "panda_jax.py"), str(tmp_path / "states.npz"),
+                          str(tmp_path / "out.npz")], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    devices, shards = run.stdout.split(" ", 1)
+    assert devices == "2"
+    halves = [(0, 0, 32), (1, 32, 64)]
+    assert ast.literal_eval(shards) == {"vmap": halves, "batch": halves, "one": [(0, None, None)]}
+    out = np.load(tmp_path / "out.npz")
+    assert not np.any(out["status"])
+    expected = st.call(compiled("panda"), "inverse_dynamics", loads=True)
+    for name in ("vmap", "batch", "one"):
+        close(out[name], expected)
+    close(out["vmap"], out["one"], 1e-14)
+    close(out["batch"], out["one"], 1e-14)
 
 
 def _fourbar():

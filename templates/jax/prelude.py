@@ -10,10 +10,12 @@ OK, INVALID_INPUT, SINGULAR, ILL_CONDITIONED, NON_FINITE = 0, 1, 2, 3, 4
 CPU_COMPILER_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
 
 
-def batch(function, chunk=4096, fuse=None):
+def batch(function, chunk=4096, fuse=None, mesh=None):
     """``function`` (one of this module's) jitted for a batch: each input with a leading state axis, the
     outputs too. ``jax.vmap`` over chunks of ``chunk`` states in turn (``jax.lax.map``; None: the whole batch
-    at once), compiled with `CPU_COMPILER_OPTIONS` on a CPU (``fuse``: None for that, or True or False)."""
+    at once), compiled with `CPU_COMPILER_OPTIONS` on a CPU (``fuse``: None for that, or True or False).
+    ``mesh`` (a ``jax.sharding.Mesh``): the states split over its devices (``jax.shard_map`` over all its
+    axes), each device running its share in chunks; the batch's length a multiple of the mesh's size."""
     fuse = jax.default_backend() != "cpu" if fuse is None else fuse
 
     def run(*inputs):
@@ -21,6 +23,9 @@ def batch(function, chunk=4096, fuse=None):
             return jax.vmap(function)(*inputs)
         return jax.lax.map(lambda each: function(*each), inputs, batch_size=chunk)
 
+    if mesh is not None:
+        states = jax.sharding.PartitionSpec(mesh.axis_names)
+        run = jax.shard_map(run, mesh=mesh, in_specs=states, out_specs=states)
     return jax.jit(run, compiler_options=None if fuse else CPU_COMPILER_OPTIONS)
 
 
