@@ -54,7 +54,7 @@ PART_STEPS = 2000
 
 #: Each node operator as a ``jax.numpy`` expression of its operands.
 FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}", "neg": "-{}",
-           "sin": "jnp.sin({})", "cos": "jnp.cos({})", "sqrt": "jnp.sqrt({})",
+           "sin": "_sin({})", "cos": "_cos({})", "sqrt": "jnp.sqrt({})",
            "atan2": "jnp.arctan2({}, {})", "copysign": "jnp.copysign({}, {})"}
 
 

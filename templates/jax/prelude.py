@@ -51,6 +51,61 @@ def _stack(values):
     return jnp.stack([jnp.asarray(v, dtype=_dtype()) for v in values]) if values else jnp.zeros(0, _dtype())
 
 
+#: A float from C's hexadecimal notation (the constants of the C's sine and cosine, bit for bit).
+_X = float.fromhex
+
+
+def _sincos(x):
+    """``(sin x, cos x)`` sharing one argument reduction: in float64 the generated C's algorithm (rbdgen's
+    docs/generated-c.md, "Sine and cosine") in elementwise operations, which XLA vectorises where its own
+    float64 ``sin`` and ``cos`` are a call an element (rbdgen's docs/scaling-out.md). y = x - k pi/2 in
+    double-double arithmetic (pi/2 in three 33-bit parts and a tail: exact products for |k| <= 2^20), then the
+    C's polynomials in y^2 and k mod 4. Within an ulp for |x| <= 2^19 pi/2; beyond, k pi/2 is rounded: the
+    sine and cosine of an angle within about an ulp of x. float32: ``jnp.sin`` and ``jnp.cos``."""
+    x = jnp.asarray(x, _dtype())
+    if x.dtype != jnp.float64:
+        return jnp.sin(x), jnp.cos(x)
+    k = jax.lax.stop_gradient(jnp.round(x * _X("0x1.45f306dc9c883p-1")))
+    n = k - 4.0 * jnp.floor(k * 0.25)
+    a = x - k * _X("0x1.921fb544p+0")
+    b = k * _X("0x1.0b4611a6p-34")
+    a1 = a - b
+    a1b = a1 - a
+    e1 = (a - (a1 - a1b)) - (b + a1b)
+    d = k * _X("0x1.3198a2ep-69")
+    a2 = a1 - d
+    a2d = a2 - a1
+    e2 = (a1 - (a2 - a2d)) - (d + a2d)
+    e = (e1 + e2) - k * _X("0x1.b839a252049c1p-104")
+    hi = a2 + e
+    lo = (a2 - hi) + e
+    z = hi * hi
+    z2 = z * z
+    z4 = z2 * z2
+    hz = 0.5 * z
+    P = ((_X("-0x1.5555555555548p-3") + z * _X("0x1.111111110f7d0p-7"))
+         + z2 * (_X("-0x1.a01a019bfdeb3p-13") + z * _X("0x1.71de3567d008cp-19"))
+         + z4 * (_X("-0x1.ae5e5a8eec9e3p-26") + z * _X("0x1.5d8fd0e63869dp-33")))
+    Q = ((_X("0x1.555555555554bp-5") + z * _X("-0x1.6c16c16c14f91p-10"))
+         + z2 * (_X("0x1.a01a019c844adp-16") + z * _X("-0x1.27e4f7eac167dp-22"))
+         + z4 * (_X("0x1.1ee9d7b29290bp-29") + z * _X("-0x1.8fa498ce27e4dp-37")))
+    sy = hi + (hi * z * P + lo * (1.0 - hz))
+    v = 1.0 - hz
+    cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo))
+    odd = (n == 1.0) | (n == 3.0)
+    s = jnp.where(odd, cy, sy)
+    c = jnp.where(odd, sy, cy)
+    return jnp.where(n >= 2.0, -s, s), jnp.where((n == 1.0) | (n == 2.0), -c, c)
+
+
+def _sin(x):
+    return _sincos(x)[0]  # XLA merges the reduction with that of _cos(x) and drops the unused half
+
+
+def _cos(x):
+    return _sincos(x)[1]
+
+
 def _result(outputs, status):
     """The outputs and ``status``: NON_FINITE where an output is not finite, every output 0 where it is not OK."""
     finite = jnp.all(jnp.stack([_finite(v) for v in outputs.values()]))
