@@ -80,9 +80,13 @@ static const double LIFT = 0.05;                                           /* m,
 static const double KP_ROTATION = 100.0, KD_ROTATION = 20.0, KP_POSITION = 100.0, KD_POSITION = 20.0;
 static const double KP_SWING = 400.0, KD_SWING = 40.0, WT = 10.0;
 
-static int fail(const char *what, int status)
+/* Report a failed call (of a foot's generated function where foot >= 0) and return its status. */
+static int fail(const char *what, int foot, int status)
 {
-    fprintf(stderr, "%s failed with status %d\n", what, status);
+    if (foot >= 0)
+        fprintf(stderr, "%s_%s_FOOT failed with status %d\n", what, FOOT[foot], status);
+    else
+        fprintf(stderr, "%s failed with status %d\n", what, status);
     return status;
 }
 
@@ -194,12 +198,12 @@ static int step(int swing, const double *offset, double knee)
     memset(A, 0, sizeof A);
     for (i = 0; i < 6; ++i) A[i * G + i] = 1.0;
     for (k = 0; k < FEET; ++k) {
-        if ((status = JACOBIAN[k](base, q, jac[k])) != OK) return fail("solo_jacobian", status);
+        if ((status = JACOBIAN[k](base, q, jac[k])) != OK) return fail("solo_jacobian", k, status);
         for (row = 0; row < 3; ++row)
             for (j = 0; j < G; ++j) A[j * G + 6 + 3 * k + row] = jac[k][j * 6 + 3 + row]; /* the pdot rows */
     }
     memcpy(LU, A, sizeof A);
-    if ((status = lu_factor(G, LU, pivot)) != OK) return fail("lu_factor", status);
+    if ((status = lu_factor(G, LU, pivot)) != OK) return fail("lu_factor", -1, status);
 
     /* the state: the stance feet still, the swing foot moving at SWING_VELOCITY */
     memset(nu, 0, sizeof nu);
@@ -211,10 +215,10 @@ static int step(int swing, const double *offset, double knee)
     for (i = 0; i < NJ; ++i) qd[i] = nu[6 + i];
 
     /* the dynamics and the feet's Jdot nu (classical accelerations at nudot = 0: base[13..18] = 0) */
-    if ((status = solo_passive_terms(base, q, qd, M, g, c)) != OK) return fail("solo_passive_terms", status);
+    if ((status = solo_passive_terms(base, q, qd, M, g, c)) != OK) return fail("solo_passive_terms", -1, status);
     for (k = 0; k < FEET; ++k) {
         if ((status = ACCELERATION[k](base, q, qd, zero, acc)) != OK)
-            return fail("solo_forward_acceleration_kinematics", status);
+            return fail("solo_forward_acceleration_kinematics", k, status);
         for (i = 0; i < 3; ++i) jdot_nu[k][i] = acc[3 + i];
     }
 
@@ -225,7 +229,7 @@ static int step(int swing, const double *offset, double knee)
         a_base[3 + i] = KP_POSITION * offset[i] - KD_POSITION * nu[3 + i];
     }
     if (swing >= 0) {
-        if ((status = POSITION[swing](base, q, pose)) != OK) return fail("solo_forward_kinematics", status);
+        if ((status = POSITION[swing](base, q, pose)) != OK) return fail("solo_forward_kinematics", swing, status);
         for (i = 0; i < 3; ++i) {
             double velocity = 0.0, target = pose[i] + (i == 2 ? LIFT : 0.0);
             for (j = 0; j < G; ++j) velocity += jac[swing][j * 6 + 3 + i] * nu[j];
@@ -253,7 +257,7 @@ static int step(int swing, const double *offset, double knee)
                     for (row = 0; row < 6; ++row)
                         K[j * 6 + row] += jac[k][row * 6 + 3 + i] * W[i] * jac[k][j * 6 + 3 + i];
     for (i = 0; i < 6; ++i) y[i] = r[i];
-    if ((status = cholesky_solve6(K, y)) != OK) return fail("cholesky_solve6", status);
+    if ((status = cholesky_solve6(K, y)) != OK) return fail("cholesky_solve6", -1, status);
     for (k = 0; k < FEET; ++k)
         if (k != swing)
             for (i = 0; i < 3; ++i)
