@@ -52,7 +52,7 @@ __all__ = ["is_mjcf", "load_mjcf"]
 
 logger = logging.getLogger(__name__)
 
-IDENTITY = (1.0, 0.0, 0.0, 0.0)  # a unit quaternion in MuJoCo's order, wxyz
+IDENTITY_WXYZ = (1.0, 0.0, 0.0, 0.0)  # a unit quaternion in MuJoCo's order, wxyz
 
 
 def load_mjcf(path, floating=None, gravity=None, inertia="warn") -> RobotModel:
@@ -316,9 +316,9 @@ def _equality_loops(m, mujoco, body_names, floating) -> tuple:
         ends = [None if b == 0 and floating else body_names[b] for b in bodies]
         if sites:
             offset1, offset2 = (tuple(float(x) for x in m.site_pos[s]) for s in objects)
-            rotation = _site_rotation(mujoco, *(m.site_quat[s] for s in objects)) if kind == WELD else IDENTITY
+            rotation = _site_rotation(mujoco, *(m.site_quat[s] for s in objects)) if kind == WELD else IDENTITY_WXYZ
         elif kind == CONNECT:
-            offset1, offset2, rotation = data[0:3], data[3:6], IDENTITY
+            offset1, offset2, rotation = data[0:3], data[3:6], IDENTITY_WXYZ
         else:
             offset1, offset2, rotation = data[3:6], data[0:3], data[6:10]
         w, x, y, z = rotation

@@ -1,5 +1,5 @@
 """Closed loops (`rbdgen.loops`): a four-bar linkage against its planar Lagrangian derived by SymPy, and
-MuJoCo's ``<equality><connect>`` with its solver made stiff."""
+MuJoCo's ``<equality><connect>`` (between bodies or sites) with its solver made stiff."""
 
 from __future__ import annotations
 
@@ -431,7 +431,8 @@ def test_mujoco_site_weld_and_connect_hold_the_same_poses(tmp_path, caplog):
     solver = rbdgen.NumpySolver(model)
     m = mujoco.MjModel.from_xml_path(str(path))
     d = mujoco.MjData(m)
-    hand, grip, tip, fixed = (mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, n) for n in ("hand", "grip", "tip", "fixed"))
+    hand, grip, tip, fixed = (mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, name)
+                              for name in ("hand", "grip", "tip", "fixed"))
     site = lambda s: (d.site_xpos[s], d.site_xmat[s].reshape(3, 3))  # noqa: E731
     rng = np.random.default_rng(7)
     for _ in range(3):
