@@ -17,6 +17,9 @@ test ``loads is None`` chooses, at trace time, whether the terms of the loads ar
 The real type is the one ``jax.numpy`` gives a Python float: float64 under
 ``jax_enable_x64``, float32 otherwise (the epsilon of the checks follows it).
 
+Sine and cosine are the prelude's ``_sin`` and ``_cos``: the generated C's algorithm in elementwise operations
+(XLA's float64 ``sin`` and ``cos`` are a call an element).
+
 The tree-sparse LTDL solve of forward dynamics is traced as its statements
 (`InlineOps`, the NumPy engine's arithmetic); the dense checked Cholesky solve (the floating
 base's articulated inertia in ABA, a mimic robot's mass matrix) is ``_cholesky_solve`` of the
