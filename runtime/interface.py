@@ -220,6 +220,15 @@ class SolverBase(abc.ABC):
                              f", ...), got shape {values.shape}")
         self._params = values.copy()
 
+    def __getstate__(self) -> dict:
+        """What a pickle carries beside the solver's recipe: the run-time `params` (empty for a folded build)."""
+        return {"params": self._params.copy()}
+
+    def __setstate__(self, state: dict) -> None:
+        """Set a pickle's `params` on the solver its recipe made again, through the setter's checks."""
+        if self.parameter_names:
+            self.params = state["params"]
+
     def _flat(self, inputs: dict) -> dict:
         """`flat_inputs`, with a parametric solver's ``params`` for every state."""
         flat = flat_inputs(inputs)

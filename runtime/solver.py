@@ -87,8 +87,9 @@ class CompiledSolver(SolverBase):
     def __reduce__(self):
         """Pickled as its manifest, its C sources, flags and cache folder, never its shared library: unpickling
         builds the solver again where it is unpickled (a Dask worker), or loads it from that machine's build
-        cache, with the cache's checks (`rbdgen.build`); ``cache=None`` is the unpickling process's cache."""
-        return CompiledSolver, self._recipe
+        cache, with the cache's checks (`rbdgen.build`); ``cache=None`` is the unpickling process's cache. A
+        parametric build's `params` travel with it (`SolverBase.__setstate__`)."""
+        return CompiledSolver, self._recipe, self.__getstate__()
 
     def c_function(self, name: str):
         """``(ffi, function)``: the generated C function ``<prefix>_<name>`` (e.g. ``"gravity_batch"``)
