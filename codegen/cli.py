@@ -264,6 +264,11 @@ def cmd_info(args, progress: Progress) -> int:
         names = ", ".join(note.link for note in model.inertia_report.links)
         print(f"  inertia policy {model.inertia_report.policy}: {len(model.inertia_report.links)} link inertias no rigid body "
               f"has ({names}; see the warnings)")
+    if model.loops:
+        print(f"  closed loops ({len(model.loops)}; forward_dynamics holds them, --actuated for loop_inverse_dynamics):")
+        for loop in model.loops:
+            print(f"    {loop.kind}: {loop.link1} at {list(loop.offset1)} - {loop.link2 or 'the world'} at "
+                  f"{list(loop.offset2)}")
     print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     print("  tree:")
     print(f"    {model.links[0].name}")

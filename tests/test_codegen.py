@@ -825,3 +825,10 @@ def test_mostly_zero_outputs_are_zeroed_whole_first():
         assert not re.search(rf"{name}\[\d+\] = 0\.0;", body)
         assert len(re.findall(rf"{name}\[\d+\] = ", body)) < G * G / 2
     assert re.search(r"\bM\[\d+\] = 0\.0;", g.files["fill_mass_matrix.c"])  # between the legs, one by one
+
+
+def test_a_build_prints_as_one_line():
+    """`repr(Generated)` sums the build up; the sources are in `files` (a Panda build's are 100s of KiB)."""
+    generated = rbdgen.generate(rbdgen.load_urdf(ROBOTS["panda"].path), ops=["gravity", "mass_matrix"])
+    text = repr(generated)
+    assert "\n" not in text and len(text) < 200 and "panda" in text and "functions" in text

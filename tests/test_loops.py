@@ -501,3 +501,18 @@ def test_floating_base_loop_holds_its_relative_acceleration():
     p1, p2 = (solver.forward_kinematics(base, q, tip)[:3] for tip in ("coupler_tip", "rocker_tip"))
     assert np.linalg.norm(p1 - p2) > 1e-3  # off the loop
     np.testing.assert_allclose(a1 - a2, -kd * (v1 - v2) - kp * (p1 - p2), rtol=1e-9, atol=1e-9)
+
+
+def test_info_and_identification_say_the_loops(capsys, caplog, tmp_path):
+    """`rbdgen info` lists a model's loops; `identifiable` says it leaves them out (the open tree's answer)."""
+    from rbdgen.codegen import cli
+
+    robot = tmp_path / "fourbar.xml"
+    robot.write_text(MJCF_FOURBAR.replace("{t1}", "0").replace("{t2}", "90").replace("{t3}", "90")
+                     .replace("{solref}", "0.02 1"))
+    assert cli.main(["info", str(robot)]) == 0
+    out = capsys.readouterr().out
+    assert "closed loops (1;" in out and "point:" in out
+    with caplog.at_level(logging.WARNING):
+        rbdgen.identifiable(rbdgen.load_mjcf(str(robot)), states=4)
+    assert "closed loops are left out" in caplog.text
