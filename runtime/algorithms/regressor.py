@@ -39,10 +39,10 @@ def body_regressor(v, a):
 
 def _columns(rows, forces, size, X=None) -> list:
     """The 10 regressor columns of one body: entry r of column k is ``s_r . A[k]``; a floating base's
-    six rows are ``X^T A[k]`` (``X``: from the world-aligned base frame to the body)."""
+    six rows are ``X^T A[k]`` (``X``: ``(E, r)`` from the world-aligned base frame to the body)."""
     columns = []
     for A in forces:
-        column = [0] * size if X is None else list(X.T @ A) + [0] * (size - 6)
+        column = [0] * size if X is None else list(sp.Xform(X).T @ A) + [0] * (size - 6)
         for r, s in rows:
             column[r] = s @ A
         columns.append(column)
@@ -51,19 +51,18 @@ def _columns(rows, forces, size, X=None) -> list:
 
 def inverse_dynamics_regressor(tree: Tree, ops, q, qd, qdd, base=None) -> list:
     """Y with ``tau_full = Y pi`` (loads and armature left out): 10 B columns of full coordinates
-    (``base``: ``(quat_xyzw, velocity, acceleration)`` as for `rnea`). Each body's path and transform
-    are traced just before its columns, which need them, so that little is pending at once."""
+    (``base``: ``(quat_xyzw, velocity, acceleration)`` as for `rnea`). Each body's path is traced just
+    before its columns, which need it, so that little is pending at once."""
     r = rnea_passes(tree, ops, q, qd, qdd, base)
     size = tree.nb + (6 if tree.floating else 0)
     off = 6 if tree.floating else 0
+    # floating base: X_{i<-W}, from the base origin in world axes (the base posed at the world origin)
+    X = body_poses(tree, ops, q, ((0, 0, 0), base[0], None, None), range(tree.nb)) if tree.floating else {}
     rows = {-1: []}  # per body: (row, motion) of every joint on its path, in its frame
-    X = {-1: sp.Xform((r.E0, (0, 0, 0))) if tree.floating else None}  # from the world-aligned base frame W
     columns = _columns([], body_regressor(r.v0, r.a0), size, X[-1]) if tree.floating else []
     for i in range(tree.nb):
-        p = tree.parent[i]
-        rows[i] = [(row, r.Xup[i] @ s) for row, s in rows[p]] + [(off + i, tree.S[i])]   # X_{i<-p} s
-        X[i] = sp.Xform(sp.xform_compose(r.Xup[i], X[p])) if tree.floating else None    # X_{i<-W}
-        columns += _columns(rows[i], body_regressor(r.v[i], r.a[i]), size, X[i])
+        rows[i] = [(row, r.Xup[i] @ s) for row, s in rows[tree.parent[i]]] + [(off + i, tree.S[i])]  # X_{i<-p} s
+        columns += _columns(rows[i], body_regressor(r.v[i], r.a[i]), size, X.get(i))
     return columns
 
 
