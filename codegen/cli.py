@@ -161,6 +161,24 @@ def _parameters(links):
     return "all" if links == ["all"] else links
 
 
+def _generate_option_error(args, message: str):
+    """``generate``'s ValueError as the option that caused it, or None where no option explains it."""
+    if args.parameters is not None and message.startswith("parameters:"):
+        return f"--{message}"
+    if message.startswith("baumgarte, damping and restitution need"):
+        return "--baumgarte, --damping and --restitution need --contact LINK (or a model with closed loops)"
+    for option in ("baumgarte", "damping", "restitution", "actuated"):
+        if message.startswith(option):
+            return f"--{message}"
+    if args.contact and ("link" in message or "contacts" in message):
+        odd = [spec for spec in args.contact if ":" in spec.partition("@")[0]]
+        hint = f" (a kind after ':' is point or frame: {odd})" if odd and "unknown link" in message else ""
+        return f"--contact: {message}{hint}"
+    if args.frames is not None and "link" in message:
+        return f"--frames: {message}"
+    return None
+
+
 def cmd_generate(args, progress: Progress) -> int:
     options = _load_options(args)
     progress.step(f"tracing and emitting {len(args.ops)} operations")
@@ -169,17 +187,18 @@ def cmd_generate(args, progress: Progress) -> int:
                              prefix=_prefix(args.prefix), frames=args.frames, fd_algorithm=args.fd_algorithm,
                              parameters=_parameters(args.parameters), **_contacts(args), **options)
     except ValueError as exc:
-        if args.parameters is not None and str(exc).startswith("parameters:"):
-            raise UsageError(f"--{exc}") from None
-        if (args.contact and "link" in str(exc) or "contacts" in str(exc)
-                or str(exc).startswith(("baumgarte", "damping", "restitution", "actuated"))):
-            raise UsageError(f"--{'actuated' if 'actuated' in str(exc) else 'contact'}: {exc}") from None
-        if args.frames is None or "link" not in str(exc):
+        usage = _generate_option_error(args, str(exc))
+        if usage is None:
             raise
-        raise UsageError(f"--frames: {exc}") from None
+        raise UsageError(usage) from None
     steps = ", ".join(f"{step} {generated.timings[step]:.2f} s" for step in ("trace", "schedule", "emit"))
     progress.done(f"({steps})")
-    folder = generated.write(args.output, overwrite=args.force, cuda=args.cuda, jax=args.jax)
+    try:
+        folder = generated.write(args.output, overwrite=args.force, cuda=args.cuda, jax=args.jax)
+    except ValueError as exc:  # a build the JAX module does not follow
+        if not args.jax:
+            raise
+        raise UsageError(f"--jax: {exc}") from None
     model = generated.model
     print(f"{model.name}: J = {model.joint_count}, G = {model.generalized_count}, "
           f"{'floating' if model.floating else 'fixed'} base, total mass {model.total_mass:.4g} kg")
@@ -337,11 +356,11 @@ def parser() -> argparse.ArgumentParser:
                    help="contacts of the constrained operations: a point (3 rows, default) or a frame (6 rows) on LINK, "
                         "at the offset x,y,z in the link frame [m]")
     g.add_argument("--baumgarte", type=float, nargs=2, default=(0.0, 0.0), metavar=("KP", "KD"),
-                   help="contact_dynamics' Baumgarte gains: each contact's classical acceleration is -kd v - kp e "
-                        "(kp not 0 adds the input reference)")
+                   help="Baumgarte gains of the contacts and closed loops: each constraint's classical acceleration "
+                        "is -kd v - kp e (with contacts, kp not 0 adds contact_dynamics' input reference)")
     g.add_argument("--damping", type=float, default=0.0, metavar="MU",
-                   help="proximal damping of the contact solve (10 iterations): dependent contacts then solve; "
-                        "0 (default): they return ConstraintError's status")
+                   help="proximal damping of the contacts' and closed loops' solve (10 iterations): dependent "
+                        "constraints then solve; 0 (default): they return ConstraintError's status")
     g.add_argument("--restitution", type=float, default=0.0, help="impulse_dynamics' restitution in [0, 1]")
     g.add_argument("--actuated", nargs="+", metavar="JOINT",
                    help="a model with closed loops: the actuated joints of loop_inverse_dynamics")
