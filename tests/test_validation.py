@@ -125,3 +125,19 @@ def test_a_status_only_one_engine_gives_fails_validation(build_cache, monkeypatc
     monkeypatch.setattr(solver, "mass_matrix", failing)
     with pytest.raises(rbdgen.ValidationError, match="compiled solver gives SingularError but the NumPy engine a result"):
         solver.validate(samples=3)
+
+
+def test_a_damped_contact_solve_validates(build_cache):
+    """The same point declared twice (dependent contacts) with proximal damping: the solve amplifies rounding
+    by cond(D + mu I) per iteration (C against NumPy: 3e-9 relative, over the 1e-10 tolerance before); the
+    validation allows what the problem does to inputs moved by 64 eps, and the forces share the load."""
+    model = _three_joint_arm()
+    contacts = [rbdgen.Contact("l3", offset=(0, 0, 0.1))] * 2
+    solver = rbdgen.generate(model, ops=["contact_dynamics"], contacts=contacts, damping=(1e-6, 50),
+                             prefix="arm3d").compile(flags=TEST_FLAGS, cache=build_cache, samples=8)
+    q = np.array([0.1, 0.2, 0.3])
+    acc, forces = solver.contact_dynamics(q, q, q, [1.0, 1.0])
+    single = rbdgen.NumpySolver(model, contacts=contacts[:1]).contact_dynamics(q, q, q, [1.0])
+    np.testing.assert_allclose(acc, single[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(forces[:3] + forces[3:], single[1], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(forces[:3], forces[3:], rtol=1e-9)
