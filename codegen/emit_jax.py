@@ -47,6 +47,7 @@ from ..ir.optimize import operands, schedule
 from ..ir.trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps
 from ..names import check_prefix
 from ..version import __version__
+from . import sincos
 from .c import optional_inputs
 
 #: How a function's statements are grouped (see the module docstring).
@@ -207,7 +208,10 @@ def module(model, tree: Tree, manifest: dict, traced: list, structure: str = "fl
             '"""', ""]
     body = [function(k, model.floating, dims, structure) for k in traced]
     names = ", ".join(f"{k.name!r}: {k.name}" for k in traced)
-    return "\n".join(head) + prelude + "\n\n" + "\n\n".join(body) + f"\n\nFUNCTIONS = {{{names}}}\n"
+    constants = (f"#: The generated C's sine and cosine constants (rbdgen.codegen.sincos).\n"
+                 f"_TWO_OVER_PI = {sincos.TWO_OVER_PI!r}\n_SIN = {sincos.SIN!r}\n_COS = {sincos.COS!r}\n")
+    return ("\n".join(head) + prelude + "\n\n" + constants + "\n\n" + "\n\n".join(body)
+            + f"\n\nFUNCTIONS = {{{names}}}\n")
 
 
 def file_name(prefix: str) -> str:

@@ -65,7 +65,7 @@ def _sincos(x):
     x = jnp.asarray(x, _dtype())
     if x.dtype != jnp.float64:
         return jnp.sin(x), jnp.cos(x)
-    k = jax.lax.stop_gradient(jnp.round(x * _X("0x1.45f306dc9c883p-1")))
+    k = jax.lax.stop_gradient(jnp.round(x * _X(_TWO_OVER_PI)))
     n = k - 4.0 * jnp.floor(k * 0.25)
     a = x - k * _X("0x1.921fb544p+0")
     b = k * _X("0x1.0b4611a6p-34")
@@ -83,12 +83,9 @@ def _sincos(x):
     z2 = z * z
     z4 = z2 * z2
     hz = 0.5 * z
-    P = ((_X("-0x1.5555555555548p-3") + z * _X("0x1.111111110f7d0p-7"))
-         + z2 * (_X("-0x1.a01a019bfdeb3p-13") + z * _X("0x1.71de3567d008cp-19"))
-         + z4 * (_X("-0x1.ae5e5a8eec9e3p-26") + z * _X("0x1.5d8fd0e63869dp-33")))
-    Q = ((_X("0x1.555555555554bp-5") + z * _X("-0x1.6c16c16c14f91p-10"))
-         + z2 * (_X("0x1.a01a019c844adp-16") + z * _X("-0x1.27e4f7eac167dp-22"))
-         + z4 * (_X("0x1.1ee9d7b29290bp-29") + z * _X("-0x1.8fa498ce27e4dp-37")))
+    S, C = [_X(c) for c in _SIN], [_X(c) for c in _COS]
+    P = (S[0] + z * S[1]) + z2 * (S[2] + z * S[3]) + z4 * (S[4] + z * S[5])
+    Q = (C[0] + z * C[1]) + z2 * (C[2] + z * C[3]) + z4 * (C[4] + z * C[5])
     sy = hi + (hi * z * P + lo * (1.0 - hz))
     v = 1.0 - hz
     cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo))
