@@ -68,12 +68,7 @@ class LtdlPlan:
 def column_rows(lam, column) -> frozenset:
     """The rows of ``column`` that the L^T sweep (from the leaves) can make non-zero: its entries that are
     not structural zeros and their ancestors (``x_j -= L_kj x_k`` reaches only ancestors j of k)."""
-    rows = set()
-    for k, value in enumerate(column):
-        if isinstance(value, Expr) or value != 0:
-            rows.add(k)
-            rows.update(ancestors(lam, k))
-    return frozenset(rows)
+    return read_rows(lam, [isinstance(value, Expr) or value != 0 for value in column])
 
 
 def read_rows(lam, read) -> frozenset:
