@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional, Type
 
 import numpy as np
 
@@ -287,7 +287,7 @@ class CompiledSolver(SolverBase):
         outcomes = []
         for k in range(samples):
             one = np.arange(samples) == k
-            outcome = []
+            outcome: List[Optional[Type[SolverError]]] = []
             for engine in (self, reference):
                 try:
                     _outputs(engine, op, record, state, one, links)
