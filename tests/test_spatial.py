@@ -1,5 +1,5 @@
 """The spatial value types of `rbdgen.spatial` (`Motion`, `Force`, `Xform`, `RigidInertia`) against
-6x6 matrices built in NumPy from RBDA's definitions (eqs. 2.24, 2.31, 2.32, 2.63, 2.66)."""
+6x6 matrices built in NumPy from RBDA's definitions (eqs. 2.24, 2.31, 2.32, 2.63, 2.66; table 5.1)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,13 @@ def test_operators_are_the_spatial_algebra(values):
     np.testing.assert_allclose(np.array(sp.rigid_matrix(I + I)), 2 * I6, atol=1e-13)
     assert isinstance(X @ mu, sp.Motion) and isinstance(X.T @ ff, sp.Force) and isinstance(I @ mv, sp.Force)
     assert isinstance(mv.cross(ff), sp.Force) and isinstance(X.T @ I @ X, sp.RigidInertia)
+
+
+def test_rigid_force_is_inertia_times_acceleration_plus_the_velocity_product(values):
+    """RNEA's body force f = I a + v x* I v (RBDA table 5.1) against the 6x6 matrices."""
+    _, _, I, I6, v, u, _ = values
+    crf = -np.block([[_skew(v[:3]), np.zeros((3, 3))], [_skew(v[3:]), _skew(v[:3])]]).T
+    np.testing.assert_allclose(sp.rigid_force(I, u, v), I6 @ u + crf @ I6 @ v, rtol=1e-13, atol=1e-13)
 
 
 def test_sums_are_vector_sums_whichever_side_is_a_plain_tuple(values):

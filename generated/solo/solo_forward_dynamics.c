@@ -7,7 +7,7 @@
 #error "solo_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics: 2517 mul, 2335 add, 15 div, 12 sin, 12 cos, 4 sqrt */
+/* forward_dynamics: 2437 mul, 2245 add, 15 div, 12 sin, 12 cos, 4 sqrt */
 RBDGEN_HOST_DEVICE int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -15,7 +15,7 @@ RBDGEN_HOST_DEVICE int solo_forward_dynamics(const double *base, const double *q
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[242];  /* the values a part computes for a later one */
+        double w[239];  /* the values a part computes for a later one */
         int s;
         s = solo__1_forward_dynamics(q, w);
         if (s != RBDGEN_solo_OK) return s;
@@ -25,7 +25,7 @@ RBDGEN_HOST_DEVICE int solo_forward_dynamics(const double *base, const double *q
         if (s != RBDGEN_solo_OK) return s;
         s = solo__4_forward_dynamics(qd, loads, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__5_forward_dynamics(qd, loads, w);
+        s = solo__5_forward_dynamics(qd, tau, loads, w);
         if (s != RBDGEN_solo_OK) return s;
         s = solo__6_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
