@@ -85,3 +85,27 @@ def test_rotation_about_a_coordinate_axis_is_the_congruence(values, k, angle):
     X6 = np.block([[E, np.zeros((3, 3))], [np.zeros((3, 3)), E]])
     turned = sp.rigid_rotate_back(tuple(map(tuple, E)), k, I)
     np.testing.assert_allclose(np.array(sp.rigid_matrix(turned)), X6.T @ I6 @ X6, atol=1e-13)
+
+
+@pytest.mark.parametrize("k", range(3))
+@pytest.mark.parametrize("angle", [0.7, -2.9])
+def test_articulated_inertia_turned_about_a_coordinate_axis(values, k, angle):
+    """`mat_rotate_back` (double angle per 3x3 block) equals X6^T M X6 for an articulated inertia M (a rigid
+    one less a rank-1 term: no rigid-inertia pattern) and X = rot(E), E a rotation about e_k."""
+    _, _, _, I6, v, _, _ = values
+    M = I6 - 0.3 * np.outer(v, v)
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = (k + 1) % 3, (k + 2) % 3
+    E = np.eye(3)
+    E[i, i] = E[j, j] = c
+    E[i, j], E[j, i] = s, -s
+    X6 = np.block([[E, np.zeros((3, 3))], [np.zeros((3, 3)), E]])
+    turned = np.array(sp.mat_rotate_back(tuple(map(tuple, E)), k, tuple(map(tuple, M))))
+    np.testing.assert_allclose(turned, X6.T @ M @ X6, atol=1e-13)
+
+
+def test_articulated_inertia_congruence(values):
+    """`mat_congruence` (rotation per block, then the translation) equals X6^T M X6 for a general X."""
+    X, X6, _, I6, v, _, _ = values
+    M = I6 - 0.3 * np.outer(v, v)
+    np.testing.assert_allclose(np.array(sp.mat_congruence(X, tuple(map(tuple, M)))), X6.T @ M @ X6, atol=1e-12)

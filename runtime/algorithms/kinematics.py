@@ -134,6 +134,15 @@ def coordinate_axis(tree: Tree, i: int):
     return nonzero[0]
 
 
+def xup_congruence(tree: Tree, i: int, XJ, M):
+    """Xup^T M Xup for a symmetric 6x6 M in body i's frame (an articulated inertia), in two steps,
+    Xtree^T (XJ^T M XJ) Xtree: each factor is sparse (an axis rotation, a constant transform), their
+    product usually is not; a rotation about a coordinate axis by `spatial.mat_rotate_back`."""
+    k = coordinate_axis(tree, i)
+    MJ = sp.mat_congruence(XJ, M) if k is None else sp.mat_rotate_back(XJ[0], k, M)
+    return sp.mat_congruence(tree.Xtree[i], MJ)
+
+
 def depth_first(tree: Tree) -> list:
     """The bodies in depth-first order (each before its subtree, children in index order): a pass over them
     finishes one branch before the next, so little is pending at once."""
