@@ -13,6 +13,16 @@ def _skew(v):
     return np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
 
 
+def _axis_rotation(k, angle):
+    """E, a rotation by ``angle`` about e_k (E_ii = E_jj = cos, E_ij = sin), and X6 = rot(E)."""
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = (k + 1) % 3, (k + 2) % 3
+    E = np.eye(3)
+    E[i, i] = E[j, j] = c
+    E[i, j], E[j, i] = s, -s
+    return E, np.block([[E, np.zeros((3, 3))], [np.zeros((3, 3)), E]])
+
+
 @pytest.fixture
 def values():
     rng = np.random.default_rng(4)
@@ -77,12 +87,7 @@ def test_congruence_needs_the_same_transform(values):
 def test_rotation_about_a_coordinate_axis_is_the_congruence(values, k, angle):
     """`rigid_rotate_back` (double angle) equals X6^T I6 X6 for X = rot(E), E a rotation about e_k."""
     _, _, I, I6, _, _, _ = values
-    c, s = np.cos(angle), np.sin(angle)
-    i, j = (k + 1) % 3, (k + 2) % 3
-    E = np.eye(3)
-    E[i, i] = E[j, j] = c
-    E[i, j], E[j, i] = s, -s
-    X6 = np.block([[E, np.zeros((3, 3))], [np.zeros((3, 3)), E]])
+    E, X6 = _axis_rotation(k, angle)
     turned = sp.rigid_rotate_back(tuple(map(tuple, E)), k, I)
     np.testing.assert_allclose(np.array(sp.rigid_matrix(turned)), X6.T @ I6 @ X6, atol=1e-13)
 
@@ -94,12 +99,7 @@ def test_articulated_inertia_turned_about_a_coordinate_axis(values, k, angle):
     one less a rank-1 term: no rigid-inertia pattern) and X = rot(E), E a rotation about e_k."""
     _, _, _, I6, v, _, _ = values
     M = I6 - 0.3 * np.outer(v, v)
-    c, s = np.cos(angle), np.sin(angle)
-    i, j = (k + 1) % 3, (k + 2) % 3
-    E = np.eye(3)
-    E[i, i] = E[j, j] = c
-    E[i, j], E[j, i] = s, -s
-    X6 = np.block([[E, np.zeros((3, 3))], [np.zeros((3, 3)), E]])
+    E, X6 = _axis_rotation(k, angle)
     turned = np.array(sp.mat_rotate_back(tuple(map(tuple, E)), k, tuple(map(tuple, M))))
     np.testing.assert_allclose(turned, X6.T @ M @ X6, atol=1e-13)
 
