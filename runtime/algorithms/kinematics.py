@@ -49,7 +49,7 @@ class Tree:
     contacts: object = None  # the declared contacts (`rbdgen.contacts.ContactModel`), None: none
     loops: object = None  # the model's closed loops (`rbdgen.loops.LoopModel`), None: none
     parameters: tuple = ()  # bodies (`rbdgen.parameters` order) whose inertias are the input "params" (`parametric`)
-    turn: tuple = ()  # per body: the angle its Xtree's rotation about the joint's own axis adds to q (`axis_turns`)
+    turn: tuple = ()  # per body: the angle its Xtree's rotation about the joint's own axis adds to q (`axis_turn`)
 
     @staticmethod
     def from_model(model: RobotModel, contacts=None) -> "Tree":
@@ -135,12 +135,12 @@ def _rotations_taking(m: int, sign: int, k: int) -> list:
             P = [[0] * 3 for _ in range(3)]
             for col in range(3):
                 P[perm[col]][col] = signs[col]
-            if P[k][m] * sign == 1 and round(_det3(P)) == 1:
+            if P[k][m] * sign == 1 and _det3(P) == 1:
                 out.append(tuple(tuple(row) for row in P))
     return out
 
 
-def _det3(P) -> float:
+def _det3(P) -> int:
     return (P[0][0] * (P[1][1] * P[2][2] - P[1][2] * P[2][1]) - P[0][1] * (P[1][0] * P[2][2] - P[1][2] * P[2][0])
             + P[0][2] * (P[1][0] * P[2][1] - P[1][1] * P[2][0]))
 
