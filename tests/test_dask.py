@@ -106,13 +106,19 @@ def test_a_tampered_pickle_compiles_nothing(compiled, tmp_path, hostile):
         assert not any(cache.iterdir())  # nothing written, nothing compiled
 
 
-def test_the_numpy_engine_pickles_as_its_model():
-    engine = rbdgen.NumpySolver(rbdgen.load_urdf(ROBOTS["solo12"].path, floating=True))
+def test_the_numpy_engine_pickles_as_its_model_and_declarations():
+    """The model and the contacts' settings travel: a worker's contact dynamics are the same (damped, so a
+    lost declaration would show)."""
+    feet = [rbdgen.Contact(f"{leg}_FOOT") for leg in ("FL", "FR", "HL")]
+    engine = rbdgen.NumpySolver(rbdgen.load_urdf(ROBOTS["solo12"].path, floating=True), contacts=feet,
+                                baumgarte=(0.0, 3.0), damping=(1e-6, 5))
     st = random_states(engine, 3, seed=2)
-    expected = engine.forward_dynamics(st.base, st.q, st.qd, st.tau)
+    active = np.ones((3, 3))
+    expected = engine.contact_dynamics(st.base, st.q, st.qd, st.tau, active)
     copy = pickle.loads(pickle.dumps(engine))
     assert type(copy) is type(engine) and copy.model.digest == engine.model.digest
-    np.testing.assert_array_equal(copy.forward_dynamics(st.base, st.q, st.qd, st.tau), expected)
+    for value, reference in zip(copy.contact_dynamics(st.base, st.q, st.qd, st.tau, active), expected):
+        np.testing.assert_array_equal(value, reference)
 
 
 def _arguments(solver, st):

@@ -27,7 +27,7 @@ def _rod(length, mass):
     return dict(mass=mass, com=(length / 2, 0, 0), rotational=((1e-4, 0, 0), (0, inertia, 0), (0, 0, inertia)))
 
 
-def _fourbar(kind="point"):
+def _fourbar(kind="point", floating=False):
     builder = (rbdgen.RobotBuilder("fourbar").add_link("ground")
                .add_link("crank", **_rod(L1, MASS[0])).add_link("coupler", **_rod(L2, MASS[1]))
                .add_link("rocker", **_rod(L3, MASS[2]))
@@ -35,7 +35,7 @@ def _fourbar(kind="point"):
                .add_joint("j2", "revolute", "crank", "coupler", xyz=(L1, 0, 0), axis=(0, 0, 1))
                .add_joint("j3", "revolute", "ground", "rocker", xyz=(GROUND, 0, 0), axis=(0, 0, 1))
                .loop("coupler", "rocker", kind, offset1=(L2, 0, 0), offset2=(L3, 0, 0)))
-    return builder.build(gravity=(0, -GRAVITY, 0), joint_order="depth_first")  # q = (j1, j2, j3)
+    return builder.build(gravity=(0, -GRAVITY, 0), joint_order="depth_first", floating=floating)  # q = (j1, j2, j3)
 
 
 def _planar_reference():
@@ -312,6 +312,21 @@ def test_loop_inverse_dynamics_returns_the_crank_torque_and_the_loop_force(build
             np.testing.assert_allclose(loop_forces, [*force, 0.0], rtol=1e-9, atol=1e-9)
 
 
+def test_an_under_actuated_loop_mechanism_is_a_status(build_cache):
+    """The four-bar on a floating base: the crank alone cannot hold the base against gravity (the tree's base
+    rows are not zero), so damped least squares has no answer to give: ConstraintError, in NumPy and in C."""
+    model = _fourbar(floating=True)
+    base = rbdgen.BaseState([0, 0, 0], [0, 0, 0, 1], np.zeros(6), np.zeros(6))
+    q, qd = _consistent(*STATES[0][:2])
+    engine = rbdgen.NumpySolver(model, damping=DAMPING, actuated=["j1"])
+    assert np.abs(engine.inverse_dynamics(base, q, qd, np.zeros(3))[:6]).max() > 1.0
+    c = rbdgen.generate(model, ops=["loop_inverse_dynamics"], damping=DAMPING, actuated=["j1"],
+                        prefix="fourbar_float").compile(flags=TEST_FLAGS, cache=build_cache, samples=4)
+    for solver in (engine, c):
+        with pytest.raises(rbdgen.ConstraintError, match="under-actuated"):
+            solver.loop_inverse_dynamics(base, q, qd, np.zeros(3))
+
+
 def test_contact_dynamics_keeps_the_loops(build_cache):
     model = _fourbar()
     tip = [rbdgen.Contact("crank", offset=(L1, 0, 0))]
@@ -486,3 +501,18 @@ def test_floating_base_loop_holds_its_relative_acceleration():
     p1, p2 = (solver.forward_kinematics(base, q, tip)[:3] for tip in ("coupler_tip", "rocker_tip"))
     assert np.linalg.norm(p1 - p2) > 1e-3  # off the loop
     np.testing.assert_allclose(a1 - a2, -kd * (v1 - v2) - kp * (p1 - p2), rtol=1e-9, atol=1e-9)
+
+
+def test_info_and_identification_say_the_loops(capsys, caplog, tmp_path):
+    """`rbdgen info` lists a model's loops; `identifiable` says it leaves them out (the open tree's answer)."""
+    from rbdgen.codegen import cli
+
+    robot = tmp_path / "fourbar.xml"
+    robot.write_text(MJCF_FOURBAR.replace("{t1}", "0").replace("{t2}", "90").replace("{t3}", "90")
+                     .replace("{solref}", "0.02 1"))
+    assert cli.main(["info", str(robot)]) == 0
+    out = capsys.readouterr().out
+    assert "closed loops (1;" in out and "point:" in out
+    with caplog.at_level(logging.WARNING):
+        rbdgen.identifiable(rbdgen.load_mjcf(str(robot)), states=4)
+    assert "closed loops are left out" in caplog.text
