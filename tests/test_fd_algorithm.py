@@ -66,9 +66,9 @@ def test_auto_takes_the_cheaper_and_says_which():
     assert chosen in FD_ALGORITHMS and "fd_algorithm" not in auto.manifest["options"]
     fixed = {a: rbdgen.generate(model, ops=["forward_dynamics"], prefix="ur5", fd_algorithm=a) for a in FD_ALGORITHMS}
     assert auto.files["ur5_forward_dynamics.c"] == fixed[chosen].files["ur5_forward_dynamics.c"]
-    # UR5's CRBA is the cheaper by far (about 30% fewer operations and a shorter chain)
+    # UR5's CRBA is the cheaper (about 16% fewer multiplications and a shorter chain)
     counts = {a: g.manifest["operations"]["forward_dynamics"]["counts"] for a, g in fixed.items()}
-    assert chosen == "crba" and counts["crba"]["mul"] < 0.8 * counts["aba"]["mul"]
+    assert chosen == "crba" and counts["crba"]["mul"] < 0.9 * counts["aba"]["mul"]
 
 
 def test_mimic_joints_take_crba_whatever_is_asked():

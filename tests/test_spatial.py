@@ -1,5 +1,5 @@
 """The spatial value types of `rbdgen.spatial` (`Motion`, `Force`, `Xform`, `RigidInertia`) against
-6x6 matrices built in NumPy from RBDA's definitions (eqs. 2.24, 2.31, 2.32, 2.63, 2.66)."""
+6x6 matrices built in NumPy from RBDA's definitions (eqs. 2.24, 2.31, 2.32, 2.63, 2.66; table 5.1)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,16 @@ from rbdgen import spatial as sp
 
 def _skew(v):
     return np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+
+
+def _axis_rotation(k, angle):
+    """E, a rotation by ``angle`` about e_k (E_ii = E_jj = cos, E_ij = sin), and X6 = rot(E)."""
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = (k + 1) % 3, (k + 2) % 3
+    E = np.eye(3)
+    E[i, i] = E[j, j] = c
+    E[i, j], E[j, i] = s, -s
+    return E, np.block([[E, np.zeros((3, 3))], [np.zeros((3, 3)), E]])
 
 
 @pytest.fixture
@@ -46,6 +56,13 @@ def test_operators_are_the_spatial_algebra(values):
     assert isinstance(mv.cross(ff), sp.Force) and isinstance(X.T @ I @ X, sp.RigidInertia)
 
 
+def test_rigid_force_is_inertia_times_acceleration_plus_the_velocity_product(values):
+    """RNEA's body force f = I a + v x* I v (RBDA table 5.1) against the 6x6 matrices."""
+    _, _, I, I6, v, u, _ = values
+    crf = -np.block([[_skew(v[:3]), np.zeros((3, 3))], [_skew(v[3:]), _skew(v[:3])]]).T
+    np.testing.assert_allclose(sp.rigid_force(I, u, v), I6 @ u + crf @ I6 @ v, rtol=1e-13, atol=1e-13)
+
+
 def test_sums_are_vector_sums_whichever_side_is_a_plain_tuple(values):
     _, _, _, _, v, u, f = values
     plain = tuple(u)
@@ -70,11 +87,25 @@ def test_congruence_needs_the_same_transform(values):
 def test_rotation_about_a_coordinate_axis_is_the_congruence(values, k, angle):
     """`rigid_rotate_back` (double angle) equals X6^T I6 X6 for X = rot(E), E a rotation about e_k."""
     _, _, I, I6, _, _, _ = values
-    c, s = np.cos(angle), np.sin(angle)
-    i, j = (k + 1) % 3, (k + 2) % 3
-    E = np.eye(3)
-    E[i, i] = E[j, j] = c
-    E[i, j], E[j, i] = s, -s
-    X6 = np.block([[E, np.zeros((3, 3))], [np.zeros((3, 3)), E]])
+    E, X6 = _axis_rotation(k, angle)
     turned = sp.rigid_rotate_back(tuple(map(tuple, E)), k, I)
     np.testing.assert_allclose(np.array(sp.rigid_matrix(turned)), X6.T @ I6 @ X6, atol=1e-13)
+
+
+@pytest.mark.parametrize("k", range(3))
+@pytest.mark.parametrize("angle", [0.7, -2.9])
+def test_articulated_inertia_turned_about_a_coordinate_axis(values, k, angle):
+    """`mat_rotate_back` (double angle per 3x3 block) equals X6^T M X6 for an articulated inertia M (a rigid
+    one less a rank-1 term: no rigid-inertia pattern) and X = rot(E), E a rotation about e_k."""
+    _, _, _, I6, v, _, _ = values
+    M = I6 - 0.3 * np.outer(v, v)
+    E, X6 = _axis_rotation(k, angle)
+    turned = np.array(sp.mat_rotate_back(tuple(map(tuple, E)), k, tuple(map(tuple, M))))
+    np.testing.assert_allclose(turned, X6.T @ M @ X6, atol=1e-13)
+
+
+def test_articulated_inertia_congruence(values):
+    """`mat_congruence` (rotation per block, then the translation) equals X6^T M X6 for a general X."""
+    X, X6, _, I6, v, _, _ = values
+    M = I6 - 0.3 * np.outer(v, v)
+    np.testing.assert_allclose(np.array(sp.mat_congruence(X, tuple(map(tuple, M)))), X6.T @ M @ X6, atol=1e-12)

@@ -90,10 +90,10 @@ int panda_mass_matrix_batch(int n, const double *q, double *M, const unsigned ch
  *   q      in  [7] joint positions (J)
  *   qd     in  [7] joint velocities (J)
  *   c      out [7] velocity-product forces C(q, qd) qd (G)
- * Cost: 510 mul, 448 add, 6 sin, 6 cos.
- * Stack: at most 10320 bytes (RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES).
+ * Cost: 470 mul, 394 add, 6 sin, 6 cos.
+ * Stack: at most 9568 bytes (RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES 10320
+#define RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES 9568
 int panda_velocity_product_forces(const double *q, const double *qd, double *c);
 
 /* panda_velocity_product_forces_batch: panda_velocity_product_forces on n states stored one after
@@ -128,10 +128,10 @@ int panda_gravity_batch(int n, const double *q, const double *loads, double *g, 
  *   qdd    in  [7] joint accelerations (J)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [7] generalized forces (G)
- * Cost: 571 mul, 555 add, 6 sin, 6 cos.
- * Stack: at most 11880 bytes (RBDGEN_panda_STACK_INVERSE_DYNAMICS).
+ * Cost: 529 mul, 500 add, 6 sin, 6 cos.
+ * Stack: at most 11104 bytes (RBDGEN_panda_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_INVERSE_DYNAMICS 11880
+#define RBDGEN_panda_STACK_INVERSE_DYNAMICS 11104
 int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* panda_inverse_dynamics_batch: panda_inverse_dynamics on n states stored one after
@@ -148,10 +148,10 @@ int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1006 mul, 958 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 18728 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
+ * Cost: 964 mul, 903 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Stack: at most 17952 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 18728
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 17952
 int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_batch: panda_forward_dynamics on n states stored one after
@@ -168,10 +168,10 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1006 mul, 958 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 18984 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 964 mul, 903 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Stack: at most 18208 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 18984
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 18208
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after
@@ -188,10 +188,10 @@ int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, 
  *   M      out [49] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [7] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [7] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 868 mul, 766 add, 6 sin, 6 cos.
- * Stack: at most 15728 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
+ * Cost: 828 mul, 712 add, 6 sin, 6 cos.
+ * Stack: at most 14976 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_panda_STACK_PASSIVE_TERMS 15728
+#define RBDGEN_panda_STACK_PASSIVE_TERMS 14976
 int panda_passive_terms(const double *q, const double *qd, double *M, double *g, double *c);
 
 /* panda_passive_terms_batch: panda_passive_terms on n states stored one after

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import SingularError
-from .kinematics import Tree, add_load, base_rotation, body_scope, body_xforms, joint_xforms, link_forces, rotate, rotate_back
+from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, joint_xforms, link_forces, rotate,
+                         rotate_back, xup_congruence)
 
 
 def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
@@ -65,9 +66,7 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
             Ia = sp.mat_sub_outer(IA[i], U[i], dinv[i])                               # Ia = IA - U U^T / d
             pa = pA[i] + sp.mat_vec(Ia, c[i]) + U[i] * sp.mul(u[i], dinv[i])
             ops.label(pa, f"pa{i}")
-            # Xup^T Ia Xup in two steps, Xtree^T (XJ^T Ia XJ) Xtree: each factor is sparse
-            # (an axis rotation, a constant transform), their product usually is not
-            Ia_p = sp.mat_congruence(tree.Xtree[i], sp.mat_congruence(XJ[i], Ia))
+            Ia_p = xup_congruence(tree, i, XJ[i], Ia)                                  # Xup^T Ia Xup
             if p == -1:
                 IA0 = sp.mat_add(IA0, Ia_p)                                           # IA_0 += Xup^T Ia Xup
                 pA0 = pA0 + Xup[i].T @ pa

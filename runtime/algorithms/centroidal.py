@@ -172,5 +172,5 @@ def centroidal_momentum_bias(tree: Tree, ops, q, qd, base) -> list:
     v, a = velocities(tree, ops, still, s, qd, bodies, [0] * tree.nb)
     rate = (0,) * 6
     for i, I in I0.items():
-        rate = sp.vadd(rate, sp.vadd(sp.rigid_apply(I, a[i]), sp.crf(v[i], sp.rigid_apply(I, v[i]))))
+        rate = sp.vadd(rate, sp.rigid_force(I, a[i], v[i]))                        # I a + v x* I v
     return list(_about(rate, c))

@@ -15,6 +15,8 @@ each end: only those few operations depend on the base orientation.
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 
 from ..errors import InvalidInputError
@@ -47,17 +49,19 @@ class Tree:
     contacts: object = None  # the declared contacts (`rbdgen.contacts.ContactModel`), None: none
     loops: object = None  # the model's closed loops (`rbdgen.loops.LoopModel`), None: none
     parameters: tuple = ()  # bodies (`rbdgen.parameters` order) whose inertias are the input "params" (`parametric`)
+    turn: tuple = ()  # per body: the angle its Xtree's rotation about the joint's own axis adds to q (`axis_turn`)
 
     @staticmethod
     def from_model(model: RobotModel, contacts=None) -> "Tree":
         axes = tuple(tuple(sp.const(x) for x in j.axis) for j in model.joints)
+        turns = [axis_turn(j.kind, a, sp.xform_from_pose(j.origin)) for j, a in zip(model.joints, axes)]
         return Tree(
             names=tuple(j.name for j in model.joints),
             bodies=tuple(_body_links(model)),
             parent=tuple(j.parent for j in model.joints),
             kind=tuple(j.kind for j in model.joints),
             axis=axes,
-            Xtree=tuple(sp.xform_from_pose(j.origin) for j in model.joints),
+            Xtree=tuple(X for _, X in turns),
             S=tuple(sp.Motion((a + (0, 0, 0)) if j.kind == "revolute" else ((0, 0, 0) + a))
                     for j, a in zip(model.joints, axes)),
             I=tuple(sp.RigidInertia(sp.rigid_inertia(j.inertia)) for j in model.joints),
@@ -73,12 +77,72 @@ class Tree:
             nj=model.joint_count,
             contacts=contacts,
             loops=LoopModel.declare(model, contacts),
+            turn=tuple(angle for angle, _ in turns),
         )
 
     @property
     def nb(self) -> int:
         """The number of bodies (moving joints, mimic joints included)."""
         return len(self.parent)
+
+
+#: `axis_turn`: how far from 0 the off-axis entries of a joint axis in its parent's frame may be (those of
+#: angles written in decimal, as `model.Transform.from_rpy` snaps them).
+AXIS_TOLERANCE = 1e-15
+
+
+def axis_turn(kind: str, axis, Xtree) -> tuple:
+    """``(angle, Xtree)``: a revolute joint's tree rotation E = R(a, angle)^T P written as a turn about its own
+    axis a (a coordinate axis) after a signed permutation P, so that XJ(q) Xtree = XJ(q + angle) (P, r).
+
+    A URDF that writes pi/2 with 11 digits (UR5's ``1.57079632679``) gives a rotation 5e-12 away from a
+    permutation, whose products do not fold; about the joint's own axis it is the angle instead, and XJ's
+    matrix keeps the pattern of a rotation about a coordinate axis. Taken where the joint axis in the parent's
+    frame, E^T a, is a coordinate axis to `AXIS_TOLERANCE`; of the four P, the one of the smallest turn.
+    The transform is the same to rounding (the turn is added to q before its sine and cosine). Otherwise
+    ``(0, Xtree)``.
+    """
+    E, r = Xtree
+    nonzero = [k for k in range(3) if not sp.is_zero(axis[k])]
+    if kind != "revolute" or len(nonzero) != 1 or type(axis[nonzero[0]]) is not int:
+        return 0, Xtree
+    k = nonzero[0]
+    sigma = axis[k]
+    b = [E[k][m] * sigma for m in range(3)]  # E^T a: the joint axis in the parent's frame
+    m = max(range(3), key=lambda n: abs(b[n]))
+    if any(abs(b[n]) > AXIS_TOLERANCE for n in range(3) if n != m):
+        return 0, Xtree
+    i, j = (k + 1) % 3, (k + 2) % 3
+    best = None
+    for P in _rotations_taking(m, sigma * (1 if b[m] > 0 else -1), k):  # P b = a
+        R = sp.mm3(P, sp.transpose3(E))  # R(a, turn) = P E^T
+        angle = sigma * math.atan2(R[j][i], R[i][i])
+        if best is None or abs(angle) < abs(best[0]):
+            best = angle, P
+    angle, P = best
+    if angle == 0:
+        return 0, Xtree
+    return angle, (P, r)
+
+
+def _rotations_taking(m: int, sign: int, k: int) -> list:
+    """The signed permutation matrices of determinant 1 that take ``e_m`` to ``sign e_k`` (four of them)."""
+    out = []
+    for perm in itertools.permutations(range(3)):
+        if perm[m] != k:
+            continue
+        for signs in itertools.product((1, -1), repeat=3):
+            P = [[0] * 3 for _ in range(3)]
+            for col in range(3):
+                P[perm[col]][col] = signs[col]
+            if P[k][m] * sign == 1 and _det3(P) == 1:
+                out.append(tuple(tuple(row) for row in P))
+    return out
+
+
+def _det3(P) -> int:
+    return (P[0][0] * (P[1][1] * P[2][2] - P[1][2] * P[2][1]) - P[0][1] * (P[1][0] * P[2][2] - P[1][2] * P[2][0])
+            + P[0][2] * (P[1][0] * P[2][1] - P[1][1] * P[2][0]))
 
 
 def _body_links(model: RobotModel):
@@ -113,6 +177,8 @@ def joint_xform(tree: Tree, i: int, qi, ops):
     a = tree.axis[i]
     if tree.kind[i] == "prismatic":
         return ((1, 0, 0), (0, 1, 0), (0, 0, 1)), tuple(sp.mul(x, qi) for x in a)
+    if tree.turn:
+        qi = sp.add(qi, tree.turn[i])                                                   # `axis_turn`
     c, s = ops.cos(qi), ops.sin(qi)
     ax = sp.skew(a)
     R = tuple(
@@ -132,6 +198,15 @@ def coordinate_axis(tree: Tree, i: int):
     if tree.kind[i] != "revolute" or len(nonzero) != 1 or type(a[nonzero[0]]) is not int:
         return None
     return nonzero[0]
+
+
+def xup_congruence(tree: Tree, i: int, XJ, M):
+    """Xup^T M Xup for a symmetric 6x6 M in body i's frame (an articulated inertia), in two steps,
+    Xtree^T (XJ^T M XJ) Xtree: each factor is sparse (an axis rotation, a constant transform), their
+    product usually is not; a rotation about a coordinate axis by `spatial.mat_rotate_back`."""
+    k = coordinate_axis(tree, i)
+    MJ = sp.mat_congruence(XJ, M) if k is None else sp.mat_rotate_back(XJ[0], k, M)
+    return sp.mat_congruence(tree.Xtree[i], MJ)
 
 
 def depth_first(tree: Tree) -> list:

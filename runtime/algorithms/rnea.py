@@ -50,14 +50,13 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
             vJ[i] = S[i] * qd[i]
             v[i] = Xup[i] @ vp + vJ[i]
             a[i] = Xup[i] @ ap + S[i] * qdd[i] + v[i].cross(vJ[i])
-            f[i] = sp.Force(add_load(I[i] @ a[i] + v[i].cross(I[i] @ v[i]), f_load[i]))
+            f[i] = sp.Force(add_load(sp.rigid_force(I[i], a[i], v[i]), f_load[i]))         # f = I a + v x* I v
             ops.label(v[i], f"v{i}")
             ops.label(a[i], f"a{i}")
             ops.label(f[i], f"f{i}")
     f0 = None
     if tree.floating:
-        I0 = sp.RigidInertia(tree.I_base)
-        f0 = sp.Force(add_load(I0 @ a0 + v0.cross(I0 @ v0), f_load0))
+        f0 = sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0), f_load0))
     tau, f0 = backward_pass(tree, ops, Xup, f, f0, qdd)
     return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
 
