@@ -300,9 +300,8 @@ class CompiledSolver(SolverBase):
                 raise ValidationError(f"{op}: at state {k} the compiled solver gives "
                                       f"{got.__name__ if got else 'a result'} but the NumPy engine "
                                       f"{ref.__name__ if ref else 'a result'}")
-        failing = [k for k, (got, _) in enumerate(outcomes) if got]
-        log.warning("%s: %s at %d of %d validation states in both engines (%s)", op,
-                    outcomes[failing[0]][0].__name__, len(failing), samples,
+        failing = [got.__name__ for got, _ in outcomes if got]
+        log.warning("%s: %s at %d of %d validation states in both engines (%s)", op, failing[0], len(failing), samples,
                     "not compared" if len(failing) == samples else "compared at the others")
         return np.array([got is None for got, _ in outcomes])
 
