@@ -37,8 +37,8 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from .. import spatial as sp
-from . import (base_parameters, centroidal, configuration, contact_dynamics, coordinates, energy, frames,
-               kinematics_derivatives, loop_dynamics, parametric, regressor, taskspace)
+from . import (base_parameters, centroidal, configuration, contact_derivatives, contact_dynamics, coordinates, energy,
+               frames, kinematics_derivatives, loop_dynamics, parametric, regressor, taskspace)
 from .aba import aba
 from .coriolis import coriolis_matrix, mass_matrix_derivative
 from .dual import Dual, DualOps, seed, tangent
@@ -534,12 +534,31 @@ def _forward_jacobians(op, tree, ops, inputs):
     return out
 
 
+def _constrained(op, tree, jacobians) -> dict:
+    """The Jacobian outputs of ``op`` from ``{output: {wrt: columns}}``, column-major."""
+    return {port.name: [y for column in jacobians[port.name[1:-len(f"_d{port.wrt}")]][port.wrt] for y in column]
+            for port in operation(op).output_ports(tree.floating)}
+
+
+def _analytic(tree) -> bool:
+    """Whether the constrained derivatives are analytic (`contact_derivatives`): an exact solve (no damping) of
+    the contacts only (no closed loops); else forward-mode duals."""
+    return not tree.loops and tree.contacts.mu == 0
+
+
 def _contact_dynamics_derivatives(tree, ops, x):
-    return _forward_jacobians("contact_dynamics_derivatives", tree, ops, x.inputs)
+    if not _analytic(tree):
+        return _forward_jacobians("contact_dynamics_derivatives", tree, ops, x.inputs)
+    h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    return _constrained("contact_dynamics_derivatives", tree, contact_derivatives.contact_dynamics_derivatives(
+        tree, ops, x.q, x.qd, x.nu, x.tau, h, x.base, x.active, x.reference, x.loads))
 
 
 def _impulse_dynamics_derivatives(tree, ops, x):
-    return _forward_jacobians("impulse_dynamics_derivatives", tree, ops, x.inputs)
+    if not _analytic(tree):
+        return _forward_jacobians("impulse_dynamics_derivatives", tree, ops, x.inputs)
+    return _constrained("impulse_dynamics_derivatives", tree, contact_derivatives.impulse_dynamics_derivatives(
+        tree, ops, x.q, x.nu, x.base, x.active))
 
 
 def _constrained_jacobians(outputs: tuple, wrt: tuple) -> tuple:
