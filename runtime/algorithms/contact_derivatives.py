@@ -125,15 +125,21 @@ def _constraint_columns(tree, ops, kin, q, qd, base, qdd, gain, kp, reference):
 
 def _kkt(tree, ops, sol, Y, c):
     """``{wrt: (dy columns, df columns)}``: ``df = D^-1 (J Y - c)`` on the active rows, ``dy = X df - Y``, for
-    ``Y = M^-1 r_x`` and ``c = c_x`` by each input (``c`` absent: zero)."""
+    ``Y = M^-1 r_x`` and ``c = c_x`` by each input (``c`` absent: zero). By tau (``r_tau = -I``): ``J Y = -X^T``
+    (``X = M^-1 J^T``, M symmetric) and ``dy = M^-1 - X D^-1 X^T`` symmetric, one triangle computed."""
     _, (L, Dinv, lam) = delassus(tree.contacts, ops, sol.rows, sol.X, sol.masks)
     zero = [0] * len(sol.rows)
     pairs = [(wrt, y, cx) for wrt, ys in Y.items() for y, cx in zip(ys, c.get(wrt, [zero] * len(ys)))]
-    rhs = [[sp.mul(m, sp.sub(sp.dot(row, y), e)) for m, row, e in zip(sol.masks, sol.rows, cx)] for _, y, cx in pairs]
+    first = {wrt: next(k for k, pair in enumerate(pairs) if pair[0] == wrt) for wrt in Y}
+    rhs = [[sp.mul(m, sp.neg(x[k - first[wrt]])) for m, x in zip(sol.masks, sol.X)] if wrt == "tau" else  # -X^T
+           [sp.mul(m, sp.sub(sp.dot(row, y), e)) for m, row, e in zip(sol.masks, sol.rows, cx)]
+           for k, (wrt, y, cx) in enumerate(pairs)]
     dfs = ops.solve_ltdl(L, Dinv, lam, rhs)
     out = {wrt: ([], []) for wrt in Y}
     for (wrt, y, _), df in zip(pairs, dfs):
-        out[wrt][0].append([sp.sub(sp.dot([x[g] for x in sol.X], df), yg) for g, yg in enumerate(y)])  # X df - Y
+        dy, g = out[wrt][0], len(out[wrt][0])
+        dy.append([dy[k][g] if wrt == "tau" and k < g else sp.sub(sp.dot([x[k] for x in sol.X], df), yk)
+                   for k, yk in enumerate(y)])                                          # X df - Y
         out[wrt][1].append(df)
     return out
 

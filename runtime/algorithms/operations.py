@@ -874,22 +874,23 @@ OPERATIONS = {op.name: op for op in (
               returns="tau_actuated, shape (A,) or (N, A), the actuated joints' in declaration order; loop_forces,\n"
                       "    shape (LC,) or (N, LC): per point loop [fx, fy, fz], per frame loop [torque, force] about "
                       "its\n    point, world axes, what link2 exerts on link1."),
-    # their Jacobians: forward-mode derivatives (`dual`) in NumPy and C, CasADi's own AD in CasADi
-    Operation("contact_dynamics_derivatives", "Jacobians of contact_dynamics (forward-mode derivatives of the same "
-              "algorithm), column-major.", ("q", "qd", "tau", "active", "reference", "loads"),
+    # their Jacobians: analytic (`contact_derivatives`; damped or looped builds: forward-mode `dual`) in NumPy and
+    # C, CasADi's own AD in CasADi
+    Operation("contact_dynamics_derivatives", "Jacobians of contact_dynamics (analytic: the KKT system "
+              "differentiated), column-major.", ("q", "qd", "tau", "active", "reference", "loads"),
               _constrained_jacobians((("acc", "G"), ("forces", "C")),
                                      ("q", "qd", "tau", "base_velocity", "base_rotation")),
               _contact_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="contact_dynamics", group="contacts",
               solves=True, result="constrained",
-              summary="Jacobians of `contact_dynamics` (forward-mode derivatives of the same algorithm): d acc/dx "
+              summary="Jacobians of `contact_dynamics` (analytic: the KKT system differentiated): d acc/dx "
                       "and d forces/dx."),
-    Operation("impulse_dynamics_derivatives", "Jacobians of impulse_dynamics (forward-mode derivatives of the same "
-              "algorithm), column-major.", ("q", "qd", "active"),
+    Operation("impulse_dynamics_derivatives", "Jacobians of impulse_dynamics (analytic: the KKT system "
+              "differentiated), column-major.", ("q", "qd", "active"),
               _constrained_jacobians((("qd_plus", "G"), ("impulses", "C")), ("q", "qd", "base_velocity",
                                                                               "base_rotation")),
               _impulse_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="impulse_dynamics", group="contacts",
               solves=True, result="constrained",
-              summary="Jacobians of `impulse_dynamics` (forward-mode derivatives of the same algorithm): d qd_plus/dx "
+              summary="Jacobians of `impulse_dynamics` (analytic: the KKT system differentiated): d qd_plus/dx "
                       "and d impulses/dx."),
 )}
 
