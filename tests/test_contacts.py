@@ -268,6 +268,27 @@ def test_dependent_contacts_status_and_damping(solo_model, build_cache):
     assert _rel(damped[1], np.concatenate([one[1], one[1]]) / 2) < 1e-6
 
 
+def test_damped_derivatives_are_those_of_the_iterations(solo_model):
+    """A damped build differentiates its fixed proximal iterations (forward mode): by tau, where they are affine,
+    against differences of the damped solve (exact up to rounding); the same foot twice converges to the
+    analytic Jacobians of the undamped single foot, the forces' shared half each."""
+    twice = rbdgen.NumpySolver(solo_model, contacts=_contacts([SOLO[0], SOLO[0]]), damping=(1e-3, 3))
+    st = random_states(solo_model, 1, 17)
+    head, _ = _base(st, 0)
+    jac = twice.contact_dynamics_derivatives(*head, st.q[0], st.qd[0], st.tau[0], np.ones(2))
+    for g in range(len(st.tau[0])):
+        step = 100.0 * np.eye(len(st.tau[0]))[g]                                   # affine: a large step is exact
+        plus, minus = (twice.contact_dynamics(*head, st.q[0], st.qd[0], st.tau[0] + s * step, np.ones(2))
+                       for s in (1.0, -1.0))
+        assert _rel(jac["dacc_dtau"][:, g], (plus[0] - minus[0]) / 200.0) < 1e-9
+        assert _rel(jac["dforces_dtau"][:, g], (plus[1] - minus[1]) / 200.0) < 1e-9
+    one = rbdgen.NumpySolver(solo_model, contacts=_contacts(SOLO[:1]))
+    exact = one.contact_dynamics_derivatives(*head, st.q[0], st.qd[0], st.tau[0], np.ones(1))   # analytic
+    for wrt in ("q", "qd", "tau", "base_velocity", "base_rotation"):          # least squares: half each
+        assert _rel(jac[f"dacc_d{wrt}"], exact[f"dacc_d{wrt}"]) < 1e-6
+        assert _rel(jac[f"dforces_d{wrt}"], np.vstack([exact[f"dforces_d{wrt}"]] * 2) / 2) < 1e-6
+
+
 def test_casadi_matches_the_numpy_engine(solo_model):
     casadi = pytest.importorskip("casadi")
     g = rbdgen.generate(solo_model, ops=["contact_dynamics"], prefix="solo_casadi", contacts=_contacts(SOLO),
