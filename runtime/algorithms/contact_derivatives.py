@@ -124,22 +124,25 @@ def _constraint_columns(tree, ops, kin, q, qd, base, qdd, gain, kp, reference):
 
 
 def _kkt(tree, ops, sol, Y, c):
-    """``{wrt: (dy columns, df columns)}``: ``df = D^-1 (J Y - c)`` on the active rows, ``dy = X df - Y``, for
-    ``Y = M^-1 r_x`` and ``c = c_x`` by each input (``c`` absent: zero). By tau (``r_tau = -I``): ``J Y = -X^T``
-    (``X = M^-1 J^T``, M symmetric) and ``dy = M^-1 - X D^-1 X^T`` symmetric, one triangle computed."""
+    """``{wrt: (dy columns, df columns)}``: ``df = D^-1 (J Y - c)`` on the active rows and ``dy = M^-1 J^T df - Y``
+    (one tree-sparse solve of all the columns, rather than ``X df``: G C products a column) for ``Y = M^-1 r_x``
+    and ``c = c_x`` by each input (``c`` absent: zero). By tau (``r_tau = -I``, no ``Y``): ``J Y = -X^T``
+    (``X = M^-1 J^T``, M symmetric) and ``dy = M^-1 (J^T df + I)``."""
     _, (L, Dinv, lam) = delassus(tree.contacts, ops, sol.rows, sol.X, sol.masks)
-    zero = [0] * len(sol.rows)
-    pairs = [(wrt, y, cx) for wrt, ys in Y.items() for y, cx in zip(ys, c.get(wrt, [zero] * len(ys)))]
-    first = {wrt: next(k for k, pair in enumerate(pairs) if pair[0] == wrt) for wrt in Y}
-    rhs = [[sp.mul(m, sp.neg(x[k - first[wrt]])) for m, x in zip(sol.masks, sol.X)] if wrt == "tau" else  # -X^T
-           [sp.mul(m, sp.sub(sp.dot(row, y), e)) for m, row, e in zip(sol.masks, sol.rows, cx)]
-           for k, (wrt, y, cx) in enumerate(pairs)]
+    G, zero = len(sol.y), [0] * len(sol.rows)
+    pairs = [(wrt, k, y, cx) for wrt, ys in Y.items() for k, (y, cx) in enumerate(zip(ys, c.get(wrt, [zero] * len(ys))))]
+    rhs = [[sp.mul(m, sp.neg(x[k])) for m, x in zip(sol.masks, sol.X)] if wrt == "tau" else             # -X^T
+           [sp.mul(m, sp.sub(sp.dot(row, y), e)) for m, row, e in zip(sol.masks, sol.rows, cx)]         # J Y - c
+           for wrt, k, y, cx in pairs]
     dfs = ops.solve_ltdl(L, Dinv, lam, rhs)
+    forces = [[sp.dot([row[g] for row in sol.rows], df) for g in range(G)] for df in dfs]               # J^T df
+    for (wrt, k, _, _), column in zip(pairs, forces):
+        if wrt == "tau":
+            column[k] = sp.add(column[k], 1)                                                            # + I
+    moved = solve_columns(sol.M, coordinate_parents(tree), forces, ops, WHAT_MASS)
     out = {wrt: ([], []) for wrt in Y}
-    for (wrt, y, _), df in zip(pairs, dfs):
-        dy, g = out[wrt][0], len(out[wrt][0])
-        dy.append([dy[k][g] if wrt == "tau" and k < g else sp.sub(sp.dot([x[k] for x in sol.X], df), yk)
-                   for k, yk in enumerate(y)])                                          # X df - Y
+    for (wrt, _, y, _), df, dy in zip(pairs, dfs, moved):
+        out[wrt][0].append(dy if wrt == "tau" else [sp.sub(a, b) for a, b in zip(dy, y)])               # - Y
         out[wrt][1].append(df)
     return out
 
@@ -163,12 +166,11 @@ def contact_dynamics_derivatives(tree, ops, q, qd, nu, tau, h, base, active, ref
     dID = rnea_derivatives(tree, ops, q, qd, coordinates.rates(tree, acc[off:]), id_base, loads)
     keys = JOINTS + (BASE if tree.floating else ())
     r = _residual_columns(tree, dID, _force_columns(tree, sol.kin, sol.f, base), keys)
-    r["tau"] = [[-int(i == g) for i in range(G)] for g in range(G)]                  # r_tau = -I
-    order = ("q", "qd", "tau") + (BASE if tree.floating else ())
-    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in order for y in r[wrt]], ops, WHAT_MASS)
+    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in keys for y in r[wrt]], ops, WHAT_MASS)
     Y, at = {}, 0
-    for wrt in order:
+    for wrt in keys:
         Y[wrt], at = solved[at: at + len(r[wrt])], at + len(r[wrt])
+    Y = {"q": Y["q"], "qd": Y["qd"], "tau": [None] * G, **{wrt: Y[wrt] for wrt in keys[2:]}}       # outputs' order
     u = [sp.add(a, sp.mul(model.kd, v)) for a, v in zip(acc, nu)]                   # acc + kd nu
     u_base = (base[0], base[1], base[2], u[:6]) if tree.floating else None
     c = _constraint_columns(tree, ops, sol.kin, q, qd, u_base, coordinates.rates(tree, u[off:]), model.kd,
