@@ -131,11 +131,13 @@ def _kkt(tree, ops, sol, Y, c):
     _, (L, Dinv, lam) = delassus(tree.contacts, ops, sol.rows, sol.X, sol.masks)
     G, zero = len(sol.y), [0] * len(sol.rows)
     pairs = [(wrt, k, y, cx) for wrt, ys in Y.items() for k, (y, cx) in enumerate(zip(ys, c.get(wrt, [zero] * len(ys))))]
-    rhs = [[sp.mul(m, sp.neg(x[k])) for m, x in zip(sol.masks, sol.X)] if wrt == "tau" else             # -X^T
-           [sp.mul(m, sp.sub(sp.dot(row, y), e)) for m, row, e in zip(sol.masks, sol.rows, cx)]         # J Y - c
-           for wrt, k, y, cx in pairs]
+    with ops.scope("KKT: J M^-1 r_x - c_x"):
+        rhs = [[sp.mul(m, sp.neg(x[k])) for m, x in zip(sol.masks, sol.X)] if wrt == "tau" else         # -X^T
+               [sp.mul(m, sp.sub(sp.dot(row, y), e)) for m, row, e in zip(sol.masks, sol.rows, cx)]     # J Y - c
+               for wrt, k, y, cx in pairs]
     dfs = ops.solve_ltdl(L, Dinv, lam, rhs)
-    forces = [[sp.dot([row[g] for row in sol.rows], df) for g in range(G)] for df in dfs]               # J^T df
+    with ops.scope("KKT: J^T df"):
+        forces = [[sp.dot([row[g] for row in sol.rows], df) for g in range(G)] for df in dfs]           # J^T df
     for (wrt, k, _, _), column in zip(pairs, forces):
         if wrt == "tau":
             column[k] = sp.add(column[k], 1)                                                            # + I
@@ -163,9 +165,11 @@ def contact_dynamics_derivatives(tree, ops, q, qd, nu, tau, h, base, active, ref
     sol = contact_solution(tree, ops, q, qd, nu, tau, h, base, active, reference)
     acc, G = sol.y, len(sol.y)
     id_base = (base[1], base[2], acc[:6]) if tree.floating else None
-    dID = rnea_derivatives(tree, ops, q, qd, coordinates.rates(tree, acc[off:]), id_base, loads)
+    with ops.scope("r_x: RNEA derivatives at acc"):
+        dID = rnea_derivatives(tree, ops, q, qd, coordinates.rates(tree, acc[off:]), id_base, loads)
     keys = JOINTS + (BASE if tree.floating else ())
-    r = _residual_columns(tree, dID, _force_columns(tree, sol.kin, sol.f, base), keys)
+    with ops.scope("r_x: the contact forces turned"):
+        r = _residual_columns(tree, dID, _force_columns(tree, sol.kin, sol.f, base), keys)
     solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in keys for y in r[wrt]], ops, WHAT_MASS)
     Y, at = {}, 0
     for wrt in keys:
@@ -173,8 +177,9 @@ def contact_dynamics_derivatives(tree, ops, q, qd, nu, tau, h, base, active, ref
     Y = {"q": Y["q"], "qd": Y["qd"], "tau": [None] * G, **{wrt: Y[wrt] for wrt in keys[2:]}}       # outputs' order
     u = [sp.add(a, sp.mul(model.kd, v)) for a, v in zip(acc, nu)]                   # acc + kd nu
     u_base = (base[0], base[1], base[2], u[:6]) if tree.floating else None
-    c = _constraint_columns(tree, ops, sol.kin, q, qd, u_base, coordinates.rates(tree, u[off:]), model.kd,
-                            model.kp, reference)
+    with ops.scope("c_x: the contact points' accelerations"):
+        c = _constraint_columns(tree, ops, sol.kin, q, qd, u_base, coordinates.rates(tree, u[off:]), model.kd,
+                                model.kp, reference)
     out = _kkt(tree, ops, sol, Y, c)
     C = len(sol.kin.rows)
     return {"acc": {wrt: v[0] for wrt, v in out.items()}, "forces": {wrt: [f[:C] for f in v[1]] for wrt, v in out.items()}}
@@ -189,9 +194,12 @@ def impulse_dynamics_derivatives(tree, ops, q, nu, base, active) -> dict:
     G = len(nu)
     delta = [sp.sub(a, b) for a, b in zip(sol.y, nu)]                                  # qd_plus - nu = M^-1 J^T Lambda
     still = (base[1], (0,) * 6, delta[:6]) if tree.floating else None
-    dM = rnea_derivatives(tree, ops, q, [0] * tree.nb, coordinates.rates(tree, delta[off:]), still, None, gravity=False)
+    with ops.scope("r_x: d(M delta)/dx"):
+        dM = rnea_derivatives(tree, ops, q, [0] * tree.nb, coordinates.rates(tree, delta[off:]), still, None,
+                              gravity=False)
     turns = ("q",) + (("base_rotation",) if tree.floating else ())
-    r = _residual_columns(tree, dM, _force_columns(tree, sol.kin, sol.f, base), turns)
+    with ops.scope("r_x: the impulses turned"):
+        r = _residual_columns(tree, dM, _force_columns(tree, sol.kin, sol.f, base), turns)
     solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in turns for y in r[wrt]], ops, WHAT_MASS)
     Y = {"q": solved[:tree.nj]}
     Y["qd"] = [[-int(g == off + j) for g in range(G)] for j in range(tree.nj)]      # M^-1 r_nu = -I
@@ -200,8 +208,9 @@ def impulse_dynamics_derivatives(tree, ops, q, nu, base, active) -> dict:
         Y["base_rotation"] = solved[tree.nj:]
     u = [sp.add(a, sp.mul(model.restitution, v)) for a, v in zip(sol.y, nu)]        # qd_plus + e nu
     u_base = (base[0], base[1], u[:6], (0,) * 6) if tree.floating else None
-    c = _constraint_columns(tree, ops, sol.kin, q, coordinates.rates(tree, u[off:]), u_base, None,
-                            model.restitution, 0, None)
+    with ops.scope("c_x: the contact points' velocities"):
+        c = _constraint_columns(tree, ops, sol.kin, q, coordinates.rates(tree, u[off:]), u_base, None,
+                                model.restitution, 0, None)
     out = _kkt(tree, ops, sol, Y, c)
     C = len(sol.kin.rows)
     return {"qd_plus": {wrt: v[0] for wrt, v in out.items()},
