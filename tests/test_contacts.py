@@ -152,8 +152,9 @@ def _rotation(quat):
     return pin.Quaternion(w, x, y, z).normalized().matrix()
 
 
-def test_talos_soles_match_pinocchio():
-    """Talos (its grippers' mimic tags removed, so that Pinocchio has the same robot) on both soles, NumPy engine."""
+@pytest.fixture(scope="module")
+def talos():
+    """Talos with its grippers' mimic tags removed (so that Pinocchio has the same robot), and its reference."""
     text = without_mimic(open(path("talos"), encoding="utf-8").read())
     model = rbdgen.load_urdf_string(text, floating=True)
     with tempfile.TemporaryDirectory() as folder:
@@ -161,6 +162,12 @@ def test_talos_soles_match_pinocchio():
         with open(urdf, "w", encoding="utf-8") as f:
             f.write(text)
         ref = PinocchioReference(urdf, True, model.joint_names)
+    return model, ref
+
+
+def test_talos_soles_match_pinocchio(talos):
+    """Talos on both soles, NumPy engine."""
+    model, ref = talos
     soles = [("left_sole_link", "frame", (0.0, 0.0, 0.0)), ("right_sole_link", "frame", (0.0, 0.0, 0.0))]
     solver = rbdgen.NumpySolver(model, contacts=_contacts(soles))
     st = random_states(model, 2, 6)
@@ -393,16 +400,9 @@ def test_panda_derivatives_match_pinocchio(panda, build_cache):
             _derivatives_match(solver, ref, (), None, st.q[i], st.qd[i], st.tau[i], ARM, active, 1e-8)
 
 
-def test_talos_derivatives_match_pinocchio():
-    """Talos (without its grippers' mimic tags), NumPy engine: frame contacts at both soles (still) and point
-    contacts at both wrists."""
-    text = without_mimic(open(path("talos"), encoding="utf-8").read())
-    model = rbdgen.load_urdf_string(text, floating=True)
-    with tempfile.TemporaryDirectory() as folder:
-        urdf = os.path.join(folder, "talos.urdf")
-        with open(urdf, "w", encoding="utf-8") as f:
-            f.write(text)
-        ref = PinocchioReference(urdf, True, model.joint_names)
+def test_talos_derivatives_match_pinocchio(talos):
+    """Talos, NumPy engine: frame contacts at both soles (still) and point contacts at both wrists."""
+    model, ref = talos
     spec = [("left_sole_link", "frame", (0.0, 0.0, 0.0)), ("right_sole_link", "frame", (0.0, 0.0, 0.0)),
             ("arm_left_7_link", "point", (0.0, 0.0, -0.1)), ("arm_right_7_link", "point", (0.0, 0.0, -0.1))]
     solver = rbdgen.NumpySolver(model, contacts=_contacts(spec))
