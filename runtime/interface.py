@@ -280,15 +280,15 @@ class SolverBase(abc.ABC):
     def _constrained(self, op: str, args: tuple, reference, loads, mask: Optional[ArrayLike],
                      threads: Optional[int]) -> Any:
         """A constrained operation's outputs as a tuple, its derivatives' as a dict by name (``reference``:
-        required where kp is not zero, else None)."""
-        if reference is not None or (self.contacts and self.contacts.kp):
+        required where kp is not zero and the operation takes it, else None)."""
+        record = operation(op)
+        if reference is not None or (self.contacts and self.contacts.kp and "reference" in record.inputs):
             if not (self.contacts and self.contacts.kp):
                 raise ValueError(f"{op}: reference is an input only where the Baumgarte kp is not zero "
                                  f"(baumgarte=(kp, kd) at generation)")
             if reference is None:
                 raise ValueError(f"{op}: pass reference= (each contact's target; kp = {self.contacts.kp:g})")
             args = args + (reference,)
-        record = operation(op)
         names = tuple(p.name for p in record.output_ports(self.floating))
         results = self._results(op, args, loads, names, mask, threads)
         return results if record.of else tuple(results[n] for n in names)
