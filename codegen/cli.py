@@ -23,20 +23,14 @@ from pathlib import Path
 from ..version import __version__
 from ..algorithms.operations import OPERATIONS
 from ..build import cache_dir
-from ..builder import TRAVERSALS
-from ..contacts import Contact
 from ..errors import BuildError, ManifestError, ModelError, SettingError, SolverError, ValidationError
 from ..inertias import INERTIA_POLICIES
-from ..mjcf import is_mjcf
-from ..names import check_prefix
 from ..solver import load
+from .cli_options import (UsageError, contact_options, generate_option_error, load_options, parameters_option,
+                          prefix_option)
 from .generator import (ALL_OPERATIONS, CONFIGURATION_OPERATIONS, CONTACT_OPERATIONS, CONTROL_OPERATIONS,
                         DERIVATIVE_OPERATIONS, FD_ALGORITHMS, IDENTIFICATION_OPERATIONS, KINEMATICS_OPERATIONS,
                         LOOP_OPERATIONS, generate, load_robot)
-
-
-class UsageError(Exception):
-    """A malformed command-line option (exit 2)."""
 
 
 #: Errors caused by what the user gave (a robot file, a path, an option).
@@ -91,95 +85,26 @@ class ProgressLogHandler(logging.StreamHandler):
         super().emit(record)
 
 
-def _pairs(items, option: str, separator: str = "="):
-    """{name: value} of ``NAME<separator>VALUE`` items (None when there are none)."""
-    out = {}
-    for item in items or ():
-        name, sep, value = item.partition(separator)
-        if not sep or not name:
-            raise UsageError(f"{option} expects NAME{separator}VALUE, got {item!r}")
-        out[name] = value
-    return out or None
-
-
-def _armature(items):
-    pairs = _pairs(items, "--armature") or {}
-    for name, value in pairs.items():
-        try:
-            pairs[name] = float(value)
-        except ValueError:
-            raise UsageError(f"--armature {name}={value}: the value is not a number") from None
-    return pairs or None
-
-
-def _prefix(prefix):
-    """``--prefix`` if it is valid (None: the robot's name, made valid by the generator)."""
-    try:
-        return None if prefix is None else check_prefix(prefix)
-    except ValueError as exc:
-        raise UsageError(f"--{exc}") from None
-
-
-#: Options of URDF files only (an MJCF file says these itself), with what MJCF does instead.
-URDF_ONLY = {"joint_order": "the joint order is MuJoCo's", "armature": "the armature is the file's",
-             "xacro_arg": "no xacro", "package_path": "no xacro", "trust_xacro": "no xacro"}
-
-
-def _load_options(args) -> dict:
-    """`load_robot`'s options for ``args.robot``: `load_mjcf`'s for MJCF (a ``<mujoco>`` root), else `load_urdf`'s."""
-    if is_mjcf(args.robot):
-        given = [name for name in URDF_ONLY if getattr(args, name) is not None]
-        if given:
-            raise UsageError(f"--{given[0].replace('_', '-')} applies to URDF files; {args.robot} is MJCF "
-                             f"({URDF_ONLY[given[0]]})")
-        return dict(floating=args.floating, gravity=args.gravity, **_inertia(args))
-    order = args.joint_order
-    if order is not None and len(order) == 1 and order[0] in TRAVERSALS:
-        order = order[0]
-    gravity = {} if args.gravity is None else {"gravity": tuple(args.gravity)}
-    return dict(floating=bool(args.floating), joint_order=order, armature=_armature(args.armature),
-                xacro_args=_pairs(args.xacro_arg, "--xacro-arg", ":="),
-                package_paths=_pairs(args.package_path, "--package-path"), trust_xacro=args.trust_xacro,
-                **gravity, **_inertia(args))
-
-
-def _inertia(args) -> dict:
-    """The ``inertia`` load option when ``--inertia`` is given (else the loader's default)."""
-    return {} if args.inertia is None else {"inertia": args.inertia}
-
-
-def _contacts(args) -> dict:
-    """``generate``'s contact options from ``--contact``, ``--baumgarte``, ``--damping`` and ``--restitution``."""
-    try:
-        contacts = [Contact.parse(spec) for spec in args.contact or ()]
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"--contact: {exc}") from None
-    return {"contacts": contacts, "baumgarte": tuple(args.baumgarte), "damping": args.damping,
-            "restitution": args.restitution, "actuated": tuple(args.actuated or ())}
-def _parameters(links):
-    """``--parameters``: None, "all" or the link names."""
-    return "all" if links == ["all"] else links
-
-
 def cmd_generate(args, progress: Progress) -> int:
-    options = _load_options(args)
+    options = load_options(args)
     progress.step(f"tracing and emitting {len(args.ops)} operations")
     try:
         generated = generate(args.robot, ops=args.ops, precision="float" if args.float else "double",
-                             prefix=_prefix(args.prefix), frames=args.frames, fd_algorithm=args.fd_algorithm,
-                             parameters=_parameters(args.parameters), **_contacts(args), **options)
+                             prefix=prefix_option(args.prefix), frames=args.frames, fd_algorithm=args.fd_algorithm,
+                             parameters=parameters_option(args.parameters), **contact_options(args), **options)
     except ValueError as exc:
-        if args.parameters is not None and str(exc).startswith("parameters:"):
-            raise UsageError(f"--{exc}") from None
-        if (args.contact and "link" in str(exc) or "contacts" in str(exc)
-                or str(exc).startswith(("baumgarte", "damping", "restitution", "actuated"))):
-            raise UsageError(f"--{'actuated' if 'actuated' in str(exc) else 'contact'}: {exc}") from None
-        if args.frames is None or "link" not in str(exc):
+        usage = generate_option_error(args, str(exc))
+        if usage is None:
             raise
-        raise UsageError(f"--frames: {exc}") from None
+        raise UsageError(usage) from None
     steps = ", ".join(f"{step} {generated.timings[step]:.2f} s" for step in ("trace", "schedule", "emit"))
     progress.done(f"({steps})")
-    folder = generated.write(args.output, overwrite=args.force, cuda=args.cuda, jax=args.jax)
+    try:
+        folder = generated.write(args.output, overwrite=args.force, cuda=args.cuda, jax=args.jax)
+    except ValueError as exc:  # a build the JAX module does not follow
+        if not args.jax:
+            raise
+        raise UsageError(f"--jax: {exc}") from None
     model = generated.model
     print(f"{model.name}: J = {model.joint_count}, G = {model.generalized_count}, "
           f"{'floating' if model.floating else 'fixed'} base, total mass {model.total_mass:.4g} kg")
@@ -226,7 +151,7 @@ def cmd_check(args, progress: Progress) -> int:
 
 
 def cmd_info(args, progress: Progress) -> int:
-    model = load_robot(args.robot, **_load_options(args))
+    model = load_robot(args.robot, **load_options(args))
     print(f"{model.name}: " + ("floating base" if model.floating else
                                "fixed base (the root link is the world; --floating makes it a free-floating base)"))
     print(f"  gravity {' '.join(f'{g:g}' for g in model.gravity)} m/s^2")
@@ -245,6 +170,11 @@ def cmd_info(args, progress: Progress) -> int:
         names = ", ".join(note.link for note in model.inertia_report.links)
         print(f"  inertia policy {model.inertia_report.policy}: {len(model.inertia_report.links)} link inertias no rigid body "
               f"has ({names}; see the warnings)")
+    if model.loops:
+        print(f"  closed loops ({len(model.loops)}; forward_dynamics holds them, --actuated for loop_inverse_dynamics):")
+        for loop in model.loops:
+            print(f"    {loop.kind}: {loop.link1} at {list(loop.offset1)} - {loop.link2 or 'the world'} at "
+                  f"{list(loop.offset2)}")
     print(f"  build cache: {cache_dir()} (set RBDGEN_CACHE to move it)")
     print("  tree:")
     print(f"    {model.links[0].name}")
@@ -259,7 +189,7 @@ def cmd_symbolic(args, progress: Progress) -> int:
 
     from .symbolic import symbolic
 
-    model = load_robot(args.robot, **_load_options(args))
+    model = load_robot(args.robot, **load_options(args))
     parameters = args.parameters if args.parameters != ["all"] else "all"
     progress.step(f"{args.op} as SymPy equations{'' if args.no_simplify else ', simplified'}")
     try:
@@ -337,11 +267,11 @@ def parser() -> argparse.ArgumentParser:
                    help="contacts of the constrained operations: a point (3 rows, default) or a frame (6 rows) on LINK, "
                         "at the offset x,y,z in the link frame [m]")
     g.add_argument("--baumgarte", type=float, nargs=2, default=(0.0, 0.0), metavar=("KP", "KD"),
-                   help="contact_dynamics' Baumgarte gains: each contact's classical acceleration is -kd v - kp e "
-                        "(kp not 0 adds the input reference)")
+                   help="Baumgarte gains of the contacts and closed loops: each constraint's classical acceleration "
+                        "is -kd v - kp e (with contacts, kp not 0 adds contact_dynamics' input reference)")
     g.add_argument("--damping", type=float, default=0.0, metavar="MU",
-                   help="proximal damping of the contact solve (10 iterations): dependent contacts then solve; "
-                        "0 (default): they return ConstraintError's status")
+                   help="proximal damping of the contacts' and closed loops' solve (10 iterations): dependent "
+                        "constraints then solve; 0 (default): they return ConstraintError's status")
     g.add_argument("--restitution", type=float, default=0.0, help="impulse_dynamics' restitution in [0, 1]")
     g.add_argument("--actuated", nargs="+", metavar="JOINT",
                    help="a model with closed loops: the actuated joints of loop_inverse_dynamics")

@@ -189,6 +189,11 @@ class Generated:
     timings: dict = field(default_factory=dict)
     contacts: object = None  # the declared contacts (`rbdgen.contacts.ContactModel`), None: none
 
+    def __repr__(self) -> str:
+        size = sum(len(text) for text in self.files.values())
+        return (f"<Generated {self.prefix} ({self.model.name}): {len(self.manifest['operations'])} functions, "
+                f"{len(self.files)} files, {size / 1024:.0f} KiB, {self.precision}>")
+
     @property
     def c_sources(self) -> list:
         """The names of the C sources (one per operation) that a build compiles."""

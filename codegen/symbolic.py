@@ -251,6 +251,10 @@ def symbolic(model: Union[RobotModel, str], op: str, parameters=None, simplify: 
     elif load_options:
         raise TypeError(f"load options {sorted(load_options)} only apply to a robot file")
     record = operation(op)
+    if record.group in ("contacts", "loops") or (model.loops and record.solves):  # a loop model's solves: the KKT
+        raise ValueError(f"{op}{' of a model with closed loops' if model.loops else ''} solves constraints (contacts "
+                         f"or loops), which has no closed form here: take the symbolic mass_matrix, inverse_dynamics "
+                         f"and jacobian and write the constraint system with SymPy")
     link = _link_id(model, op, link)
     tree = Tree.from_model(model)
     graph = Graph()

@@ -51,8 +51,11 @@ def _bodies(pi) -> np.ndarray:
 def violations(pi, names=None, tolerance: float = 1e-12) -> list:
     """What ``pi`` breaks, one line per inconsistent body (empty: consistent); ``names``: the bodies'
     names (`parameters.body_names`); ``tolerance``: relative to the body's largest |J| entry."""
+    bodies = _bodies(pi)
+    if names is not None and len(names) != len(bodies):
+        raise ValueError(f"names: expected {len(bodies)} body names (rbdgen.parameters.body_names), got {len(names)}")
     out = []
-    for b, body in enumerate(_bodies(pi)):
+    for b, body in enumerate(bodies):
         name = names[b] if names is not None else f"body {b}"
         J = pseudo_inertia(body)
         lowest = np.linalg.eigvalsh(J)[0]

@@ -134,6 +134,10 @@ class ContactModel:
                                  "with contacts=[rbdgen.Contact(link), ...]")
             # the settings of a model's loops (`rbdgen.loops`): no contacts, so false in a boolean test
         links = tuple(model.link_id(c.link) for c in contacts)
+        fixed = [c.link for c, k in zip(contacts, links) if not model.floating and model.links[k].body == -1]
+        if fixed:
+            raise ValueError(f"contacts: {fixed} welded to the fixed base never move: a contact there constrains "
+                             f"nothing; put contacts on moving links")
         return ContactModel(contacts, links, kp, kd, mu, int(iterations), restitution, actuated)
 
     def __bool__(self) -> bool:

@@ -54,12 +54,14 @@ class IllConditionedError(SolverError):
 
 
 class ConstraintError(SolverError):
-    """The active contact constraints are dependent or redundant: ``J M^-1 J^T`` of the active contacts is
-    singular or ill-conditioned and no damping was declared (`rbdgen.contacts`)."""
+    """The constraints cannot be solved: the active contacts or the closed loops are dependent or redundant
+    (``J M^-1 J^T`` singular or ill-conditioned, no damping declared: `rbdgen.contacts`), or a loop mechanism's
+    actuated joints and loops cannot give the forces its inverse dynamics asks (under-actuated)."""
 
     status = 5
-    reason = ("the active contact constraints are dependent or redundant (J M^-1 J^T singular or ill-conditioned; "
-              "generate with damping=)")
+    reason = ("the constraints cannot be solved: active contacts or closed loops dependent or redundant (J M^-1 J^T "
+              "singular or ill-conditioned; generate with damping=), or, in loop inverse dynamics, an under-actuated "
+              "mechanism (the actuated joints and loops do not span the motion)")
 
 
 class NonFiniteError(SolverError):

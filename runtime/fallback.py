@@ -47,13 +47,16 @@ class NumpySolver(SolverBase):
                  actuated=(), parameters=None):
         declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution, actuated)
         super().__init__(model, declared, parameters)
+        self._options = dict(contacts=tuple(contacts), baumgarte=baumgarte, damping=damping, restitution=restitution,
+                             actuated=tuple(actuated), parameters=parameters)
         self.tree = parametric_tree(model, parameters, declared)
         self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable
         self._small_calls: dict = {}  # the same key -> small calls so far
 
     def __reduce__(self):
-        """Pickled as its model (a Dask worker makes a solver of it; the traced functions are traced again)."""
-        return NumpySolver, (self.model,)
+        """Pickled as its model, its declarations and its `params` (a Dask worker makes a solver of them; the
+        traced functions are traced again)."""
+        return _rebuild, (self.model, self._options), self.__getstate__()
 
     #: States per pass: large enough to amortise Python, small enough to stay in cache.
     chunk = 2048
@@ -166,3 +169,8 @@ class FixedNumpySolver(FixedBaseSolver, NumpySolver):
 
 class FloatingNumpySolver(FloatingBaseSolver, NumpySolver):
     """`NumpySolver` of a floating-base robot."""
+
+
+def _rebuild(model: RobotModel, options: dict) -> NumpySolver:
+    """A pickled `NumpySolver` made again (`NumpySolver.__reduce__`)."""
+    return NumpySolver(model, **options)

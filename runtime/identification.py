@@ -60,6 +60,9 @@ def _combination(row, names) -> str:
 def identifiable(model: RobotModel, states: int = None) -> Identifiable:
     """The base parameters of ``model`` (see the module docstring); ``states``: random states stacked
     (default: `base_parameters.ROWS_PER_PARAMETER` rows per parameter, at least `base_parameters.MIN_STATES`)."""
+    if model.loops:
+        log.warning("%s: its %d closed loops are left out: the identifiable parameters are the open tree's (the "
+                    "loops' constraint forces are not in the regressor)", model.name, len(model.loops))
     kept, mapping, tolerance, states = factor(Tree.from_model(model), states)
     names = parameters.parameter_names(model)
     result = Identifiable(kept, mapping, len(kept), tolerance, states, names,

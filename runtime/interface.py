@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import dask_arrays, parameters
+from .contacts import REFERENCE_SIZE
 from .algorithms.kinematics import Tree
 from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, dimensions, operation
 from .model import RobotModel
@@ -220,6 +221,15 @@ class SolverBase(abc.ABC):
                              f", ...), got shape {values.shape}")
         self._params = values.copy()
 
+    def __getstate__(self) -> dict:
+        """What a pickle carries beside the solver's recipe: the run-time `params` (empty for a folded build)."""
+        return {"params": self._params.copy()}
+
+    def __setstate__(self, state: dict) -> None:
+        """Set a pickle's `params` on the solver its recipe made again, through the setter's checks."""
+        if self.parameter_names:
+            self.params = state["params"]
+
     def _flat(self, inputs: dict) -> dict:
         """`flat_inputs`, with a parametric solver's ``params`` for every state."""
         flat = flat_inputs(inputs)
@@ -280,15 +290,21 @@ class SolverBase(abc.ABC):
     def _constrained(self, op: str, args: tuple, reference, loads, mask: Optional[ArrayLike],
                      threads: Optional[int]) -> Any:
         """A constrained operation's outputs as a tuple, its derivatives' as a dict by name (``reference``:
-        required where kp is not zero and the operation takes it, else None)."""
+        required where kp is not zero, else None)."""
         record = operation(op)
-        if reference is not None or (self.contacts and self.contacts.kp and "reference" in record.inputs):
-            if not (self.contacts and self.contacts.kp):
-                raise ValueError(f"{op}: reference is an input only where the Baumgarte kp is not zero "
-                                 f"(baumgarte=(kp, kd) at generation)")
+        takes_reference = "reference" in record.inputs and bool(self.contacts and self.contacts.kp)
+        if reference is not None or takes_reference:
+            if not takes_reference:
+                raise ValueError(f"{op}: reference is an input only of contact_dynamics and its derivatives, where "
+                                 f"the Baumgarte kp is not zero (baumgarte=(kp, kd) at generation)")
             if reference is None:
                 raise ValueError(f"{op}: pass reference= (each contact's target; kp = {self.contacts.kp:g})")
+            if not dask_arrays.is_lazy((reference,), None, None):
+                _check_reference_rotations(op, self.contacts.contacts, reference)
             args = args + (reference,)
+        inputs = record.input_names(self.floating)
+        if "active" in inputs and not dask_arrays.is_lazy(args, None, None):
+            _check_active(op, args[inputs.index("active")])
         names = tuple(p.name for p in record.output_ports(self.floating))
         results = self._results(op, args, loads, names, mask, threads)
         return results if record.of else tuple(results[n] for n in names)
@@ -514,3 +530,32 @@ class SolverBase(abc.ABC):
         ``target`` (float64, C-contiguous, the single output's shape) may receive the
         result in place. ``threads`` is the caller's ``threads=`` (see `rbdgen.threads`).
         """
+
+
+def _check_active(op: str, active) -> None:
+    """``active`` holds 1.0 or 0.0 per contact (the C masks rows with it, it does not check)."""
+    try:
+        values = np.asarray(active, dtype=float)
+    except (TypeError, ValueError):
+        return  # not numbers: the inputs' own check names it
+    if not np.all((values == 0.0) | (values == 1.0)):
+        raise ValueError(f"{op}: active must hold 1.0 (active) or 0.0 (inactive) per contact, got "
+                         f"{np.unique(values[(values != 0.0) & (values != 1.0)])[:4]}")
+
+
+def _check_reference_rotations(op: str, contacts, reference) -> None:
+    """A frame contact's target quaternion in ``reference`` is normalised (any finite non-zero scale, as
+    `BaseState`'s): a zero or non-finite one is refused, naming the contact."""
+    try:
+        values = np.asarray(reference, dtype=float)
+    except (TypeError, ValueError):
+        return  # not numbers: the inputs' own check names it
+    at = 0
+    for contact in contacts:
+        if contact.kind == "frame" and values.shape[-1:] == (sum(REFERENCE_SIZE[c.kind] for c in contacts),):
+            quat = values[..., at + 3: at + 7]
+            n2 = np.sum(quat * quat, axis=-1)
+            if not np.all(np.isfinite(n2) & (n2 > 1e-100)):
+                raise ValueError(f"{op}: reference: the target quaternion (xyzw) of the frame contact on "
+                                 f"{contact.link!r} is zero, too small or not finite")
+        at += REFERENCE_SIZE[contact.kind]

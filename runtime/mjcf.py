@@ -13,9 +13,10 @@ mass and inertia as compiled (``body_mass``, ``body_ipos``/``body_iquat``,
   as in MuJoCo, through massless frames named ``<body>.<joint>``.
   ``armature`` is kept; damping, springs, friction loss, actuators and contacts
   are not dynamics of the tree and are ignored.
-* ``<equality>``: ``connect`` and ``weld`` between bodies become the model's
-  closed loops (`rbdgen.loops`), held exactly (MuJoCo's ``solref``/``solimp``
-  softness is not modelled); other kinds are left out with a warning.
+* ``<equality>``: ``connect`` and ``weld`` between bodies or between sites become
+  the model's closed loops (`rbdgen.loops`), held exactly (MuJoCo's
+  ``solref``/``solimp`` softness is not modelled); ``joint``, ``tendon`` and
+  ``flex`` equalities are left out with a warning.
 * A ``free`` joint on a child of the world is the floating base; its body is
   the root link. ``floating=None`` follows the file; ``floating=True`` makes the
   world's only child a floating base, ``floating=False`` welds a free body at
@@ -39,6 +40,7 @@ import os
 
 import defusedxml
 import defusedxml.ElementTree
+import numpy as np
 
 from .builder import JointSpec, assemble, read_robot_file, robot_file, symbol_name
 from .errors import ModelError
@@ -49,6 +51,8 @@ from .model import Inertia, Limits, RobotModel, Transform, quaternion_matrix
 __all__ = ["is_mjcf", "load_mjcf"]
 
 logger = logging.getLogger(__name__)
+
+IDENTITY_WXYZ = (1.0, 0.0, 0.0, 0.0)  # a unit quaternion in MuJoCo's order, wxyz
 
 
 def load_mjcf(path, floating=None, gravity=None, inertia="warn") -> RobotModel:
@@ -283,12 +287,14 @@ def _from_mjmodel(m, mujoco, robot_name, floating, gravity, policy, balanced) ->
 
 
 def _equality_loops(m, mujoco, body_names, floating) -> tuple:
-    """The ``<equality>`` constraints as `Loop` objects: ``connect`` (MuJoCo's ``eq_data``: the anchor in body1's
-    frame, then in body2's) and ``weld`` (the anchor in body2's frame, then in body1's, then body2's orientation
-    relative to body1, wxyz); the world is None for a floating base. Other kinds, site-based ones and those
-    inactive in the file are left out with a warning."""
+    """The ``<equality>`` constraints as `Loop` objects, the world None for a floating base. Between bodies:
+    ``connect`` (MuJoCo's ``eq_data``: the anchor in body1's frame, then in body2's) and ``weld`` (the anchor in
+    body2's frame, then in body1's, then body2's orientation relative to body1, wxyz). Between sites (MuJoCo 3's
+    ``site1``/``site2``, without ``anchor`` or ``relpose``): ``connect`` holds the two sites' positions together,
+    ``weld`` their frames, each site where its body's frame puts it (``site_pos``, ``site_quat``). Other kinds
+    and those inactive in the file are left out with a warning."""
     CONNECT, WELD = int(mujoco.mjtEq.mjEQ_CONNECT), int(mujoco.mjtEq.mjEQ_WELD)
-    BODY = int(mujoco.mjtObj.mjOBJ_BODY)
+    SITE = int(mujoco.mjtObj.mjOBJ_SITE)
     EQ = mujoco.mjtObj.mjOBJ_EQUALITY
     loops = []
     for k in range(m.neq):
@@ -298,20 +304,32 @@ def _equality_loops(m, mujoco, body_names, floating) -> tuple:
             logger.warning("equality %r: %s constraints are not supported (only connect and weld); ignored", name,
                            mujoco.mjtEq(kind).name[len("mjEQ_"):].lower())
             continue
-        if int(m.eq_objtype[k]) != BODY:
-            logger.warning("equality %r: a constraint between sites is not supported (name body1/body2); ignored",
-                           name)
-            continue
         if not m.eq_active0[k]:
             logger.warning("equality %r: inactive in the file (active=\"false\"); ignored", name)
             continue
-        ends = [None if b == 0 and floating else body_names[b] for b in (m.eq_obj1id[k], m.eq_obj2id[k])]
         data = [float(x) for x in m.eq_data[k]]
-        if kind == CONNECT:
-            loops.append(Loop(ends[0], ends[1], "point", data[0:3], data[3:6]))
-            continue
-        if data[10] != 1.0:
+        if kind == WELD and data[10] != 1.0:
             logger.warning("equality %r: torquescale %g ignored (a hard weld holds the orientation)", name, data[10])
-        w, x, y, z = data[6:10]
-        loops.append(Loop(ends[0], ends[1], "frame", data[3:6], data[0:3], (x, y, z, w)))
+        sites = int(m.eq_objtype[k]) == SITE
+        objects = (m.eq_obj1id[k], m.eq_obj2id[k])
+        bodies = [m.site_bodyid[s] for s in objects] if sites else objects
+        ends = [None if b == 0 and floating else body_names[b] for b in bodies]
+        if sites:
+            offset1, offset2 = (tuple(float(x) for x in m.site_pos[s]) for s in objects)
+            rotation = _site_rotation(mujoco, *(m.site_quat[s] for s in objects)) if kind == WELD else IDENTITY_WXYZ
+        elif kind == CONNECT:
+            offset1, offset2, rotation = data[0:3], data[3:6], IDENTITY_WXYZ
+        else:
+            offset1, offset2, rotation = data[3:6], data[0:3], data[6:10]
+        w, x, y, z = rotation
+        loops.append(Loop(ends[0], ends[1], "point" if kind == CONNECT else "frame", offset1, offset2, (x, y, z, w)))
     return tuple(loops)
+
+
+def _site_rotation(mujoco, quat1, quat2):
+    """Body2's orientation in body1's frame (wxyz) where the two sites' frames coincide:
+    ``R1 Q1 = R2 Q2``, so ``R1^T R2 = Q1 Q2^T``."""
+    inverse, relative = np.zeros(4), np.zeros(4)
+    mujoco.mju_negQuat(inverse, np.asarray(quat2, dtype=float))
+    mujoco.mju_mulQuat(relative, np.asarray(quat1, dtype=float), inverse)
+    return tuple(float(x) for x in relative)

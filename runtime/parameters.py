@@ -71,7 +71,7 @@ def to_inertia(pi10, where: str = "body") -> Inertia:
     if not np.all(np.isfinite(pi10)):
         raise ModelError(f"{where}: inertial parameters must be finite, got {pi10.tolist()}")
     if m < 0:
-        raise ModelError(f"{where}: mass {m!r} is negative (project the parameters first: rbdgen.identification)")
+        raise ModelError(f"{where}: mass {m!r} is negative (project the parameters first: rbdgen.consistency.project)")
     if m == 0 and np.any(h != 0):
         raise ModelError(f"{where}: first moment {h.tolist()} without mass")
     c = h / m if m > 0 else np.zeros(3)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import re
 
 import xml.etree.ElementTree

@@ -13,19 +13,22 @@ from conftest import TEST_FLAGS
 
 ROOT = Path(__file__).resolve().parents[1]
 PANDA = ROOT / "generated" / "panda" / "panda.urdf"
+SOLO = ROOT / "generated" / "solo" / "solo12.urdf"
 
 
-def build(work: Path, example: str, frames: tuple, ops: tuple) -> Path:
-    """Generate the Panda's folder (``rbdgen generate --no-compile --frames ... --ops ...``) in
-    ``work`` and compile ``examples/<example>/main.c`` against it at -O1 with warnings as errors."""
+def build(work: Path, example: str, frames: tuple, ops: tuple, robot: Path = PANDA, options: tuple = ()) -> Path:
+    """Generate the robot's folder (``rbdgen generate ROBOT OPTIONS --no-compile --frames ... --ops ...``,
+    the Panda by default) in ``work`` and compile ``examples/<example>/main.c`` against it at -O1 with
+    warnings as errors."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip("no C compiler")
-    subprocess.run([sys.executable, "-m", "rbdgen", "-q", "generate", str(PANDA), "-o", str(work / "panda"),
+    folder = work / "generated"
+    subprocess.run([sys.executable, "-m", "rbdgen", "-q", "generate", str(robot), *options, "-o", str(folder),
                     "--no-compile", "--frames", *frames, "--ops", *ops], check=True)
-    sources = sorted(str(p) for p in (work / "panda").glob("*.c"))
+    sources = sorted(str(p) for p in folder.glob("*.c"))
     program = work / example
-    subprocess.run([cc, *TEST_FLAGS, "-Wall", "-Wextra", "-Werror", "-I", str(work / "panda"),
+    subprocess.run([cc, *TEST_FLAGS, "-Wall", "-Wextra", "-Werror", "-I", str(folder),
                     str(ROOT / "examples" / example / "main.c"), *sources, "-lm", "-o", str(program)], check=True)
     return program
 

@@ -576,3 +576,17 @@ def test_a_solver_error_in_validation_exits_1(capsys, tmp_path):
                          "--ops", "mass_matrix", "forward_dynamics")
     assert code == 1, err
     assert re.search(r"rbdgen: check failed: forward_dynamics: .*not positive.* \(state \d+\)", err), err
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--contact", "panda_hand:line"], r"--contact: unknown link 'panda_hand:line'.*a kind after ':' is point or frame"),
+    (["--contact", "panda_hand", "--restitution", "1.5"], r"--restitution: expected a finite number in \[0.0, 1.0\]"),
+    (["--contact", "panda_hand", "--damping", "-1"], r"--damping mu: expected a finite number"),
+    (["--baumgarte", "1", "0"], r"--baumgarte, --damping and --restitution need --contact LINK"),
+    (["--contact", "panda_link0"], r"--contact: contacts: \['panda_link0'\] welded to the fixed base"),
+])
+def test_contact_options_errors_name_their_option(capsys, tmp_path, options, message):
+    code, _, err = run(capsys, "generate", ROBOTS["panda"].path, "-o", tmp_path / "out", "--no-compile",
+                       "--ops", "contact_dynamics", *options)
+    assert code == 2 and re.search(message, err), err
+    assert not (tmp_path / "out").exists()

@@ -810,6 +810,30 @@ def test_validate_allows_no_more_than_its_ceiling_however_ill_conditioned(tmp_pa
         rbdgen.load(folder, TEST_FLAGS, build_cache).validate(samples=4)
 
 
+def test_split_regressor_zeroed_by_its_first_part(monkeypatch, build_cache):
+    """Solo12's regressor (18 x 130, more than half structural zeros) is split into parts: the first part
+    zeroes the output whole and no part stores a zero; only the parts with checks have their status tested
+    (behind many tested calls GCC took the output check for cold code and left it scalar); the results equal
+    a one-part build's exactly, which `validate` checks against the NumPy engine (the values against
+    Pinocchio: tests/test_regressor.py)."""
+    op = "inverse_dynamics_regressor"
+    g = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix="regsplit", ops=[op])
+    sources = [n for n in g.c_sources if re.fullmatch(rf"regsplit__\d+_{op}\.c", n)]
+    size = g.manifest["sizes"]["regressor"]
+    assert len(sources) > 1
+    first = g.files[f"regsplit__1_{op}.c"]
+    assert f"regsplit_zero(regressor, {size});" in first[:first.index("const double t0")]
+    assert not any(re.search(r"regressor\[\d+\] = 0\.0;|regsplit_zero\(regressor \+", g.files[n]) for n in sources)
+    checked = [n for n in sources if "int status = " in g.files[n]]
+    assert g.files[f"regsplit_{op}.c"].count("if (s != RBDGEN_regsplit_OK) return s;") == len(checked) < len(sources)
+    monkeypatch.setattr(layout, "PART_STEPS", 10**6)
+    whole = rbdgen.generate(ROBOTS[FLOATING].path, floating=True, prefix="regwhole", ops=[op])
+    assert not [n for n in whole.c_sources if n.startswith("regwhole__")]
+    split, one = g.compile(TEST_FLAGS, build_cache, validate=True, samples=4), whole.compile(TEST_FLAGS, build_cache)
+    st = states(FLOATING)
+    assert np.array_equal(call(split, op, st), call(one, op, st))
+
+
 def test_mostly_zero_outputs_are_zeroed_whole_first():
     """A one-part function whose output is more than half zeros (the configuration Jacobians: identity blocks)
     zeroes it with one `<prefix>_zero` call before computing and stores only the other entries; a mass matrix
@@ -825,3 +849,10 @@ def test_mostly_zero_outputs_are_zeroed_whole_first():
         assert not re.search(rf"{name}\[\d+\] = 0\.0;", body)
         assert len(re.findall(rf"{name}\[\d+\] = ", body)) < G * G / 2
     assert re.search(r"\bM\[\d+\] = 0\.0;", g.files["fill_mass_matrix.c"])  # between the legs, one by one
+
+
+def test_a_build_prints_as_one_line():
+    """`repr(Generated)` sums the build up; the sources are in `files` (a Panda build's are 100s of KiB)."""
+    generated = rbdgen.generate(rbdgen.load_urdf(ROBOTS["panda"].path), ops=["gravity", "mass_matrix"])
+    text = repr(generated)
+    assert "\n" not in text and len(text) < 200 and "panda" in text and "functions" in text

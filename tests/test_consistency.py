@@ -7,6 +7,7 @@ import pytest
 
 import rbdgen
 from rbdgen import consistency, parameters
+from robots import path
 
 
 def _body(m, c, Ic):
@@ -53,3 +54,14 @@ def test_pseudo_inertia_round_trip_and_bad_input():
         consistency.project(np.full(10, np.nan))
     with pytest.raises(ValueError, match="floor"):
         consistency.project(pi, floor=-1.0)
+
+
+def test_names_must_match_the_bodies():
+    model = rbdgen.load_urdf(path("panda"))
+    pi = parameters.parameter_vector(model)
+    names = parameters.body_names(model)
+    with pytest.raises(ValueError, match=f"expected {len(names)} body names"):
+        consistency.violations(pi, names[:-1])
+    pi[0] = -1.0
+    with pytest.raises(rbdgen.ModelError, match=r"rbdgen.consistency.project"):
+        parameters.with_parameters(model, pi)

@@ -343,6 +343,20 @@ def test_declaration_errors(solo_model):
     gained = rbdgen.NumpySolver(solo_model, contacts=_contacts(SOLO), baumgarte=(1.0, 0.0))
     with pytest.raises(ValueError, match="pass reference"):
         gained.contact_dynamics(base, np.zeros(12), np.zeros(12), np.zeros(18), np.ones(4))
+    # the impact map takes no reference, whatever contact_dynamics' gains: the same as without them
+    qd = np.linspace(-1, 1, 12)
+    np.testing.assert_array_equal(gained.impulse_dynamics(base, np.zeros(12), qd, np.ones(4))[0],
+                                  solver.impulse_dynamics(base, np.zeros(12), qd, np.ones(4))[0])
+    for active in ([0.5, 1, 1, 1], [2, 1, 1, 1], [-1, 0, 0, 0]):
+        with pytest.raises(ValueError, match=r"active must hold 1.0 \(active\) or 0.0"):
+            solver.contact_dynamics(base, np.zeros(12), np.zeros(12), np.zeros(18), active)
+    framed = rbdgen.NumpySolver(solo_model, contacts=[rbdgen.Contact("FL_FOOT", "frame")], baumgarte=(1.0, 0.0))
+    for quat in ([0, 0, 0, 0], [1e-200, 0, 0, 0], [np.nan, 0, 0, 1]):
+        with pytest.raises(ValueError, match="target quaternion .* 'FL_FOOT'"):
+            framed.contact_dynamics(base, np.zeros(12), np.zeros(12), np.zeros(18), [1.0], [0, 0, 0, *quat])
+    panda = rbdgen.load_urdf(path("panda"))
+    with pytest.raises(ValueError, match="welded to the fixed base never move"):
+        rbdgen.NumpySolver(panda, contacts=[rbdgen.Contact("panda_link0")])
 
 
 def test_command_line_spec_and_manifest(solo_model, tmp_path):

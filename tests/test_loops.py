@@ -1,5 +1,5 @@
 """Closed loops (`rbdgen.loops`): a four-bar linkage against its planar Lagrangian derived by SymPy, and
-MuJoCo's ``<equality><connect>`` with its solver made stiff."""
+MuJoCo's ``<equality><connect>`` (between bodies or sites) with its solver made stiff."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 import rbdgen
 from conftest import TEST_FLAGS
+from rbdgen.testing.references import rotation_matrix
 
 sympy = pytest.importorskip("sympy")
 
@@ -26,7 +27,7 @@ def _rod(length, mass):
     return dict(mass=mass, com=(length / 2, 0, 0), rotational=((1e-4, 0, 0), (0, inertia, 0), (0, 0, inertia)))
 
 
-def _fourbar(kind="point"):
+def _fourbar(kind="point", floating=False):
     builder = (rbdgen.RobotBuilder("fourbar").add_link("ground")
                .add_link("crank", **_rod(L1, MASS[0])).add_link("coupler", **_rod(L2, MASS[1]))
                .add_link("rocker", **_rod(L3, MASS[2]))
@@ -34,7 +35,7 @@ def _fourbar(kind="point"):
                .add_joint("j2", "revolute", "crank", "coupler", xyz=(L1, 0, 0), axis=(0, 0, 1))
                .add_joint("j3", "revolute", "ground", "rocker", xyz=(GROUND, 0, 0), axis=(0, 0, 1))
                .loop("coupler", "rocker", kind, offset1=(L2, 0, 0), offset2=(L3, 0, 0)))
-    return builder.build(gravity=(0, -GRAVITY, 0), joint_order="depth_first")  # q = (j1, j2, j3)
+    return builder.build(gravity=(0, -GRAVITY, 0), joint_order="depth_first", floating=floating)  # q = (j1, j2, j3)
 
 
 def _planar_reference():
@@ -215,6 +216,50 @@ def test_mujoco_connect_made_stiff(tmp_path):
         assert np.abs(d.qacc - got).max() < 3 * SOFTNESS * np.abs(got).max()
 
 
+def _loop_error(solver, q, loop):
+    """(p1 - p2, R1 Rrel R2^T) of a loop at q, from the solver's forward kinematics of its two links."""
+    f1, f2 = solver.forward_kinematics(q, loop.link1), solver.forward_kinematics(q, loop.link2)
+    R1, R2 = rotation_matrix(f1[3:]), rotation_matrix(f2[3:])
+    return f1[:3] + R1 @ loop.offset1 - f2[:3] - R2 @ loop.offset2, R1 @ rotation_matrix(loop.rotation) @ R2.T
+
+
+#: The same four-bar with MuJoCo 3's site-based connect: the file's pose need not close the loop (all angles 0
+#: here, so MuJoCo's qpos is rbdgen's q); the sites' own orientations do not matter to a connect.
+MJCF_FOURBAR_SITES = (
+    MJCF_FOURBAR.replace("{t1}", "0").replace("{t2}", "0").replace("{t3}", "0")
+    .replace('<joint name="j2" type="hinge" axis="0 0 1"/>',
+             f'<joint name="j2" type="hinge" axis="0 0 1"/><site name="coupler_tip" pos="{L2} 0 0" euler="30 0 10"/>')
+    .replace('<joint name="j3" type="hinge" axis="0 0 1"/>',
+             f'<joint name="j3" type="hinge" axis="0 0 1"/><site name="rocker_tip" pos="{L3} 0 0" euler="0 -20 0"/>')
+    .replace(f'body1="coupler" body2="rocker" anchor="{L2} 0 0"', 'site1="coupler_tip" site2="rocker_tip"'))
+
+
+def test_mujoco_site_connect_made_stiff(tmp_path):
+    """``<connect site1 site2>``: the sites' positions held together; rbdgen's forward dynamics is the planar
+    Lagrangian's and MuJoCo's stiff one within its softness, and the loop's error is MuJoCo's anywhere."""
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "fourbar_sites.xml"
+    path.write_text(MJCF_FOURBAR_SITES.replace("{solref}", "0.0001 1"))
+    model = rbdgen.load_mjcf(str(path))
+    (loop,) = model.loops
+    assert (loop.link1, loop.link2, loop.kind, loop.offset1, loop.offset2) == ("coupler", "rocker", "point",
+                                                                               (L2, 0, 0), (L3, 0, 0))
+    solver = rbdgen.NumpySolver(model, damping=DAMPING)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    for t1, w1, tau in STATES:
+        q, qd = _consistent(t1, w1)
+        d.qpos[:], d.qvel[:], d.qfrc_applied[:] = q, qd, tau
+        mujoco.mj_forward(m, d)
+        got = solver.forward_dynamics(q, qd, np.array(tau))
+        np.testing.assert_allclose(got, _planar_forward(q, qd, np.array(tau))[0], rtol=1e-9, atol=1e-9)
+        assert np.abs(d.qacc - got).max() < 3 * SOFTNESS * np.abs(got).max()
+    d.qpos[:] = (0.3, -0.2, 0.9)  # off the loop: rbdgen's error p1 - p2 is MuJoCo's (site1 - site2)
+    mujoco.mj_forward(m, d)
+    assert np.linalg.norm(d.efc_pos) > 0.1
+    np.testing.assert_allclose(_loop_error(solver, d.qpos.copy(), loop)[0], d.efc_pos, atol=1e-12)
+
+
 def test_command_line_declares_the_actuated_joints(tmp_path):
     pytest.importorskip("mujoco")
     from rbdgen.codegen import cli
@@ -239,10 +284,12 @@ def test_unsupported_equalities_warn(tmp_path, caplog):
     path.write_text("""<mujoco model="pair"><worldbody>
       <body name="a"><joint name="ja" type="hinge"/><geom size="0.1" mass="1"/></body>
       <body name="b" pos="0 0 1"><joint name="jb" type="hinge"/><geom size="0.1" mass="1"/></body>
-      </worldbody><equality><joint joint1="ja" joint2="jb"/><weld body1="a" body2="b"/></equality></mujoco>""")
+      </worldbody><tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed></tendon>
+      <equality><joint joint1="ja" joint2="jb"/><weld body1="a" body2="b"/><tendon tendon1="t"/></equality></mujoco>""")
     with caplog.at_level(logging.WARNING):
         model = rbdgen.load_mjcf(str(path))
     assert "joint constraints are not supported" in caplog.text
+    assert "tendon constraints are not supported" in caplog.text
     (weld,) = model.loops
     assert (weld.kind, weld.link1, weld.link2) == ("frame", "a", "b")
     # the weld holds where the file puts the bodies: body1's anchor is body2's origin, 1 m above
@@ -263,6 +310,21 @@ def test_loop_inverse_dynamics_returns_the_crank_torque_and_the_loop_force(build
             np.testing.assert_allclose(tau, [tau1], rtol=1e-9, atol=1e-9)
             # the planar loop's force (x, y); its z row is dependent: the least-norm share is 0
             np.testing.assert_allclose(loop_forces, [*force, 0.0], rtol=1e-9, atol=1e-9)
+
+
+def test_an_under_actuated_loop_mechanism_is_a_status(build_cache):
+    """The four-bar on a floating base: the crank alone cannot hold the base against gravity (the tree's base
+    rows are not zero), so damped least squares has no answer to give: ConstraintError, in NumPy and in C."""
+    model = _fourbar(floating=True)
+    base = rbdgen.BaseState([0, 0, 0], [0, 0, 0, 1], np.zeros(6), np.zeros(6))
+    q, qd = _consistent(*STATES[0][:2])
+    engine = rbdgen.NumpySolver(model, damping=DAMPING, actuated=["j1"])
+    assert np.abs(engine.inverse_dynamics(base, q, qd, np.zeros(3))[:6]).max() > 1.0
+    c = rbdgen.generate(model, ops=["loop_inverse_dynamics"], damping=DAMPING, actuated=["j1"],
+                        prefix="fourbar_float").compile(flags=TEST_FLAGS, cache=build_cache, samples=4)
+    for solver in (engine, c):
+        with pytest.raises(rbdgen.ConstraintError, match="under-actuated"):
+            solver.loop_inverse_dynamics(base, q, qd, np.zeros(3))
 
 
 def test_contact_dynamics_keeps_the_loops(build_cache):
@@ -351,6 +413,65 @@ def test_mujoco_weld_holds_the_same_poses(tmp_path):
         np.testing.assert_allclose(R1 @ quat_matrix(np.array(weld.rotation)), R2, atol=1e-12)
 
 
+def test_mujoco_site_weld_and_connect_hold_the_same_poses(tmp_path, caplog):
+    """``<weld site1 site2>`` holds the two sites' frames together, ``<connect site1 site2>`` their positions (a
+    site of the world here): off the constraints rbdgen's loop errors are MuJoCo's site errors at any q, and
+    states projected onto MuJoCo's constraints are on rbdgen's loops."""
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "weld_sites.xml"
+    path.write_text("""<mujoco model="weld_sites"><default><geom contype="0" conaffinity="0"/></default><worldbody>
+      <site name="fixed" pos="0.7 0.4 0.3"/>
+      <body name="a1"><joint name="a1" type="hinge" axis="0 0 1"/><geom size="0.05" mass="1"/>
+        <body name="a2" pos="0.3 0 0"><joint name="a2" type="hinge" axis="0 1 0"/><geom size="0.05" mass="1"/>
+          <body name="a3" pos="0.3 0 0" euler="10 20 30"><joint name="a3" type="hinge" axis="1 0 0"/>
+            <geom size="0.05" mass="1"/><site name="hand" pos="0.05 0.02 -0.01" euler="-30 45 10"/></body></body></body>
+      <body name="b1" pos="0.6 0.2 0.1"><joint name="b1" type="slide" axis="1 0 0"/><geom size="0.05" mass="1"/>
+        <body name="b2"><joint name="b2" type="slide" axis="0 1 0"/><geom size="0.05" mass="1"/>
+          <body name="b3"><joint name="b3" type="slide" axis="0 0 1"/><geom size="0.05" mass="1"/>
+            <body name="b4" euler="5 -15 40"><joint name="b4" type="hinge" axis="0 0 1"/><geom size="0.05" mass="1"/>
+              <site name="grip" pos="0 0.03 0.04" euler="20 0 -60"/>
+            <body name="b5" pos="0 0 0.2"><joint name="b5" type="hinge" axis="0 1 0"/>
+              <joint name="b6" type="hinge" axis="1 0 0"/><joint name="b7" type="slide" axis="0 0 1"/>
+              <geom size="0.05" mass="1"/>
+              <site name="tip" pos="0.1 0 0"/>
+      </body></body></body></body></body></worldbody>
+      <equality><weld site1="hand" site2="grip" torquescale="2"/><connect site1="tip" site2="fixed"/></equality>
+      </mujoco>""")
+    with caplog.at_level(logging.WARNING):
+        model = rbdgen.load_mjcf(str(path))
+    assert "torquescale 2 ignored" in caplog.text
+    weld, connect = model.loops
+    assert (weld.link1, weld.link2, weld.kind) == ("a3", "b4", "frame")
+    assert (connect.link1, connect.link2, connect.kind, connect.offset2) == ("b5", "world", "point", (0.7, 0.4, 0.3))
+    solver = rbdgen.NumpySolver(model)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    hand, grip, tip, fixed = (mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, name)
+                              for name in ("hand", "grip", "tip", "fixed"))
+    site = lambda s: (d.site_xpos[s], d.site_xmat[s].reshape(3, 3))  # noqa: E731
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        d.qpos[:] = rng.normal(0, 0.4, m.nq)
+        mujoco.mj_forward(m, d)
+        (p1, X1), (p2, X2) = site(hand), site(grip)
+        position, rotation = _loop_error(solver, d.qpos.copy(), weld)
+        assert np.linalg.norm(p1 - p2) > 0.05 and np.linalg.norm(X1 @ X2.T - np.eye(3)) > 0.1
+        np.testing.assert_allclose(position, p1 - p2, atol=1e-12)
+        np.testing.assert_allclose(rotation, X1 @ X2.T, atol=1e-12)
+        np.testing.assert_allclose(_loop_error(solver, d.qpos.copy(), connect)[0], site(tip)[0] - site(fixed)[0],
+                                   atol=1e-12)
+        q = d.qpos.copy()
+        for _ in range(50):  # Gauss-Newton onto MuJoCo's weld and connect
+            d.qpos[:] = q
+            mujoco.mj_forward(m, d)
+            q = q - np.linalg.pinv(d.efc_J.reshape(d.nefc, m.nv)) @ d.efc_pos
+        assert np.abs(d.efc_pos).max() < 1e-12
+        for loop in (weld, connect):
+            position, rotation = _loop_error(solver, q, loop)
+            np.testing.assert_allclose(position, 0.0, atol=1e-12)
+        np.testing.assert_allclose(_loop_error(solver, q, weld)[1], np.eye(3), atol=1e-12)
+
+
 def test_floating_base_loop_holds_its_relative_acceleration():
     """A four-bar on a floating base, off the loop: the tips' classical accelerations (rbdgen's own
     forward_acceleration_kinematics at the accelerations forward_dynamics returns) differ by -kd v - kp e."""
@@ -380,3 +501,18 @@ def test_floating_base_loop_holds_its_relative_acceleration():
     p1, p2 = (solver.forward_kinematics(base, q, tip)[:3] for tip in ("coupler_tip", "rocker_tip"))
     assert np.linalg.norm(p1 - p2) > 1e-3  # off the loop
     np.testing.assert_allclose(a1 - a2, -kd * (v1 - v2) - kp * (p1 - p2), rtol=1e-9, atol=1e-9)
+
+
+def test_info_and_identification_say_the_loops(capsys, caplog, tmp_path):
+    """`rbdgen info` lists a model's loops; `identifiable` says it leaves them out (the open tree's answer)."""
+    from rbdgen.codegen import cli
+
+    robot = tmp_path / "fourbar.xml"
+    robot.write_text(MJCF_FOURBAR.replace("{t1}", "0").replace("{t2}", "90").replace("{t3}", "90")
+                     .replace("{solref}", "0.02 1"))
+    assert cli.main(["info", str(robot)]) == 0
+    out = capsys.readouterr().out
+    assert "closed loops (1;" in out and "point:" in out
+    with caplog.at_level(logging.WARNING):
+        rbdgen.identifiable(rbdgen.load_mjcf(str(robot)), states=4)
+    assert "closed loops are left out" in caplog.text

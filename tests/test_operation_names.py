@@ -22,8 +22,8 @@ from rbdgen.algorithms.operations import OPERATIONS
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Files where an operation's name means something else: ``gravity`` is also the model's gravity vector
-#: (`RobotModel.gravity`, the URDF/MJCF attribute and the ``--gravity`` option).
-HOMONYMS = {"gravity": {"runtime/model.py", "runtime/urdf_schema.py", "codegen/cli.py"}}
+#: (`RobotModel.gravity`, the URDF/MJCF attribute and the ``--gravity`` option, `cli_options`).
+HOMONYMS = {"gravity": {"runtime/model.py", "runtime/urdf_schema.py", "codegen/cli_options.py"}}
 
 
 

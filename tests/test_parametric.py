@@ -108,3 +108,21 @@ def test_command_line(tmp_path, capsys, build_cache):
     solver = rbdgen.load(tmp_path / "out", flags=TEST_FLAGS, cache=build_cache)   # the written folder, parametric
     assert solver.parameter_names[0] == "panda_link1.m" and solver.params.shape == (70,)
     np.testing.assert_array_equal(solver.params, parameters.parameter_vector(robot_model("panda")))
+
+
+@pytest.mark.parametrize("engine", ["compiled", "numpy"])
+def test_a_pickle_or_copy_keeps_the_parameters_set(builds, engine):
+    """A Dask worker's solver (a pickle) and a copy compute with the `params` set on the original, not the
+    URDF's: the dynamics of the model with those inertias."""
+    import copy
+    import pickle
+
+    model, _, _, compiled = builds["panda"]
+    solver = compiled if engine == "compiled" else rbdgen.NumpySolver(model, parameters=CASES["panda"])
+    pi = _random_parameters(model, np.random.default_rng(5))
+    solver.params = pi
+    q, qd, qdd = (np.random.default_rng(k).uniform(-1, 1, 7) for k in range(3))
+    expected = rbdgen.NumpySolver(parameters.with_parameters(model, pi)).inverse_dynamics(q, qd, qdd)
+    for other in (pickle.loads(pickle.dumps(solver)), copy.deepcopy(solver)):
+        np.testing.assert_array_equal(other.params, pi)
+        np.testing.assert_allclose(other.inverse_dynamics(q, qd, qdd), expected, rtol=1e-12, atol=1e-12)

@@ -276,9 +276,20 @@ def floating_body() -> rbdgen.RobotModel:
             .build(floating=True))
 
 
+def pendulum_loop() -> rbdgen.RobotModel:
+    """A pendulum whose tip is held on a world point: a closed loop."""
+    return (rbdgen.RobotBuilder("held").add_link("ground")
+            .add_link("rod", 1.0, (0.5, 0, 0), ((1e-3, 0, 0), (0, 0.08, 0), (0, 0, 0.08)))
+            .add_joint("j", "revolute", "ground", "rod", axis=(0, 0, 1))
+            .loop("rod", None, offset1=(1.0, 0, 0), offset2=(1.0, 0, 0)).build())
+
+
 @pytest.mark.parametrize("model, op, why", [(planar_arm, "mass_matrix_inverse", "checked solve"),
                                             (floating_body, "forward_dynamics", "checked solve"),
-                                            (floating_body, "difference", "machine epsilon")])
+                                            (floating_body, "difference", "machine epsilon"),
+                                            (planar_arm, "contact_dynamics", "solves constraints"),
+                                            (pendulum_loop, "forward_dynamics", "closed loops solves constraints"),
+                                            (pendulum_loop, "loop_inverse_dynamics", "solves constraints")])
 def test_refused_operations(model, op, why):
     with pytest.raises(ValueError, match=why):
         symbolic(model(), op)

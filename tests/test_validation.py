@@ -84,3 +84,60 @@ def test_wrong_algorithm_fails_the_finite_difference_check(talos, monkeypatch):
     with pytest.raises(rbdgen.ValidationError, match=rf"^{op}: .* against central differences \(h = 1e-05\) "
                                                      r"of the NumPy engine's forward_dynamics .*cond\(equilibrated M\)"):
         talos.validate(samples=FEW)
+
+
+def _three_joint_arm():
+    return (rbdgen.RobotBuilder("arm3").add_link("base")
+            .add_link("l1", 1.0, (0, 0, 0.1)).add_link("l2", 1.0, (0, 0, 0.1)).add_link("l3", 0.5, (0, 0, 0.1))
+            .add_joint("j1", "revolute", "base", "l1", axis=(0, 1, 0))
+            .add_joint("j2", "revolute", "l1", "l2", xyz=(0, 0, 0.3), axis=(1, 0, 0))
+            .add_joint("j3", "revolute", "l2", "l3", xyz=(0, 0, 0.3), axis=(0, 1, 0))).build()
+
+
+def test_a_status_both_engines_give_is_not_a_validation_failure(build_cache, caplog):
+    """A 6-D task on a 3-joint arm has no task-space inertia at any state: the C and the NumPy engine both say so
+    (a singular or ill-conditioned solve, which rounding decides), and the build stands; a point contact that
+    holds every joint leaves no velocity after an impact (qd_plus ~ 1e-15): compared with an absolute floor, not
+    relative to zero."""
+    model = _three_joint_arm()
+    contact = [rbdgen.Contact("l3", offset=(0, 0, 0.1))]
+    with caplog.at_level("WARNING"):
+        solver = rbdgen.generate(model, ops=["operational_space_inertia", "impulse_dynamics"], contacts=contact,
+                                 prefix="arm3").compile(flags=TEST_FLAGS, cache=build_cache, samples=6)
+    assert "operational_space_inertia: " in caplog.text and "not compared" in caplog.text
+    q = np.array([0.3, -0.2, 0.5])
+    for engine in (solver, rbdgen.NumpySolver(model, contacts=contact)):
+        with pytest.raises((rbdgen.SingularError, rbdgen.IllConditionedError)):
+            engine.operational_space_inertia(q, "l3")
+        qd_plus, _ = engine.impulse_dynamics(q, np.array([1.0, -2.0, 0.5]), np.ones(1))
+        np.testing.assert_allclose(qd_plus, 0.0, atol=1e-12)
+
+
+def test_a_status_only_one_engine_gives_fails_validation(build_cache, monkeypatch):
+    """The compiled solver reporting a status where the NumPy engine computes a result is a failure."""
+    model = _three_joint_arm()
+    solver = rbdgen.generate(model, ops=["mass_matrix"], prefix="arm3m").compile(
+        flags=TEST_FLAGS, cache=build_cache, validate=False)
+
+    def failing(*args, **kwargs):
+        raise rbdgen.SingularError("mass_matrix: planted")
+
+    monkeypatch.setattr(solver, "mass_matrix", failing)
+    with pytest.raises(rbdgen.ValidationError, match="compiled solver gives SingularError but the NumPy engine a result"):
+        solver.validate(samples=3)
+
+
+def test_a_damped_contact_solve_validates(build_cache):
+    """The same point declared twice (dependent contacts) with proximal damping: the solve amplifies rounding
+    by cond(D + mu I) per iteration (C against NumPy: 3e-9 relative, over the 1e-10 tolerance before); the
+    validation allows what the problem does to inputs moved by 64 eps, and the forces share the load."""
+    model = _three_joint_arm()
+    contacts = [rbdgen.Contact("l3", offset=(0, 0, 0.1))] * 2
+    solver = rbdgen.generate(model, ops=["contact_dynamics"], contacts=contacts, damping=(1e-6, 50),
+                             prefix="arm3d").compile(flags=TEST_FLAGS, cache=build_cache, samples=8)
+    q = np.array([0.1, 0.2, 0.3])
+    acc, forces = solver.contact_dynamics(q, q, q, [1.0, 1.0])
+    single = rbdgen.NumpySolver(model, contacts=contacts[:1]).contact_dynamics(q, q, q, [1.0])
+    np.testing.assert_allclose(acc, single[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(forces[:3] + forces[3:], single[1], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(forces[:3], forces[3:], rtol=1e-9)

@@ -14,13 +14,15 @@ from .solves import cholesky_copy, ltdl_kernel_name, ltdl_plan
 from .stack import call_arrays, tree_solve_arrays
 
 #: A part of a split operation stores each run of at least this many consecutive zero entries of an output
-#: (a tree's mass matrix between branches) with one `<prefix>_zero` call: GCC's alias analysis takes
-#: superlinear time over thousands of single stores (docs/benchmarks.md, "Decisions of the C backend").
+#: not zeroed whole (`ZERO_FILL`; a tree's mass matrix between branches) with one `<prefix>_zero` call: GCC's
+#: alias analysis takes superlinear time over thousands of single stores (docs/benchmarks.md, "Decisions of
+#: the C backend").
 ZERO_RUN = 4
 
-#: An output of a one-part function whose entries are more than this fraction zero (a configuration Jacobian:
-#: identity blocks, zeros elsewhere) is zeroed whole by one `<prefix>_zero` call before the function computes,
-#: and its zero entries are not stored (docs/benchmarks.md, "Decisions of the C backend").
+#: An output whose entries are more than this fraction zero (a configuration Jacobian: identity blocks, zeros
+#: elsewhere; a floating base's regressor) is zeroed whole by one `<prefix>_zero` call before the function
+#: computes (by its first part, where it is split), and its zero entries are not stored (docs/benchmarks.md,
+#: "Decisions of the C backend").
 ZERO_FILL = 0.5
 
 
@@ -50,8 +52,9 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
     printer.pair(steps[indices.start:indices.stop], keep=layout.slot, barriers=[i - indices.start for i in blocks])
     reread = _reread_checks(steps, indices, blocks)
     body = this.body
-    filled = [p.name for p in outputs if layout.count == 1 and _zero_fill(kernel.outputs[p.name])]
-    body.extend(Line(printer.zero(name, 0, len(kernel.outputs[name]))) for name in filled)
+    filled = [p.name for p in outputs if _zero_fill(kernel.outputs[p.name])]
+    zeroing = filled if k == 0 else []  # the first part zeroes them whole
+    body.extend(Line(printer.zero(name, 0, len(kernel.outputs[name]))) for name in zeroing)
     scopes = Scopes(kernel.graph, body)
     early = set()  # the outputs this part stores a value in when computed
     for index in indices:
@@ -96,7 +99,7 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
         values = kernel.outputs[p.name]
         mine = [j for j, v in enumerate(values) if not (isinstance(v, Expr) and v.id in layout.stores)
                 and (layout.store_in.get(v.id, layout.count - 1) if isinstance(v, Expr) else layout.count - 1) == k]
-        runs = _zero_runs(values, mine) if layout.count > 1 else []
+        runs = _zero_runs(values, mine) if layout.count > 1 and p.name not in filled else []
         zeroed = {j for start, n in runs for j in range(start, start + n)} | (
             {j for j in mine if _is_zero(values[j])} if p.name in filled else set())
         lines = [printer.zero(p.name, start, n) for start, n in runs]
@@ -108,7 +111,7 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
         if lines or (last and layout.count == 1):
             this.stores.append(Store(p.name, p.optional, lines))
     used = (printer.arrays | {name for entries in blocks.values() for name, _ in entries}
-            | {store.output for store in this.stores} | early)
+            | {store.output for store in this.stores} | early | set(zeroing))
     this.params = [p for p in fn.params if p.name in used or (p.output and fails)]
     if "w" in used:
         this.params.append(Param("w", layout.slots, True, False, "values handed from part to part", restrict=True))
@@ -138,8 +141,8 @@ def _is_zero(value) -> bool:
 
 
 def _zero_fill(values: list) -> bool:
-    """Whether an output of one-part function is zeroed whole first (at least `ZERO_RUN` and more than
-    `ZERO_FILL` of its ``values`` zero), its zero entries then not stored."""
+    """Whether an output is zeroed whole first (at least `ZERO_RUN` and more than `ZERO_FILL` of its
+    ``values`` zero), its zero entries then not stored."""
     zeros = sum(_is_zero(x) for x in values)
     return zeros >= ZERO_RUN and zeros > ZERO_FILL * len(values)
 

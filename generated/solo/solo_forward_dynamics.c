@@ -17,24 +17,19 @@ RBDGEN_HOST_DEVICE int solo_forward_dynamics(const double *base, const double *q
     {
         double w[242];  /* the values a part computes for a later one */
         int s;
-        s = solo__1_forward_dynamics(q, w);
-        if (s != RBDGEN_solo_OK) return s;
-        s = solo__2_forward_dynamics(w);
-        if (s != RBDGEN_solo_OK) return s;
+        solo__1_forward_dynamics(q, w);  /* no checks: always OK */
+        solo__2_forward_dynamics(w);  /* no checks: always OK */
         s = solo__3_forward_dynamics(base, qd, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__4_forward_dynamics(qd, loads, w);
-        if (s != RBDGEN_solo_OK) return s;
-        s = solo__5_forward_dynamics(qd, loads, w);
-        if (s != RBDGEN_solo_OK) return s;
+        solo__4_forward_dynamics(qd, loads, w);  /* no checks: always OK */
+        solo__5_forward_dynamics(qd, loads, w);  /* no checks: always OK */
         s = solo__6_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
         s = solo__7_forward_dynamics(acc, w);
         if (s != RBDGEN_solo_OK) return s;
         s = solo__8_forward_dynamics(acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__9_forward_dynamics(acc, w);
-        if (s != RBDGEN_solo_OK) return s;
+        solo__9_forward_dynamics(acc, w);  /* no checks: always OK */
         s = solo__10_forward_dynamics(acc, w);
         if (s != RBDGEN_solo_OK) return s;
     }

@@ -18,6 +18,7 @@ ones declared at generation (`LoopModel`).
 from __future__ import annotations
 
 from .. import spatial as sp
+from ..errors import ConstraintError
 from ..model import quaternion_matrix
 from .contact_dynamics import (PointKinematics, kept_rows, mass_matrix, rotation_error, solve_constraints,
                                solve_dynamics)
@@ -75,4 +76,16 @@ def inverse_dynamics(tree, ops, q, base, tau):
     kin = LoopKinematics(tree, ops, q, [0] * tree.nb, base)
     A = [[int(g == a) for a in model.actuated] + [row[g] for row in kin.rows] for g in range(len(tau))]
     y = solve_constraints(model, ops, A, A, tau, [1] * len(tau), WHAT_ACTUATION)   # (S^T S + J^T J) y = tau
-    return [y[a] for a in model.actuated], [sp.dot(row, y) for row in kin.rows]
+    x = [y[a] for a in model.actuated] + [sp.dot(row, y) for row in kin.rows]        # [tau_actuated, f] = A^T y
+    _check_actuation(ops, [sp.dot(row, x) for row in A], tau)
+    return x[:len(model.actuated)], x[len(model.actuated):]
+
+
+def _check_actuation(ops, achieved, tau):
+    """``S^T tau_actuated + J^T f = tau`` to ``10 sqrt(eps)`` relative: a damped solve also answers (least
+    squares) where the actuated joints and the loops cannot give ``tau`` (a floating base's rows): refused."""
+    residual = [sp.sub(a, t) for a, t in zip(achieved, tau)]
+    bound = sp.mul(100 * ops.eps, sp.add(sp.dot(achieved, achieved), sp.dot(tau, tau)))
+    ops.require_not_negative(sp.sub(bound, sp.dot(residual, residual)), ConstraintError,
+                             "loop inverse dynamics: the actuated joints and the loops cannot give these forces "
+                             "(under-actuated: a floating base, or too few actuated joints)")

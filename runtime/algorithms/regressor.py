@@ -6,8 +6,10 @@ in its parameters: `body_regressor` gives the force of each unit parameter (the 
 inertias' structural zeros and ones, so it costs what the formula written out costs). The joint
 force of body i from body j (j in i's subtree) is ``S_i . X_{j<-i}^T f_j = (X_{j<-i} S_i) . f_j``:
 each body carries its ancestors' motion subspaces into its own frame (one transform per ancestor),
-and each regressor entry is one dot product there. A floating base's rows are the root wrench in
-A0: row r is the base motion ``X0 e_r`` carried the same way.
+and each regressor entry is one dot product there. A floating base's six rows are the root wrench in
+world axes about the base origin, ``X_{j<-W}^T f_j``: each body composes the one transform from the
+world-aligned base frame W to its own, and the ten forces go through it once (six dot products a
+force would cost more).
 
 The known part (what does not depend on ``pi``: the rotors' ``armature qdd`` and ``J^T loads``) is
 left out, `known_forces`: ``inverse_dynamics = Y pi + armature qdd + J^T loads``.
@@ -21,7 +23,7 @@ from .. import spatial as sp
 from . import coordinates
 from .frames import body_poses
 from .parametric import rigid_inertia
-from .kinematics import Tree, base_velocity, body_velocities, body_xforms, joint_xforms, rotate
+from .kinematics import Tree, base_velocity, body_velocities, body_xforms, joint_xforms
 from .rnea import rnea, rnea_passes
 
 
@@ -29,34 +31,18 @@ from .rnea import rnea, rnea_passes
 UNIT = tuple(rigid_inertia([int(j == k) for j in range(10)]) for k in range(10))
 
 
-def body_regressor(v, a) -> list:
-    """The body force ``I a + v x* I v`` of each unit parameter: 10 forces, ``f = sum_k pi_k A[k]``."""
-    return [I @ a + v.cross(I @ v) for I in UNIT]
+def body_regressor(v, a):
+    """The body force ``I a + v x* I v`` of each unit parameter: 10 forces, ``f = sum_k pi_k A[k]`` (one at
+    a time: each regressor column is taken from its force before the next force is traced)."""
+    return (I @ a + v.cross(I @ v) for I in UNIT)
 
 
-def _base_motions(E0) -> list:
-    """The floating base's generalized directions ``X0 e_r`` (A0's unit twists) in the base frame."""
-    return [sp.Motion(rotate(E0, tuple(int(r == k) for k in range(6)))) for r in range(6)]
-
-
-def _subspaces(tree: Tree, Xup, E0) -> list:
-    """Per body: ``(row, motion)`` of every coordinate on its path from the root, in the body's frame
-    (rows: full coordinates, a floating base's six first)."""
-    off = 6 if tree.floating else 0
-    base = list(enumerate(_base_motions(E0))) if tree.floating else []
-    out = [None] * tree.nb
-    for i in range(tree.nb):
-        p = tree.parent[i]
-        inherited = base if p == -1 else out[p]
-        out[i] = [(r, Xup[i] @ s) for r, s in inherited] + [(off + i, tree.S[i])]    # X_{i<-p} s
-    return out
-
-
-def _columns(rows, forces, size) -> list:
-    """The 10 regressor columns of one body: entry r of column k is ``s_r . A[k]``."""
+def _columns(rows, forces, size, X=None) -> list:
+    """The 10 regressor columns of one body: entry r of column k is ``s_r . A[k]``; a floating base's
+    six rows are ``X^T A[k]`` (``X``: ``(E, r)`` from the world-aligned base frame to the body)."""
     columns = []
     for A in forces:
-        column = [0] * size
+        column = [0] * size if X is None else list(sp.Xform(X).T @ A) + [0] * (size - 6)
         for r, s in rows:
             column[r] = s @ A
         columns.append(column)
@@ -65,15 +51,18 @@ def _columns(rows, forces, size) -> list:
 
 def inverse_dynamics_regressor(tree: Tree, ops, q, qd, qdd, base=None) -> list:
     """Y with ``tau_full = Y pi`` (loads and armature left out): 10 B columns of full coordinates
-    (``base``: ``(quat_xyzw, velocity, acceleration)`` as for `rnea`)."""
+    (``base``: ``(quat_xyzw, velocity, acceleration)`` as for `rnea`). Each body's path is traced just
+    before its columns, which need it, so that little is pending at once."""
     r = rnea_passes(tree, ops, q, qd, qdd, base)
     size = tree.nb + (6 if tree.floating else 0)
-    paths = _subspaces(tree, r.Xup, r.E0)
-    columns = []
-    if tree.floating:
-        columns += _columns(list(enumerate(_base_motions(r.E0))), body_regressor(r.v0, r.a0), size)
+    off = 6 if tree.floating else 0
+    # floating base: X_{i<-W}, from the base origin in world axes (the base posed at the world origin)
+    X = body_poses(tree, ops, q, ((0, 0, 0), base[0], None, None), range(tree.nb)) if tree.floating else {}
+    rows = {-1: []}  # per body: (row, motion) of every joint on its path, in its frame
+    columns = _columns([], body_regressor(r.v0, r.a0), size, X[-1]) if tree.floating else []
     for i in range(tree.nb):
-        columns += _columns(paths[i], body_regressor(r.v[i], r.a[i]), size)
+        rows[i] = [(row, r.Xup[i] @ s) for row, s in rows[tree.parent[i]]] + [(off + i, tree.S[i])]  # X_{i<-p} s
+        columns += _columns(rows[i], body_regressor(r.v[i], r.a[i]), size, X.get(i))
     return columns
 
 
