@@ -3,10 +3,11 @@
 For each robot, operation and variant (`VARIANTS`: the emitted structure, `rbdgen.codegen.emit_jax.STRUCTURES`;
 the whole batch in one ``jax.vmap`` or chunks of 4096 states in turn; XLA's fusion on or off, the module's
 ``batch``): the jit time (tracing, lowering and XLA's compilation for the batch) in wall-clock and in CPU
-seconds, the time per state of the compiled function (median of the rounds), and, on the same states, the C
-batch with one thread and with ``--threads``; JAX / C is the ratio of wall-clock times and of CPU times (on a
-loaded machine the CPU times tell more: XLA's compilation runs on one thread); every JAX result is checked
-against the C batch (largest difference relative to the largest entry). float64 (``jax_enable_x64``).
+seconds, the time per state of the compiled function (median of the rounds, each round running it and the C
+batch with one thread in turn), and, on the same states, the C batch with ``--threads``; JAX / C is the ratio
+of wall-clock times and of CPU times (on a loaded machine the CPU times tell more: XLA's compilation runs on
+one thread); every JAX result is checked against the C batch (largest difference relative to the largest
+entry). float64 (``jax_enable_x64``). The load average is printed at the start and at the end.
 
     python -m benchmarks.jax_batch [--robots panda solo12 talos] [--ops forward_dynamics ...]
         [--variants flat/chunks/unfused ...] [--states 102400] [--rounds 3]
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import os
 import statistics
 import sys
 import tempfile
@@ -37,15 +39,17 @@ VARIANTS = {"flat/vmap/fused": ("flat", None, True), "flat/vmap/unfused": ("flat
             "flat/chunks/fused": ("flat", 4096, True)}
 
 
-def median_time(call, rounds: int) -> tuple:
-    """(median wall-clock seconds, median CPU seconds of the process) of ``call``."""
-    times, cpu = [], []
+def median_times(calls: dict, rounds: int) -> dict:
+    """``name -> (median wall-clock seconds, median CPU seconds of the process)`` of each of ``calls``, called in
+    turn in each round (interleaved: on a shared machine each round's load weighs on all alike)."""
+    times = {name: ([], []) for name in calls}
     for _ in range(rounds):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        call()
-        times.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return statistics.median(times), statistics.median(cpu)
+        for name, call in calls.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            call()
+            times[name][0].append(time.perf_counter() - start)
+            times[name][1].append(time.process_time() - start_cpu)
+    return {name: (statistics.median(wall), statistics.median(cpu)) for name, (wall, cpu) in times.items()}
 
 
 def main(argv=None) -> int:
@@ -66,7 +70,8 @@ def main(argv=None) -> int:
     jax.config.update("jax_enable_x64", True)
     n = args.states
     print(f"{n:,} states, float64, jax {jax.__version__} on {jax.devices()[0].platform}, {cores()} cores; "
-          f"C batch -O2, 1 thread and {args.threads}; ns per state (median of {args.rounds})\n")
+          f"C batch -O2, 1 thread and {args.threads}; ns per state (median of {args.rounds} rounds, JAX and the "
+          f"C batch on 1 thread interleaved); load average {os.getloadavg()[0]:.1f}\n")
     print("| robot | operation | statements | variant | jit [s] | jit CPU [s] | JAX | C batch | C threads | JAX / C | "
           "JAX / C, CPU | max rel. diff |")
     print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -80,8 +85,7 @@ def main(argv=None) -> int:
         for op in args.ops:
             count = sum(v for k, v in generated.manifest["operations"][op]["counts"].items() if k != "calls")
             c_result = states.call(solver, op, threads=1)
-            one, one_cpu = median_time(lambda: states.call(solver, op, threads=1), args.rounds)
-            many, _ = median_time(lambda: states.call(solver, op, threads=args.threads), args.rounds)
+            many = median_times({"C": lambda: states.call(solver, op, threads=args.threads)}, args.rounds)["C"][0]
             names = list(c_result) if isinstance(c_result, dict) else None  # a Jacobian's parts, by name
             expected = np.concatenate([np.asarray(c_result[k]).reshape(n, -1) for k in names], axis=1) if names \
                 else np.asarray(c_result).reshape(n, -1)
@@ -95,13 +99,16 @@ def main(argv=None) -> int:
                 compiled = module.batch(function, chunk, fuse).lower(*inputs).compile()
                 jit, jit_cpu = time.perf_counter() - start, time.process_time() - start_cpu
                 result = jax.block_until_ready(compiled(*inputs))
-                run, run_cpu = median_time(lambda: jax.block_until_ready(compiled(*inputs)), args.rounds)
+                times = median_times({"JAX": lambda: jax.block_until_ready(compiled(*inputs)),
+                                      "C": lambda: states.call(solver, op, threads=1)}, args.rounds)
+                (run, run_cpu), (one, one_cpu) = times["JAX"], times["C"]
                 keys = names or [k for k in result if k != "status"]  # one output
                 got = np.concatenate([np.asarray(result[k]).reshape(n, -1) for k in keys], axis=1)
                 diff = np.max(np.abs(got - expected)) / np.max(np.abs(expected))
                 print(f"| {name} | {op} | {count:,} | {variant} | {jit:.1f} | {jit_cpu:.1f} | {1e9 * run / n:,.0f} | "
                       f"{1e9 * one / n:,.0f} | {1e9 * many / n:,.0f} | {run / one:.1f}x | {run_cpu / one_cpu:.1f}x | "
                       f"{diff:.1e} |", flush=True)
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[2]:.1f} (15 min)")
     return 0
 
 

@@ -3,7 +3,8 @@
 `module` writes one Python module (``<prefix>_jax.py``) that needs only ``jax``: one
 function per generated C function, with its name after the prefix (``forward_dynamics``,
 ``jacobian_panda_hand``), the C function's inputs in order (``base`` first for a floating
-base; ``loads`` last and optional, ``None`` for none, of shape ``(L, 6)``) and a dict of the
+base; a build's ``params``, ``active``, ``reference`` as in the C; ``loads`` last and optional,
+``None`` for none, of shape ``(L, 6)``) and a dict of the
 registry's outputs in their shapes (``M`` a G x G matrix) plus ``status``, the C's status
 code (int32: 0 ok, 1 a non-finite input, 2 singular, 3 ill-conditioned, 4 a non-finite
 result). Where ``status`` is not 0 every output is 0, as the C leaves them.
@@ -15,6 +16,9 @@ that fails sets ``status`` (``jnp.where``) and the computation goes on, so ``jax
 test ``loads is None`` chooses, at trace time, whether the terms of the loads are computed.
 The real type is the one ``jax.numpy`` gives a Python float: float64 under
 ``jax_enable_x64``, float32 otherwise (the epsilon of the checks follows it).
+
+Sine and cosine are the prelude's ``_sin`` and ``_cos``: the generated C's algorithm in elementwise operations
+(XLA's float64 ``sin`` and ``cos`` are a call an element).
 
 The tree-sparse LTDL solve of forward dynamics is traced as its statements
 (`InlineOps`, the NumPy engine's arithmetic); the dense checked Cholesky solve (the floating
@@ -36,13 +40,14 @@ import types
 from importlib import resources
 
 from ..algorithms.kinematics import Tree
-from ..algorithms.operations import INPUTS, dimensions, operation
+from ..algorithms.operations import dimensions, operation
 from ..backends import NumpyOps
 from ..ir.emit_python import reference
 from ..ir.optimize import operands, schedule
 from ..ir.trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps
 from ..names import check_prefix
 from ..version import __version__
+from . import sincos
 from .c import optional_inputs
 
 #: How a function's statements are grouped (see the module docstring).
@@ -53,7 +58,7 @@ PART_STEPS = 2000
 
 #: Each node operator as a ``jax.numpy`` expression of its operands.
 FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}", "neg": "-{}",
-           "sin": "jnp.sin({})", "cos": "jnp.cos({})", "sqrt": "jnp.sqrt({})",
+           "sin": "_sin({})", "cos": "_cos({})", "sqrt": "jnp.sqrt({})",
            "atan2": "jnp.arctan2({}, {})", "copysign": "jnp.copysign({}, {})"}
 
 
@@ -127,10 +132,10 @@ def function(kernel: Kernel, floating: bool, dims: dict, structure: str = "flat"
     record = operation(kernel.operation)
     optional = optional_inputs(kernel)
     plan = schedule(kernel, optional=optional)
-    params = [f"{n}=None" if n in optional else n for n in kernel.inputs]
-    lines = [f"def {kernel.name}({', '.join(params)}):", f'    r"""{kernel.doc}"""']
     required = [n for n in kernel.inputs if n not in optional]
-    lines += [f"    {n} = _real({n}, {INPUTS[n].size(dims)})" for n in required]
+    params = required + [f"{n}=None" for n in kernel.inputs if n in optional]
+    lines = [f"def {kernel.name}({', '.join(params)}):", f'    r"""{kernel.doc}"""']
+    lines += [f"    {n} = _real({n}, {kernel.inputs[n]})" for n in required]
     finite = " & ".join(f"_finite({n})" for n in required) or "True"
     leaves = {(x.args[0], x.args[1]): x for x in kernel.graph.nodes if x.op == "in"}
 
@@ -189,10 +194,10 @@ def _order(name: str):
     return (0, 0) if name == "status" else (1, int(name[1:]))
 
 
-def module(model, manifest: dict, traced: list, structure: str = "flat") -> str:
+def module(model, tree: Tree, manifest: dict, traced: list, structure: str = "flat") -> str:
     """The text of the JAX module of a generated folder (``manifest``: its `Generated.manifest`) whose functions
-    are ``traced``, kernels traced into an `InlineGraph` (`Generated.jax_module`)."""
-    tree = Tree.from_model(model)
+    are ``traced``, kernels traced on ``tree`` (the build's: its parameters and contacts) into an `InlineGraph`
+    (`Generated.jax_module`)."""
     dims = dimensions(tree, len(model.links))
     prelude = resources.files("rbdgen.templates").joinpath("jax/prelude.py").read_text()
     head = [f'"""{check_prefix(manifest["prefix"])}: rigid-body dynamics specialised for one robot, as JAX functions.',
@@ -203,7 +208,10 @@ def module(model, manifest: dict, traced: list, structure: str = "flat") -> str:
             '"""', ""]
     body = [function(k, model.floating, dims, structure) for k in traced]
     names = ", ".join(f"{k.name!r}: {k.name}" for k in traced)
-    return "\n".join(head) + prelude + "\n\n" + "\n\n".join(body) + f"\n\nFUNCTIONS = {{{names}}}\n"
+    constants = (f"#: The generated C's sine and cosine constants (rbdgen.codegen.sincos).\n"
+                 f"_TWO_OVER_PI = {sincos.TWO_OVER_PI!r}\n_SIN = {sincos.SIN!r}\n_COS = {sincos.COS!r}\n")
+    return ("\n".join(head) + prelude + "\n\n" + constants + "\n\n" + "\n\n".join(body)
+            + f"\n\nFUNCTIONS = {{{names}}}\n")
 
 
 def file_name(prefix: str) -> str:

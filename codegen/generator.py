@@ -200,6 +200,12 @@ class Generated:
         return [name for name in self.manifest["sources"] if name.endswith(".c")]
 
     @property
+    def tree(self) -> Tree:
+        """The `Tree` the functions are traced on: the model with the declared contacts and loops and the
+        parametric bodies (`rbdgen.parameters.parametric_tree`)."""
+        return parametric_tree(self.model, self.manifest["options"].get("parameters"), self.contacts)
+
+    @property
     def operation_counts(self) -> dict:
         return {op: dict(info["counts"]) for op, info in self.manifest["operations"].items()}
 
@@ -230,18 +236,12 @@ class Generated:
         return emit_jax.load(self.jax_module(structure), self.prefix)
 
     def jax_module(self, structure: str = "flat") -> str:
-        """The text of the module of `jax` (``<prefix>_jax.py``): each function traced again into an
-        `emit_jax.InlineGraph`, an operation of several algorithms with the manifest's."""
+        """The text of the module of `jax` (``<prefix>_jax.py``): each function traced again on the build's
+        `tree` (its parameters, contacts and loops, as the C) into an `emit_jax.InlineGraph`, an operation of
+        several algorithms with the manifest's."""
         from . import emit_jax
 
-        ops = [operation(info.get("operation", name)) for name, info in self.manifest["operations"].items()]
-        declared = [what for what, present in (("run-time parameters", self.manifest["options"].get("parameters")),
-                                               ("contact operations", any(op.group == "contacts" for op in ops)),
-                                               ("closed loops", self.model.loops)) if present]
-        if declared:
-            raise ValueError(f"JAX functions are not generated for a build with {' and '.join(declared)}: "
-                             f"generate the JAX module from a build without them")
-        tree = Tree.from_model(self.model)
+        tree = self.tree
         kernels = []
         for name, info in self.manifest["operations"].items():
             op = info.get("operation", name)
@@ -250,7 +250,7 @@ class Generated:
                                      graph_type=emit_jax.InlineGraph)
             kernel.name = name
             kernels.append(kernel)
-        return emit_jax.module(self.model, self.manifest, kernels, structure)
+        return emit_jax.module(self.model, tree, self.manifest, kernels, structure)
 
     def cuda_files(self) -> dict:
         """``<prefix>.cu`` (the C sources' per-state functions on a GPU, a kernel per operation) and its host

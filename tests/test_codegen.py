@@ -766,6 +766,48 @@ def test_ltdl_plan_sweeps_the_rows_a_column_reaches():
         first += width
 
 
+def test_ltdl_plan_solves_only_the_rows_read():
+    """`solves.ltdl_plan` with the rows of each solution that are read (M^-1's pattern, `minv.symmetric_inverse`:
+    column c read at the coordinates up to c depth first) on a floating base with two legs (0..2 a chain, legs
+    3-4 and 5-6): each block's D^-1 and L rows hold its columns' read rows and their ancestors, the column that
+    reads every row comes first, a leg read only on its own path skips the other leg, and the kernel's sweeps
+    over those rows alone, as the C runs them, give NumPy's inverse at every row read."""
+    from rbdgen.algorithms.kinematics import preorder
+    lam = (-1, 0, 1, 2, 3, 2, 5)
+    rank = {k: i for i, k in enumerate(preorder(lam))}
+    n = len(lam)
+    columns = [[float(r == c) for r in range(n)] for c in range(n)]
+    read = [[rank[r] <= rank[c] for r in range(n)] for c in range(n)]
+    plan = solves.ltdl_plan(lam, columns, read)
+    assert sorted(plan.order) == list(range(n)) and len(plan.down) == len(plan.blocks)
+    assert plan.order[0] == 6 and plan.down[0] == tuple(range(n))  # the last leg's tip reads every row
+    assert solves.read_rows(lam, read[4]) == frozenset({0, 1, 2, 3, 4})  # the first leg skips the second
+    rng = np.random.default_rng(7)
+    L = np.eye(n)
+    for k in range(n):
+        j = lam[k]
+        while j != -1:
+            L[k, j] = rng.uniform(-1, 1)
+            j = lam[j]
+    D = rng.uniform(1, 2, n)
+    H = L.T @ np.diag(D) @ L
+    want = np.linalg.inv(H)
+    first = 0
+    for (width, rows), down in zip(plan.blocks, plan.down):
+        for c in plan.order[first:first + width]:
+            assert {r for r in range(n) if read[c][r]} <= set(down), (c, down)
+            x = np.array(columns[c])
+            for k in reversed(rows):  # L^T from the leaves over the block's rows only
+                x[k] -= sum(L[i, k] * x[i] for i in rows if i > k)
+            x /= D
+            solved = np.full(n, np.nan)  # rows the L sweep does not visit stay unsolved
+            for k in down:  # ascending: each row's ancestors (in ``down``) come first
+                solved[k] = x[k] - sum(L[k, j] * solved[j] for j in range(k) if L[k, j] != 0)
+            got = [solved[r] for r in range(n) if read[c][r]]
+            np.testing.assert_allclose(got, [want[r, c] for r in range(n) if read[c][r]], rtol=1e-12, atol=1e-12)
+        first += width
+
+
 def test_part_peak_against_counting_each_step():
     """`layout._Held.peak` (where parts end) against a plain count, step by step, of the values a run of steps
     holds: each value it computes from there to its last read in the run (to the end if it is stored), each

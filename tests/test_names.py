@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rbdgen
+from rbdgen.algorithms.kinematics import Tree
 from rbdgen.names import MAX_PREFIX, c_text, check_prefix, checked, default_prefix, is_inert
 from robots import path
 
@@ -241,14 +242,15 @@ HOSTILE_NAMES = ['a"""; import os #', "x*/ evil /*", "line\nbreak", "\u00e9t\u00
 def test_hostile_names_reach_jax_cuda_and_sympy_only_escaped(tmp_path):
     """The JAX module is Python that only its generator wrote (the names are in docstrings, as `c_text` writes
     them), the CUDA files hold no raw name, SymPy symbols are plain identifiers and a contact on a hostile link
-    reaches the manifest only."""
+    reaches the manifest only (its JAX contact function too)."""
     import ast
     import json
 
     from rbdgen.codegen.symbolic import symbolic
 
     model = _renamed(rbdgen.load_urdf(path("double_pendulum")), HOSTILE_NAMES[:2], HOSTILE_NAMES[2:])
-    g = rbdgen.generate(model, ops=["gravity", "jacobian"], prefix="hostile", frames=list(model.link_names),
+    g = rbdgen.generate(model, ops=["gravity", "jacobian", "contact_dynamics"], prefix="hostile",
+                        frames=list(model.link_names),
                         contacts=[rbdgen.Contact(HOSTILE_NAMES[-1])])
     text = g.jax_module()
     assert text.isascii()
@@ -265,7 +267,7 @@ def test_hostile_names_reach_jax_cuda_and_sympy_only_escaped(tmp_path):
     assert set(g.manifest["operations"]) <= functions
     if __import__("importlib").util.find_spec("jax") is not None:  # and it imports as such
         assert sorted(g.jax().FUNCTIONS) == sorted(g.manifest["operations"])
-    assert all(re.fullmatch(r"[a-z_]+_link[0-9]+|gravity", name) for name in g.manifest["operations"])
+    assert all(re.fullmatch(r"[a-z_]+_link[0-9]+|gravity|contact_dynamics", name) for name in g.manifest["operations"])
     cuda = g.cuda_files()
     for name, body in cuda.items():
         assert name in ("hostile.cu", "hostile_cuda.h") and body.isascii()
@@ -287,4 +289,4 @@ def test_the_jax_module_takes_only_a_valid_prefix(prefix):
         emit_jax.load("", prefix)
     model = rbdgen.load_urdf(path("double_pendulum"))
     with pytest.raises(ValueError, match="prefix"):
-        emit_jax.module(model, {"prefix": prefix, "digest": model.digest}, [])
+        emit_jax.module(model, Tree.from_model(model), {"prefix": prefix, "digest": model.digest}, [])

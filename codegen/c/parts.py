@@ -84,7 +84,8 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
                 this.solves.add(copy)
                 arrays += call_arrays(step)
             else:
-                ltdl = this.tree_solves[step.index] = ltdl_plan(step.lam, step.B)
+                read = [[r.id in plan.live for r in column] for column in step.results]
+                ltdl = this.tree_solves[step.index] = ltdl_plan(step.lam, step.B, read)
                 comment, lines = printer.tree_solve(step, ltdl, ltdl_kernel_name(prefix, step.index, ltdl))
                 arrays += tree_solve_arrays(step, ltdl)
             body.append(Line("", comment))

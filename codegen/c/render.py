@@ -10,6 +10,7 @@ from ...manifest import interface_key
 from ...names import check_prefix, checked
 from ...ir.optimize import COUNT_KEYS, Schedule
 from ...ir.trace import Expr, Kernel
+from .. import sincos
 from . import printer
 from .function import CFunction, Check, Param, Part
 from .layout import Layout
@@ -76,6 +77,7 @@ def environment() -> jinja2.Environment:
     env.filters.update(c_param=printer.c_param, batch_argument=printer.batch_argument,
                        int_table=printer.int_table, checked_table=printer.checked_table)
     env.globals["generic_copies"] = [CholeskyCopy()]
+    env.globals["sincos"] = sincos
     return env
 
 

@@ -49,12 +49,15 @@ class LtdlPlan:
 
     ``order``: the solve's columns in array order (array column ``p`` holds column ``order[p]``);
     ``blocks``: ``(width, rows)`` from the first array column on, ``rows`` the ascending rows the L^T
-    sweep visits for every column of the block (the array's columns past the last column are padding)."""
+    sweep visits for every column of the block (the array's columns past the last column are padding);
+    ``down``: for each block, the ascending rows its D^-1 and L sweep visits (the rows of its columns'
+    solutions that are read, with their ancestors; the others are left unsolved)."""
 
     n: int
     lam: tuple
     order: tuple
     blocks: tuple
+    down: tuple
 
     @property
     def columns(self) -> int:
@@ -65,24 +68,31 @@ class LtdlPlan:
 def column_rows(lam, column) -> frozenset:
     """The rows of ``column`` that the L^T sweep (from the leaves) can make non-zero: its entries that are
     not structural zeros and their ancestors (``x_j -= L_kj x_k`` reaches only ancestors j of k)."""
+    return read_rows(lam, [isinstance(value, Expr) or value != 0 for value in column])
+
+
+def read_rows(lam, read) -> frozenset:
+    """The rows the D^-1 and L sweep (from the root) visits for a column whose solution is ``read`` at the rows
+    marked True: those rows and their ancestors (``x_k`` needs ``x_j`` of the ancestors j of k only)."""
     rows = set()
-    for k, value in enumerate(column):
-        if isinstance(value, Expr) or value != 0:
+    for k, wanted in enumerate(read):
+        if wanted:
             rows.add(k)
             rows.update(ancestors(lam, k))
     return frozenset(rows)
 
 
-def _block_cost(width: int, rows, lam, dense: int) -> float:
-    """The modelled time of one block: `LTDL_WIDTHS` (a block that sweeps every row) scaled by the terms and
-    rows it sweeps: the L^T sweep visits ``rows`` and their terms among them, D^-1 and L every row (``dense``:
-    the rows and terms of a whole sweep)."""
+def _block_cost(width: int, rows, down, lam, dense: int) -> float:
+    """The modelled time of one block: `LTDL_WIDTHS` (a block that sweeps every row twice) scaled by the terms
+    and rows it sweeps: the L^T sweep visits ``rows`` and their terms among them, D^-1 and L the rows ``down``
+    and all their terms (``dense``: the rows and terms of a whole sweep)."""
     inside = set(rows)
     upward = sum(1 + sum(1 for j in ancestors(lam, k) if j in inside) for k in rows)
-    return width * LTDL_WIDTHS[width] * (dense + upward) / (2 * dense)
+    downward = sum(1 + sum(1 for _ in ancestors(lam, k)) for k in down)
+    return width * LTDL_WIDTHS[width] * (downward + upward) / (2 * dense)
 
 
-def ltdl_plan(lam, columns) -> LtdlPlan:
+def ltdl_plan(lam, columns, read=None) -> LtdlPlan:
     """The columns of a `TreeSolve` in blocks of `LTDL_WIDTHS` at the least modelled cost (`_block_cost`).
 
     A column whose non-zero entries lie in one branch (a Jacobian column of a leg joint, the identity's
@@ -91,24 +101,33 @@ def ltdl_plan(lam, columns) -> LtdlPlan:
     ordered by their sorted rows, descending (a branch's columns, whose rows follow their common ancestors',
     come together; a column that reaches every row comes before the columns whose rows are a prefix of its
     own), and cut into blocks by dynamic programming over that order.
+
+    ``read``: for each column, whether each row of its solution is read (default: every row). A block's
+    D^-1 and L sweep visits only the rows its columns' read rows need (`read_rows`); the columns are first
+    ordered by those, the most rows first (M^-1's columns, read at the rows before them depth first,
+    `minv.symmetric_inverse`: a column's rows hold those of the columns after it).
     """
+    n = len(lam)
     rows = [column_rows(lam, column) for column in columns]
-    dense = len(lam) + sum(len(list(ancestors(lam, k))) for k in range(len(lam)))
-    order = sorted(range(len(columns)), key=lambda c: sorted(rows[c]), reverse=True)
+    down = [read_rows(lam, wanted) for wanted in read] if read is not None else [frozenset(range(n))] * len(columns)
+    dense = n + sum(len(list(ancestors(lam, k))) for k in range(n))
+    order = sorted(range(len(columns)), key=lambda c: (len(down[c]), sorted(down[c]), sorted(rows[c])), reverse=True)
     m = len(order)
     best = [(float("inf"), None)] * m + [(0.0, None)]  # the least cost of columns i.. on, and its first block
     for i in reversed(range(m)):
         for width in sorted(LTDL_WIDTHS, reverse=True):  # on a tie the widest block first
             j = min(i + width, m)
             rows_ij = tuple(sorted(frozenset().union(*(rows[c] for c in order[i:j]))))
-            cost = _block_cost(width, rows_ij, lam, dense) + best[j][0]
+            down_ij = tuple(sorted(frozenset().union(*(down[c] for c in order[i:j]))))
+            cost = _block_cost(width, rows_ij, down_ij, lam, dense) + best[j][0]
             if cost < best[i][0]:
-                best[i] = (cost, (width, rows_ij, j))
-    blocks, i = [], 0
+                best[i] = (cost, (width, rows_ij, down_ij, j))
+    blocks, swept, i = [], [], 0
     while i < m:
-        width, rows_ij, i = best[i][1]
+        width, rows_ij, down_ij, i = best[i][1]
         blocks.append((width, rows_ij))
-    return LtdlPlan(len(lam), tuple(lam), tuple(order), tuple(blocks))
+        swept.append(down_ij)
+    return LtdlPlan(n, tuple(lam), tuple(order), tuple(blocks), tuple(swept))
 
 
 def ltdl_kernel_name(prefix: str, index: int, plan: LtdlPlan) -> str:
@@ -119,13 +138,16 @@ def ltdl_kernel_name(prefix: str, index: int, plan: LtdlPlan) -> str:
 @dataclass
 class LtdlBlock:
     """A run of ``count`` blocks of ``width`` columns from column ``first`` on, whose L^T sweeps visit the same
-    rows: ``rows[row_first .. row_last)`` of the kernel's tables."""
+    rows: ``rows[row_first .. row_last)`` of the kernel's tables, and whose D^-1 and L sweeps the same rows:
+    ``down[down_first .. down_last)``, or (``down_first`` None) every row."""
 
     first: int
     count: int
     width: int
     row_first: int
     row_last: int
+    down_first: Optional[int] = None
+    down_last: Optional[int] = None
 
     @property
     def end(self) -> int:
@@ -163,10 +185,12 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
             position[k, j] = len(above)
             above.append(j)
     above_start.append(len(above))
-    rows, below, below_entry, below_start, blocks, first = [], [], [], [], [], 0
-    for width, visited in plan.blocks:
+    rows, below, below_entry, below_start, down, blocks, first = [], [], [], [], [], [], 0
+    for (width, visited), swept in zip(plan.blocks, plan.down):
         last = blocks[-1] if blocks else None
-        if last and last.width == width and tuple(rows[last.row_first:last.row_last]) == tuple(reversed(visited)):
+        every = len(swept) == n
+        if (last and last.width == width and tuple(rows[last.row_first:last.row_last]) == tuple(reversed(visited))
+                and (last.down_first is None if every else tuple(down[last.down_first:last.down_last]) == swept)):
             last.count += 1
         else:
             start = len(rows)
@@ -178,6 +202,10 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
                         below.append(i)
                         below_entry.append(position[i, k])
             blocks.append(LtdlBlock(first, 1, width, start, len(rows)))
+            if not every:
+                blocks[-1].down_first = len(down)
+                down.extend(swept)
+                blocks[-1].down_last = len(down)
         first += width
     below_start.append(len(below))
     tables = [("above", "the ancestors j of each row k, nearest first: L_kj is L[p]", above),
@@ -186,5 +214,7 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
               ("below", "the descendants i among them of each visited row rows[t], descending", below),
               ("below_entry", "L_ik is L[below_entry[p]]", below_entry),
               ("below_start", "rows[t]'s descendants: below_start[t] to below_start[t + 1]", below_start)]
+    if down:
+        tables.append(("down", "the rows each block's D^-1 and L sweep visits, ascending (the others: every row)", down))
     return LtdlKernel(ltdl_kernel_name(prefix, index, plan), n, m, tuple(blocks),
                       tuple(LtdlTable(name, comment, tuple(values or [0])) for name, comment, values in tables))

@@ -52,19 +52,20 @@ def _so3_combination(a, skew_coefficient, b, square_coefficient, c):
 
 
 def rotation_exp(ops, phi):
-    """``(quaternion of exp(phi x), theta, sin(theta/2)/theta)``, ``theta = |phi|`` (`_angle`)."""
+    """``(quaternion of exp(phi x), 1/theta, sin(theta/2)/theta)``, ``theta = |phi|`` (`_angle`)."""
     theta = _angle(ops, phi)
+    inverse = 1 / theta
     half = 0.5 * theta
-    s = ops.sin(half) / theta
-    return tuple(s * p for p in phi) + (ops.cos(half),), theta, s
+    s = ops.sin(half) * inverse
+    return tuple(s * p for p in phi) + (ops.cos(half),), inverse, s
 
 
-def left_jacobian(ops, phi, theta, s):
+def left_jacobian(ops, phi, inverse, s, c):
     """``J_l(phi) = I + (1 - cos t)/t^2 [phi x] + (t - sin t)/t [u x]^2``, ``u = phi/t``: ``exp(phi + d) =
-    exp(J_l d) exp(phi)`` to first order; ``(1 - cos t)/t^2 = 2 (sin(t/2)/t)^2``. ``theta`` and ``s``:
-    `rotation_exp`'s."""
-    u = tuple(p / theta for p in phi)
-    return _so3_combination(1, 2 * s * s, phi, (theta - ops.sin(theta)) / theta, u)
+    exp(J_l d) exp(phi)`` to first order; ``(1 - cos t)/t^2 = 2 (sin(t/2)/t)^2`` and ``(t - sin t)/t =
+    1 - 2 (sin(t/2)/t) cos(t/2)``. ``inverse = 1/t``, ``s = sin(t/2)/t`` and ``c = cos(t/2)``: `rotation_exp`'s."""
+    u = tuple(p * inverse for p in phi)
+    return _so3_combination(1, 2 * s * s, phi, 1 - 2 * s * c, u)
 
 
 def rotation_log(ops, quat):
@@ -123,8 +124,8 @@ def integrate_jacobians(tree, ops, v, dt):
     if not tree.floating:
         return _block_diagonal(None, 1, len(v)), _block_diagonal(None, dt, len(v)), list(v)
     phi = [w * dt for w in v[:3]]
-    e, theta, s = rotation_exp(ops, phi)
-    Jl = left_jacobian(ops, phi, theta, s)
+    e, inverse, s = rotation_exp(ops, phi)
+    Jl = left_jacobian(ops, phi, inverse, s, e[3])
     by_x = _block_diagonal(quaternion_matrix(e), 1, len(v) - 6)
     by_v = _block_diagonal(tuple(tuple(dt * a for a in row) for row in Jl), dt, len(v) - 6)
     return by_x, by_v, list(v)

@@ -137,9 +137,15 @@ def coordinate_axis(tree: Tree, i: int):
 def depth_first(tree: Tree) -> list:
     """The bodies in depth-first order (each before its subtree, children in index order): a pass over them
     finishes one branch before the next, so little is pending at once."""
+    return preorder(tree.parent)
+
+
+def preorder(parent) -> list:
+    """The nodes of a forest given by its ``parent`` array (-1: a root) depth first, each before its subtree,
+    children in index order: every ancestor of a node comes before it, and a subtree is one run."""
     children = {}
-    for i in range(tree.nb):
-        children.setdefault(tree.parent[i], []).append(i)
+    for i, p in enumerate(parent):
+        children.setdefault(p, []).append(i)
     order, stack = [], children.get(-1, [])[::-1]
     while stack:
         i = stack.pop()

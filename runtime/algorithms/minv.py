@@ -16,6 +16,7 @@ import functools
 from .. import spatial as sp
 from . import coordinates
 from .crba import crba
+from .kinematics import preorder
 from .ltdl import check_residual, coordinate_parents, ltdl
 
 WHAT = "mass matrix (inverse)"
@@ -38,10 +39,16 @@ def solve_columns(H, lam, columns, ops, what: str) -> list:
 
 
 def symmetric_inverse(H, lam, ops, what: str) -> list:
-    """H^-1 as rows: both triangles are one scalar, entry (r, c), r >= c, of the solution of column c."""
+    """H^-1 as rows: both triangles are one scalar, entry r of the solution of column c, where c comes after r
+    depth first (`kinematics.preorder` of ``lam``; None: in index order).
+
+    Column c's solution is so read only at c and the coordinates before it depth first: its ancestors and the
+    branches before its own, a set that holds the ancestors of each of its members, so the L sweep (from the
+    root) of its solve need visit no other row (the generated C's kernel skips them, `solves.ltdl_plan`)."""
     G = len(H)
     X = solve_columns(H, lam, [[int(r == c) for r in range(G)] for c in range(G)], ops, what)
-    return [[X[min(r, c)][max(r, c)] for c in range(G)] for r in range(G)]
+    rank = {k: i for i, k in enumerate(preorder(lam) if lam is not None else range(G))}
+    return [[X[c][r] if rank[r] <= rank[c] else X[r][c] for c in range(G)] for r in range(G)]
 
 
 def mass_matrix_inverse(tree, ops, q, base_quat=None) -> list:

@@ -44,6 +44,7 @@ class Schedule:
     steps: list  # Expr (compute), Guard, Call or TreeSolve, in emission order (an optional input's terms left out)
     counts: dict
     optional: list = field(default_factory=list)  # OptionalInput, one per optional input
+    live: frozenset = frozenset()  # the ids of the nodes the outputs, guards and calls need (a solve's results among them)
 
 
 def schedule(kernel: Kernel, optional=()) -> Schedule:
@@ -115,7 +116,7 @@ def _live_steps(kernel: Kernel) -> Schedule:
             if COUNT_AS[node.op]:
                 counts[COUNT_AS[node.op]] += 1
         steps.extend(guards_at.get(node.id, ()))
-    return Schedule(steps, counts)
+    return Schedule(steps, counts, live=frozenset(node.id for node in graph.nodes if live[node.id]))
 
 
 def critical_path(kernel: Kernel) -> int:

@@ -10,10 +10,12 @@ OK, INVALID_INPUT, SINGULAR, ILL_CONDITIONED, NON_FINITE = 0, 1, 2, 3, 4
 CPU_COMPILER_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
 
 
-def batch(function, chunk=4096, fuse=None):
+def batch(function, chunk=4096, fuse=None, mesh=None):
     """``function`` (one of this module's) jitted for a batch: each input with a leading state axis, the
     outputs too. ``jax.vmap`` over chunks of ``chunk`` states in turn (``jax.lax.map``; None: the whole batch
-    at once), compiled with `CPU_COMPILER_OPTIONS` on a CPU (``fuse``: None for that, or True or False)."""
+    at once), compiled with `CPU_COMPILER_OPTIONS` on a CPU (``fuse``: None for that, or True or False).
+    ``mesh`` (a ``jax.sharding.Mesh``): the states split over its devices (``jax.shard_map`` over all its
+    axes), each device running its share in chunks; the batch's length a multiple of the mesh's size."""
     fuse = jax.default_backend() != "cpu" if fuse is None else fuse
 
     def run(*inputs):
@@ -21,6 +23,9 @@ def batch(function, chunk=4096, fuse=None):
             return jax.vmap(function)(*inputs)
         return jax.lax.map(lambda each: function(*each), inputs, batch_size=chunk)
 
+    if mesh is not None:
+        states = jax.sharding.PartitionSpec(mesh.axis_names)
+        run = jax.shard_map(run, mesh=mesh, in_specs=states, out_specs=states)
     return jax.jit(run, compiler_options=None if fuse else CPU_COMPILER_OPTIONS)
 
 
@@ -44,6 +49,58 @@ def _finite(x):
 def _stack(values):
     """Scalars (arrays or numbers) as one vector of the real type."""
     return jnp.stack([jnp.asarray(v, dtype=_dtype()) for v in values]) if values else jnp.zeros(0, _dtype())
+
+
+#: A float from C's hexadecimal notation (the constants of the C's sine and cosine, bit for bit).
+_X = float.fromhex
+
+
+def _sincos(x):
+    """``(sin x, cos x)`` sharing one argument reduction: in float64 the generated C's algorithm (rbdgen's
+    docs/generated-c.md, "Sine and cosine") in elementwise operations, which XLA vectorises where its own
+    float64 ``sin`` and ``cos`` are a call an element (rbdgen's docs/scaling-out.md). y = x - k pi/2 in
+    double-double arithmetic (pi/2 in three 33-bit parts and a tail: exact products for |k| <= 2^20), then the
+    C's polynomials in y^2 and k mod 4. Within an ulp for |x| <= 2^19 pi/2; beyond, k pi/2 is rounded: the
+    sine and cosine of an angle within about an ulp of x. float32: ``jnp.sin`` and ``jnp.cos``."""
+    x = jnp.asarray(x, _dtype())
+    if x.dtype != jnp.float64:
+        return jnp.sin(x), jnp.cos(x)
+    k = jax.lax.stop_gradient(jnp.round(x * _X(_TWO_OVER_PI)))
+    n = k - 4.0 * jnp.floor(k * 0.25)
+    a = x - k * _X("0x1.921fb544p+0")
+    b = k * _X("0x1.0b4611a6p-34")
+    a1 = a - b
+    a1b = a1 - a
+    e1 = (a - (a1 - a1b)) - (b + a1b)
+    d = k * _X("0x1.3198a2ep-69")
+    a2 = a1 - d
+    a2d = a2 - a1
+    e2 = (a1 - (a2 - a2d)) - (d + a2d)
+    e = (e1 + e2) - k * _X("0x1.b839a252049c1p-104")
+    hi = a2 + e
+    lo = (a2 - hi) + e
+    z = hi * hi
+    z2 = z * z
+    z4 = z2 * z2
+    hz = 0.5 * z
+    S, C = [_X(c) for c in _SIN], [_X(c) for c in _COS]
+    P = (S[0] + z * S[1]) + z2 * (S[2] + z * S[3]) + z4 * (S[4] + z * S[5])
+    Q = (C[0] + z * C[1]) + z2 * (C[2] + z * C[3]) + z4 * (C[4] + z * C[5])
+    sy = hi + (hi * z * P + lo * (1.0 - hz))
+    v = 1.0 - hz
+    cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo))
+    odd = (n == 1.0) | (n == 3.0)
+    s = jnp.where(odd, cy, sy)
+    c = jnp.where(odd, sy, cy)
+    return jnp.where(n >= 2.0, -s, s), jnp.where((n == 1.0) | (n == 2.0), -c, c)
+
+
+def _sin(x):
+    return _sincos(x)[0]  # XLA merges the reduction with that of _cos(x) and drops the unused half
+
+
+def _cos(x):
+    return _sincos(x)[1]
 
 
 def _result(outputs, status):
