@@ -1936,7 +1936,7 @@ class FixedBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         ...
 
     def contact_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, active: ArrayLike, reference: Optional[ArrayLike] = None, *, loads: Loads = None, mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
-        """Jacobians of `contact_dynamics` (forward-mode derivatives of the same algorithm): d acc/dx and d forces/dx.
+        """Jacobians of `contact_dynamics` (analytic: the KKT system differentiated): d acc/dx and d forces/dx.
 
         Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
         float64 once); an unbatched argument is shared by every state of a batch.
@@ -1993,7 +1993,7 @@ class FixedBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         ...
 
     def impulse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, active: ArrayLike, *, mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
-        """Jacobians of `impulse_dynamics` (forward-mode derivatives of the same algorithm): d qd_plus/dx and d impulses/dx.
+        """Jacobians of `impulse_dynamics` (analytic: the KKT system differentiated): d qd_plus/dx and d impulses/dx.
 
         Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
         float64 once); an unbatched argument is shared by every state of a batch.
@@ -4151,7 +4151,7 @@ class FloatingBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         ...
 
     def contact_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, active: ArrayLike, reference: Optional[ArrayLike] = None, *, loads: Loads = None, mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
-        """Jacobians of `contact_dynamics` (forward-mode derivatives of the same algorithm): d acc/dx and d forces/dx.
+        """Jacobians of `contact_dynamics` (analytic: the KKT system differentiated): d acc/dx and d forces/dx.
 
         Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
         float64 once); an unbatched argument is shared by every state of a batch.
@@ -4216,7 +4216,7 @@ class FloatingBaseMethods(SolverBase, metaclass=abc.ABCMeta):
         ...
 
     def impulse_dynamics_derivatives(self, base: BaseState, q: ArrayLike, qd: ArrayLike, active: ArrayLike, *, mask: Mask = None, threads: Threads = None) -> Dict[str, np.ndarray]:
-        """Jacobians of `impulse_dynamics` (forward-mode derivatives of the same algorithm): d qd_plus/dx and d impulses/dx.
+        """Jacobians of `impulse_dynamics` (analytic: the KKT system differentiated): d qd_plus/dx and d impulses/dx.
 
         Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
         float64 once); an unbatched argument is shared by every state of a batch.

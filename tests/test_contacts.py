@@ -21,6 +21,7 @@ import rbdgen
 from conftest import TEST_FLAGS
 from robots import ROBOTS, path
 from rbdgen.testing import random_states
+from rbdgen.testing.compare import rel_error
 
 pin = pytest.importorskip("pinocchio")
 from rbdgen.testing.references import PinocchioReference, without_mimic  # noqa: E402
@@ -61,7 +62,8 @@ def solo_ref(solo_model):
 
 @pytest.fixture(scope="module")
 def solo_c(solo_model, build_cache):
-    return rbdgen.generate(solo_model, ops=["contact_dynamics", "impulse_dynamics"], prefix="solo_contacts",
+    return rbdgen.generate(solo_model, ops=["contact_dynamics", "impulse_dynamics", "contact_dynamics_derivatives",
+                                            "impulse_dynamics_derivatives"], prefix="solo_contacts",
                            contacts=_contacts(SOLO)).compile(flags=TEST_FLAGS, cache=build_cache, samples=8)
 
 
@@ -110,9 +112,12 @@ def _null_space_velocity(J, rng):
 
 
 def test_panda_frame_contact_at_the_hand(panda, build_cache):
-    """A 6-D contact 0.1 m in front of the hand: Pinocchio where the contact frame is still."""
+    """A 6-D contact 0.1 m in front of the hand: Pinocchio where the contact frame is still (the derivatives
+    too: the spatial acceleration Pinocchio's contact holds and the classical one have the same derivatives
+    there)."""
     model, ref = panda
-    solver = rbdgen.generate(model, ops=["contact_dynamics", "impulse_dynamics"], prefix="panda_contacts",
+    solver = rbdgen.generate(model, ops=["contact_dynamics", "impulse_dynamics", "contact_dynamics_derivatives",
+                                         "impulse_dynamics_derivatives"], prefix="panda_contacts",
                              contacts=_contacts(HAND)).compile(flags=TEST_FLAGS, cache=build_cache, samples=8)
     st = random_states(model, 4, 5)
     rng = np.random.default_rng(5)
@@ -125,6 +130,7 @@ def test_panda_frame_contact_at_the_hand(panda, build_cache):
         qd_plus, impulses = solver.impulse_dynamics(st.q[i], st.qd[i], [1.0])
         want = ref.impulse_dynamics(None, st.q[i], st.qd[i], HAND, [1])
         assert _rel(qd_plus, want[0]) < TOL and _rel(impulses, want[1]) < TOL
+        _derivatives_match(solver, ref, (), None, st.q[i], qd, st.tau[i], HAND, [1], TOL)
 
 
 def _contact_jacobian(ref, base, q, spec):
@@ -146,8 +152,9 @@ def _rotation(quat):
     return pin.Quaternion(w, x, y, z).normalized().matrix()
 
 
-def test_talos_soles_match_pinocchio():
-    """Talos (its grippers' mimic tags removed, so that Pinocchio has the same robot) on both soles, NumPy engine."""
+@pytest.fixture(scope="module")
+def talos():
+    """Talos with its grippers' mimic tags removed (so that Pinocchio has the same robot), and its reference."""
     text = without_mimic(open(path("talos"), encoding="utf-8").read())
     model = rbdgen.load_urdf_string(text, floating=True)
     with tempfile.TemporaryDirectory() as folder:
@@ -155,6 +162,12 @@ def test_talos_soles_match_pinocchio():
         with open(urdf, "w", encoding="utf-8") as f:
             f.write(text)
         ref = PinocchioReference(urdf, True, model.joint_names)
+    return model, ref
+
+
+def test_talos_soles_match_pinocchio(talos):
+    """Talos on both soles, NumPy engine."""
+    model, ref = talos
     soles = [("left_sole_link", "frame", (0.0, 0.0, 0.0)), ("right_sole_link", "frame", (0.0, 0.0, 0.0))]
     solver = rbdgen.NumpySolver(model, contacts=_contacts(soles))
     st = random_states(model, 2, 6)
@@ -262,6 +275,27 @@ def test_dependent_contacts_status_and_damping(solo_model, build_cache):
     assert _rel(damped[1], np.concatenate([one[1], one[1]]) / 2) < 1e-6
 
 
+def test_damped_derivatives_are_those_of_the_iterations(solo_model):
+    """A damped build differentiates its fixed proximal iterations (forward mode): by tau, where they are affine,
+    against differences of the damped solve (exact up to rounding); the same foot twice converges to the
+    analytic Jacobians of the undamped single foot, the forces' shared half each."""
+    twice = rbdgen.NumpySolver(solo_model, contacts=_contacts([SOLO[0], SOLO[0]]), damping=(1e-3, 3))
+    st = random_states(solo_model, 1, 17)
+    head, _ = _base(st, 0)
+    jac = twice.contact_dynamics_derivatives(*head, st.q[0], st.qd[0], st.tau[0], np.ones(2))
+    for g in range(len(st.tau[0])):
+        step = 100.0 * np.eye(len(st.tau[0]))[g]                                   # affine: a large step is exact
+        plus, minus = (twice.contact_dynamics(*head, st.q[0], st.qd[0], st.tau[0] + s * step, np.ones(2))
+                       for s in (1.0, -1.0))
+        assert _rel(jac["dacc_dtau"][:, g], (plus[0] - minus[0]) / 200.0) < 1e-9
+        assert _rel(jac["dforces_dtau"][:, g], (plus[1] - minus[1]) / 200.0) < 1e-9
+    one = rbdgen.NumpySolver(solo_model, contacts=_contacts(SOLO[:1]))
+    exact = one.contact_dynamics_derivatives(*head, st.q[0], st.qd[0], st.tau[0], np.ones(1))   # analytic
+    for wrt in ("q", "qd", "tau", "base_velocity", "base_rotation"):          # least squares: half each
+        assert _rel(jac[f"dacc_d{wrt}"], exact[f"dacc_d{wrt}"]) < 1e-6
+        assert _rel(jac[f"dforces_d{wrt}"], np.vstack([exact[f"dforces_d{wrt}"]] * 2) / 2) < 1e-6
+
+
 def test_casadi_matches_the_numpy_engine(solo_model):
     casadi = pytest.importorskip("casadi")
     g = rbdgen.generate(solo_model, ops=["contact_dynamics"], prefix="solo_casadi", contacts=_contacts(SOLO),
@@ -343,57 +377,78 @@ def test_command_line_spec_and_manifest(solo_model, tmp_path):
 ARM = [("panda_hand", "point", (0.0, 0.0, 0.1)), ("panda_link4", "point", (0.05, 0.02, 0.0))]
 
 
+def _derivatives_match(solver, ref, head, b, q, qd, tau, spec, active, tol):
+    """Both operations' Jacobians against Pinocchio's computeConstraintDynamicsDerivatives and
+    computeImpulseDynamicsDerivatives (`PinocchioReference`: the floating base's tangent and velocity mapped
+    to rbdgen's world-aligned ones)."""
+    got = solver.contact_dynamics_derivatives(*head, q, qd, tau, np.array(active, dtype=float))
+    want = ref.contact_dynamics_derivatives(b, q, qd, tau, spec, active)
+    got.update(solver.impulse_dynamics_derivatives(*head, q, qd, np.array(active, dtype=float)))
+    want.update(ref.impulse_dynamics_derivatives(b, q, qd, spec, active))
+    assert set(got) == set(want)
+    for name, value in want.items():
+        assert rel_error(got[name], value, floor=1e-3) < tol, (name, active, rel_error(got[name], value, floor=1e-3))
+
+
+def test_solo_derivatives_every_subset_of_feet_match_pinocchio(solo_model, solo_ref, solo_c):
+    """C and the NumPy engine, every subset of the four feet (none active: the free dynamics' Jacobians)."""
+    numpy_solver = rbdgen.NumpySolver(solo_model, contacts=_contacts(SOLO))
+    st = random_states(solo_model, 16, 14)
+    for i, active in enumerate(itertools.product([0, 1], repeat=4)):
+        head, b = _base(st, i)
+        for solver in (solo_c, numpy_solver):
+            _derivatives_match(solver, solo_ref, head, b, st.q[i], st.qd[i], st.tau[i], SOLO, active, TOL)
+
+
 def test_panda_derivatives_match_pinocchio(panda, build_cache):
-    """C Jacobians of both operations (two point contacts) against computeConstraintDynamicsDerivatives and
-    computeImpulseDynamicsDerivatives: 1e-8 relative (the second state's D = J M^-1 J^T is less well
-    conditioned; Pinocchio's own derivatives differ from central differences there as much)."""
+    """C Jacobians of both operations, two point contacts, against Pinocchio: 1e-8 relative (the second state's
+    D = J M^-1 J^T is less well conditioned; Pinocchio's own derivatives differ from central differences there
+    as much). The frame contact at the hand: `test_panda_frame_contact_at_the_hand`."""
     model, ref = panda
     solver = rbdgen.generate(model, ops=["contact_dynamics_derivatives", "impulse_dynamics_derivatives"],
                              prefix="panda_contact_derivatives", contacts=_contacts(ARM)).compile(
         flags=TEST_FLAGS, cache=build_cache, samples=4)
     st = random_states(model, 3, 11)
     for i in range(3):
-        got = solver.contact_dynamics_derivatives(st.q[i], st.qd[i], st.tau[i], [1.0, 1.0])
-        for name, want in ref.contact_dynamics_derivatives(st.q[i], st.qd[i], st.tau[i], ARM, [1, 1]).items():
-            assert _rel(got[name], want) < 1e-8, name
-        got = solver.impulse_dynamics_derivatives(st.q[i], st.qd[i], [1.0, 1.0])
-        for name, want in ref.impulse_dynamics_derivatives(st.q[i], st.qd[i], ARM, [1, 1]).items():
-            assert _rel(got[name], want) < 1e-8, name
+        for active in ([1, 1], [0, 1]):
+            _derivatives_match(solver, ref, (), None, st.q[i], st.qd[i], st.tau[i], ARM, active, 1e-8)
 
 
-def _central(f, x, h=1e-6):
-    return np.stack([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(len(x))], axis=-1)
+def test_talos_derivatives_match_pinocchio(talos):
+    """Talos, NumPy engine: frame contacts at both soles (still) and point contacts at both wrists."""
+    model, ref = talos
+    spec = [("left_sole_link", "frame", (0.0, 0.0, 0.0)), ("right_sole_link", "frame", (0.0, 0.0, 0.0)),
+            ("arm_left_7_link", "point", (0.0, 0.0, -0.1)), ("arm_right_7_link", "point", (0.0, 0.0, -0.1))]
+    solver = rbdgen.NumpySolver(model, contacts=_contacts(spec))
+    st = random_states(model, 1, 15)
+    head, b = _base(st, 0)
+    nu = _null_space_velocity(_contact_jacobian(ref, b, st.q[0], spec[:2]), np.random.default_rng(15))
+    head, b = _base(st, 0, nu[:6])
+    for active in ([1, 1, 1, 1], [1, 0, 0, 1]):
+        _derivatives_match(solver, ref, head, b, st.q[0], nu[6:], st.tau[0], spec, active, TOL)
 
 
-def test_floating_derivatives_against_central_differences(solo_model):
-    """Solo12 (Pinocchio's floating-base tangent is local, rbdgen's world-aligned): the NumPy engine's
-    forward-mode Jacobians against central differences of contact_dynamics, within eps cond / h."""
-    solver = rbdgen.NumpySolver(solo_model, contacts=_contacts(SOLO), baumgarte=(0.0, 2.0))
-    st = random_states(solo_model, 2, 12)
-    active = np.array([1.0, 1.0, 0.0, 1.0])
-    for i in range(2):
-        head, b = _base(st, i)
-        jac = solver.contact_dynamics_derivatives(*head, st.q[i], st.qd[i], st.tau[i], active)
-
-        def by(wrt, k):
-            def f(x):
-                args = {"q": st.q[i], "qd": st.qd[i], "tau": st.tau[i]}
-                base = rbdgen.BaseState(b[0], b[1], b[2])
-                if wrt == "base_velocity":
-                    base = rbdgen.BaseState(b[0], b[1], x)
-                else:
-                    args[wrt] = x
-                return solver.contact_dynamics(base, args["q"], args["qd"], args["tau"], active)[k]
-            return f
-
-        kappa = np.linalg.cond(solver.mass_matrix(*head, st.q[i]))
-        for wrt, x in (("q", st.q[i]), ("qd", st.qd[i]), ("tau", st.tau[i]), ("base_velocity", b[2])):
-            for k, out in enumerate(("acc", "forces")):
-                want = _central(by(wrt, k), x)
-                # truncation O(h^2) and the rounding of f over h: eps cond(M) ||f|| sqrt(columns) / (h ||J||)
-                rounding = (np.finfo(float).eps * kappa * np.linalg.norm(by(wrt, k)(x)) * np.sqrt(len(x))
-                            / (1e-6 * np.linalg.norm(want)))
-                assert _rel(jac[f"d{out}_d{wrt}"], want) < 1e-8 + rounding, (wrt, out, rounding)
+@pytest.mark.parametrize("spec, gains", [(SOLO, (5.0, 2.0)), (SOLO[:1] + [("HR_FOOT", "frame", (0.0, 0.01, 0.0))],
+                                                                  (9.0, 0.5))])
+def test_analytic_derivatives_match_forward_mode(solo_model, spec, gains, monkeypatch):
+    """With Baumgarte gains (which Pinocchio's derivatives leave out) and a frame contact at a moving frame:
+    the analytic Jacobians against forward-mode duals of the solve (`rbdgen.algorithms.dual`, another
+    algorithm), NumPy engine."""
+    from rbdgen.algorithms import operations
+    solver = rbdgen.NumpySolver(solo_model, contacts=_contacts(spec), baumgarte=gains)
+    st = random_states(solo_model, 1, 16, load_links=["FL_FOOT", "base_link"])
+    reference = np.random.default_rng(16).normal(size=sum(3 if kind == "point" else 7 for _, kind, _ in spec))
+    head, _ = _base(st, 0)
+    active = np.ones(len(spec))
+    args = (*head, st.q[0], st.qd[0], st.tau[0], active)
+    got = solver.contact_dynamics_derivatives(*args, reference=reference, loads=st.loads[0])
+    got.update(solver.impulse_dynamics_derivatives(*head, st.q[0], st.qd[0], active))         # takes no reference
+    monkeypatch.setattr(operations, "_analytic", lambda tree: False)
+    want = solver.contact_dynamics_derivatives(*args, reference=reference, loads=st.loads[0])
+    want.update(solver.impulse_dynamics_derivatives(*head, st.q[0], st.qd[0], active))
+    monkeypatch.undo()
+    for name, value in want.items():
+        assert rel_error(got[name], value) < 1e-12, name
 
 
 def test_casadi_derivatives_match_the_numpy_engine(solo_model):

@@ -29,6 +29,8 @@ Lambda`` with ``D Lambda = -(1 + e) J nu``, so ``J qd_plus = -e J nu`` on the ac
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import spatial as sp
 from ..errors import ConstraintError
 from ..model import quaternion_matrix
@@ -77,11 +79,13 @@ def kept_rows(kind):
 
 class ContactKinematics:
     """Per contact row (world axes): the Jacobian row over the G coordinates, ``v_c`` and ``Jdot nu``; per
-    contact: its point ``p``, its link rotation ``R`` and the first row's index."""
+    contact: its point ``p``, its link rotation ``R`` and the first row's index; ``s``: the motion subspaces
+    of the bodies on the contacts' paths (world origin)."""
 
     def __init__(self, tree, ops, q, qd, base):
         model = tree.contacts
         points = PointKinematics(tree, ops, q, qd, base, model.links)
+        self.s = points.s                                                              # the paths' subspaces
         self.rows, self.velocity, self.drift, self.points, self.rotations, self.first = [], [], [], [], [], []
         for contact, link in zip(model.contacts, model.links):
             rows, velocity, drift, p, R = points.at(link, contact.offset, kept_rows(contact.kind))
@@ -100,18 +104,22 @@ def rotation_error(R, Rref):
             sp.mul(0.5, sp.sub(A[1][0], A[0][1]))]
 
 
+def targets(model, reference):
+    """Per contact ``(p_ref, R_ref)`` of ``reference`` (``R_ref`` None for a point)."""
+    out, at = [], 0
+    for contact in model.contacts:
+        quat = reference[at + 3: at + 7] if contact.kind == "frame" else None
+        out.append((reference[at: at + 3], None if quat is None else quaternion_matrix(quat, 2 / sp.dot(quat, quat))))
+        at += 7 if contact.kind == "frame" else 3
+    return out
+
+
 def _errors(model, kin, reference):
     """e_c per row: ``p - p_ref`` and, for a frame, first ``vee(skew(R R_ref^T))`` (sin(angle) axis, world)."""
-    e, at = [], 0
-    for contact, p, R in zip(model.contacts, kin.points, kin.rotations):
-        target = reference[at: at + 3]
-        if contact.kind == "frame":
-            quat = reference[at + 3: at + 7]
-            Rref = quaternion_matrix(quat, 2 / sp.dot(quat, quat))
+    e = []
+    for (target, Rref), p, R in zip(targets(model, reference), kin.points, kin.rotations):
+        if Rref is not None:
             e += rotation_error(R, Rref)
-            at += 7
-        else:
-            at += 3
         e += list(sp.vsub(p, target))
     return e
 
@@ -121,16 +129,23 @@ def _masks(model, active):
     return [active[k] for k, c in enumerate(model.contacts) for _ in range(c.rows)]
 
 
-def solve_constraints(model, ops, rows, X, rhs, masks, what=WHAT_CONTACTS):
-    """f from ``D f = rhs`` on the active rows (the module docstring's masking and proximal damping)."""
+def delassus(model, ops, rows, X, masks, what=WHAT_CONTACTS):
+    """``(D, (L, Dinv, lam))``: ``J M^-1 J^T`` masked (the module docstring) and its checked dense LTDL factor."""
     n = len(rows)
     upper = {(i, j): sp.dot(rows[i], X[j]) for i in range(n) for j in range(i, n)}      # J M^-1 J^T
     D = [[sp.mul(sp.mul(masks[i], masks[j]), upper[min(i, j), max(i, j)]) if i != j else
           sp.add(sp.add(sp.mul(masks[i], upper[i, i]), sp.sub(1, masks[i])), model.mu) for j in range(n)]
          for i in range(n)]
-    b = [sp.mul(m, r) for m, r in zip(masks, rhs)]
     lam = chain(n)
     L, Dinv = ltdl(D, lam, ops, what, errors=ConstraintError, conditioned=model.mu == 0)
+    return D, (L, Dinv, lam)
+
+
+def solve_constraints(model, ops, rows, X, rhs, masks, what=WHAT_CONTACTS):
+    """f from ``D f = rhs`` on the active rows (the module docstring's masking and proximal damping)."""
+    n = len(rows)
+    D, (L, Dinv, lam) = delassus(model, ops, rows, X, masks, what)
+    b = [sp.mul(m, r) for m, r in zip(masks, rhs)]
     if model.mu == 0:
         (f,) = ops.solve_ltdl(L, Dinv, lam, [b])
         check_residual(D, lam, f, b, ops, what, error=ConstraintError)
@@ -146,19 +161,30 @@ def mass_matrix(tree, ops, q, quat):
 
 
 def solve_dynamics(settings, tree, ops, M, rows, drift, target, force, masks, what):
-    """``(acc, f)`` from ``M acc = force + J^T f`` and ``J acc + drift = target`` on the rows ``masks`` keeps:
+    """``(acc, f, X)`` (``X = M^-1 J^T``) from ``M acc = force + J^T f`` and ``J acc + drift = target`` on the rows ``masks`` keeps:
     ``M^-1 [J^T, force]`` by one tree-sparse LTDL, then the Delassus system (`solve_constraints`)."""
     *X, acc_free = solve_columns(M, coordinate_parents(tree), rows + [force], ops, WHAT_MASS)
     rhs = [sp.sub(sp.sub(t, d), sp.dot(row, acc_free)) for t, d, row in zip(target, drift, rows)]
     f = solve_constraints(settings, ops, rows, X, rhs, masks, what)
     acc = [sp.add(a, sp.dot([x[g] for x in X], f)) for g, a in enumerate(acc_free)]   # acc_free + M^-1 J^T f
-    return acc, f
+    return acc, f, X
 
 
-def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference, loops=None):
-    """``(acc, forces)`` of the module docstring; ``nu`` the G velocities, ``h`` the G bias forces (with loads),
-    ``base`` None (fixed) or (translation, quaternion, velocity, acceleration); ``loops`` the model's loops
-    (`loop_dynamics.LoopKinematics`: rows always active after the contacts'), or None."""
+class Solution(NamedTuple):
+    """A constrained solve and what its derivatives reuse: the contacts' kinematics, M, the rows (the loops'
+    after the contacts'), their masks, ``X = M^-1 J^T``, the solution ``y`` (acc or qd_plus) and the forces."""
+
+    kin: ContactKinematics
+    M: list
+    rows: list
+    masks: list
+    X: list
+    y: list
+    f: list
+
+
+def contact_solution(tree, ops, q, qd, nu, tau, h, base, active, reference, loops=None) -> Solution:
+    """`contact_dynamics`' solve (``y = acc``, ``f`` with the loops' rows)."""
     model = tree.contacts
     kin = ContactKinematics(tree, ops, q, qd, base)
     M = mass_matrix(tree, ops, q, None if base is None else base[1])
@@ -169,13 +195,21 @@ def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference, loop
     if loops:
         rows, drift, target = rows + loops.rows, drift + loops.drift, target + loops.target(model.kp, model.kd)
         masks = masks + [1] * len(loops.rows)
-    acc, f = solve_dynamics(model, tree, ops, M, rows, drift, target, [sp.sub(t, b) for t, b in zip(tau, h)], masks,
-                            WHAT_CONTACTS)
-    return acc, f[:len(kin.rows)]
+    acc, f, X = solve_dynamics(model, tree, ops, M, rows, drift, target, [sp.sub(t, b) for t, b in zip(tau, h)],
+                               masks, WHAT_CONTACTS)
+    return Solution(kin, M, rows, masks, X, acc, f)
 
 
-def impulse_dynamics(tree, ops, q, nu, base, active, loops=None):
-    """``(qd_plus, impulses)`` of the module docstring; ``loops`` as for `contact_dynamics` (``J qd_plus = 0``)."""
+def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference, loops=None):
+    """``(acc, forces)`` of the module docstring; ``nu`` the G velocities, ``h`` the G bias forces (with loads),
+    ``base`` None (fixed) or (translation, quaternion, velocity, acceleration); ``loops`` the model's loops
+    (`loop_dynamics.LoopKinematics`: rows always active after the contacts'), or None."""
+    s = contact_solution(tree, ops, q, qd, nu, tau, h, base, active, reference, loops)
+    return s.y, s.f[:len(s.kin.rows)]
+
+
+def impulse_solution(tree, ops, q, nu, base, active, loops=None) -> Solution:
+    """`impulse_dynamics`' solve (``y = qd_plus``, ``f`` the impulses with the loops' rows)."""
     model = tree.contacts
     qd = [0] * tree.nb  # only the Jacobian is needed: the velocities of the contact points are J nu
     kin = ContactKinematics(tree, ops, q, qd, base)
@@ -188,4 +222,10 @@ def impulse_dynamics(tree, ops, q, nu, base, active, loops=None):
     rhs = [sp.mul(gain, sp.dot(row, nu)) for gain, row in zip(gains, rows)]          # -(1 + e) J nu
     impulses = solve_constraints(model, ops, rows, X, rhs, masks)
     qd_plus = [sp.add(v, sp.dot([x[g] for x in X], impulses)) for g, v in enumerate(nu)]
-    return qd_plus, impulses[:len(kin.rows)]
+    return Solution(kin, M, rows, masks, X, qd_plus, impulses)
+
+
+def impulse_dynamics(tree, ops, q, nu, base, active, loops=None):
+    """``(qd_plus, impulses)`` of the module docstring; ``loops`` as for `contact_dynamics` (``J qd_plus = 0``)."""
+    s = impulse_solution(tree, ops, q, nu, base, active, loops)
+    return s.y, s.f[:len(s.kin.rows)]

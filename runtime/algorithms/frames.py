@@ -224,11 +224,13 @@ def classical(a, v, p):
     return tuple(wdot) + sp.vadd(sp.vadd(a[3:], sp.cross(wdot, p)), sp.cross(w, pdot))
 
 
-def _frame(tree: Tree, ops, q, base, link: int):
-    """(bodies on the link's path, their motion subspaces s, the link origin p)."""
+def _frame(tree: Tree, ops, q, base, link: int, offset=None):
+    """(bodies on the link's path, their motion subspaces s, the link origin p, or the point ``offset`` of the
+    link frame)."""
     bodies = link_path(tree, link)
     X0 = body_poses(tree, ops, q, base, bodies)
-    return bodies, motion_subspaces(tree, ops, X0, bodies), link_pose(tree, X0, link)[1]
+    E, r = link_pose(tree, X0, link)
+    return bodies, motion_subspaces(tree, ops, X0, bodies), r if offset is None else sp.vadd(r, sp.mtv3(E, offset))
 
 
 def _column_major(columns) -> list:

@@ -56,11 +56,11 @@ def _base_acceleration_rates(base):
     return [(0, 0, 0) + sp.cross(pdot, e) for e in UNIT] + [(0, 0, 0) + sp.cross(e, w) for e in UNIT]
 
 
-def frame_derivatives(tree: Tree, ops, q, qd, base, link: int, qdd=None) -> dict:
-    """Jacobians of the link origin's twist (``qdd`` None) or classical acceleration, as columns of 6:
-    ``{"q": [nb columns], "qd": ..., ("qdd": ...)}`` per body and, floating, ``"base_velocity"`` (6),
-    ``"base_rotation"`` (3) and, for the acceleration, ``"base_acceleration"`` (6)."""
-    bodies, s, p = _frame(tree, ops, q, base, link)
+def frame_derivatives(tree: Tree, ops, q, qd, base, link: int, qdd=None, offset=None) -> dict:
+    """Jacobians of the link origin's (or its point ``offset``'s) twist (``qdd`` None) or classical acceleration,
+    as columns of 6: ``{"q": [nb columns], "qd": ..., ("qdd": ...)}`` per body and, floating,
+    ``"base_velocity"`` (6), ``"base_rotation"`` (3) and, for the acceleration, ``"base_acceleration"`` (6)."""
+    bodies, s, p = _frame(tree, ops, q, base, link, offset)
     v, a = velocities(tree, ops, base, s, qd, bodies, qdd)
     b = tree.link_body[link]
     vb, ab = v[b], (a[b] if qdd is not None else None)

@@ -37,8 +37,8 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from .. import spatial as sp
-from . import (base_parameters, centroidal, configuration, contact_dynamics, coordinates, energy, frames,
-               kinematics_derivatives, loop_dynamics, parametric, regressor, taskspace)
+from . import (base_parameters, centroidal, configuration, contact_derivatives, contact_dynamics, coordinates, energy,
+               frames, kinematics_derivatives, loop_dynamics, parametric, regressor, taskspace)
 from .aba import aba
 from .coriolis import coriolis_matrix, mass_matrix_derivative
 from .dual import Dual, DualOps, seed, tangent
@@ -534,12 +534,31 @@ def _forward_jacobians(op, tree, ops, inputs):
     return out
 
 
+def _constrained(op, tree, jacobians) -> dict:
+    """The Jacobian outputs of ``op`` from ``{output: {wrt: columns}}``, column-major."""
+    return {port.name: [y for column in jacobians[port.name[1:-len(f"_d{port.wrt}")]][port.wrt] for y in column]
+            for port in operation(op).output_ports(tree.floating)}
+
+
+def _analytic(tree) -> bool:
+    """Whether the constrained derivatives are analytic (`contact_derivatives`): an exact solve (no damping) of
+    the contacts only (no closed loops); else forward-mode duals."""
+    return not tree.loops and tree.contacts.mu == 0
+
+
 def _contact_dynamics_derivatives(tree, ops, x):
-    return _forward_jacobians("contact_dynamics_derivatives", tree, ops, x.inputs)
+    if not _analytic(tree):
+        return _forward_jacobians("contact_dynamics_derivatives", tree, ops, x.inputs)
+    h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    return _constrained("contact_dynamics_derivatives", tree, contact_derivatives.contact_dynamics_derivatives(
+        tree, ops, x.q, x.qd, x.nu, x.tau, h, x.base, x.active, x.reference, x.loads))
 
 
 def _impulse_dynamics_derivatives(tree, ops, x):
-    return _forward_jacobians("impulse_dynamics_derivatives", tree, ops, x.inputs)
+    if not _analytic(tree):
+        return _forward_jacobians("impulse_dynamics_derivatives", tree, ops, x.inputs)
+    return _constrained("impulse_dynamics_derivatives", tree, contact_derivatives.impulse_dynamics_derivatives(
+        tree, ops, x.q, x.nu, x.base, x.active))
 
 
 def _constrained_jacobians(outputs: tuple, wrt: tuple) -> tuple:
@@ -855,22 +874,23 @@ OPERATIONS = {op.name: op for op in (
               returns="tau_actuated, shape (A,) or (N, A), the actuated joints' in declaration order; loop_forces,\n"
                       "    shape (LC,) or (N, LC): per point loop [fx, fy, fz], per frame loop [torque, force] about "
                       "its\n    point, world axes, what link2 exerts on link1."),
-    # their Jacobians: forward-mode derivatives (`dual`) in NumPy and C, CasADi's own AD in CasADi
-    Operation("contact_dynamics_derivatives", "Jacobians of contact_dynamics (forward-mode derivatives of the same "
-              "algorithm), column-major.", ("q", "qd", "tau", "active", "reference", "loads"),
+    # their Jacobians: analytic (`contact_derivatives`; damped or looped builds: forward-mode `dual`) in NumPy and
+    # C, CasADi's own AD in CasADi
+    Operation("contact_dynamics_derivatives", "Jacobians of contact_dynamics (analytic: the KKT system "
+              "differentiated), column-major.", ("q", "qd", "tau", "active", "reference", "loads"),
               _constrained_jacobians((("acc", "G"), ("forces", "C")),
                                      ("q", "qd", "tau", "base_velocity", "base_rotation")),
               _contact_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="contact_dynamics", group="contacts",
               solves=True, result="constrained",
-              summary="Jacobians of `contact_dynamics` (forward-mode derivatives of the same algorithm): d acc/dx "
+              summary="Jacobians of `contact_dynamics` (analytic: the KKT system differentiated): d acc/dx "
                       "and d forces/dx."),
-    Operation("impulse_dynamics_derivatives", "Jacobians of impulse_dynamics (forward-mode derivatives of the same "
-              "algorithm), column-major.", ("q", "qd", "active"),
+    Operation("impulse_dynamics_derivatives", "Jacobians of impulse_dynamics (analytic: the KKT system "
+              "differentiated), column-major.", ("q", "qd", "active"),
               _constrained_jacobians((("qd_plus", "G"), ("impulses", "C")), ("q", "qd", "base_velocity",
                                                                               "base_rotation")),
               _impulse_dynamics_derivatives, tolerance=(1e-6, 1e-2), of="impulse_dynamics", group="contacts",
               solves=True, result="constrained",
-              summary="Jacobians of `impulse_dynamics` (forward-mode derivatives of the same algorithm): d qd_plus/dx "
+              summary="Jacobians of `impulse_dynamics` (analytic: the KKT system differentiated): d qd_plus/dx "
                       "and d impulses/dx."),
 )}
 

@@ -67,13 +67,13 @@ def composites(tree: Tree, ops, Xup, v, v0=None) -> tuple:
     return IC, hC, BC, ((IC0, hC0, BC0) if tree.floating else None)
 
 
-def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict:
-    """Jacobians of `rnea` as columns of G scalars: ``{"q": [J columns], "qd": ..., "qdd": ...}``
-    and, floating, ``"base_velocity"``, ``"base_acceleration"`` (6 columns) and
+def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True) -> dict:
+    """Jacobians of `rnea` (``gravity`` as there) as columns of G scalars: ``{"q": [J columns], "qd": ...,
+    "qdd": ...}`` and, floating, ``"base_velocity"``, ``"base_acceleration"`` (6 columns) and
     ``"base_rotation"`` (3 columns, world-frame rotation vector: ``R -> exp(dtheta x) R``)."""
     nb, off = tree.nb, 6 if tree.floating else 0
     G = nb + off
-    r = rnea_passes(tree, ops, q, qd, qdd, base, loads)
+    r = rnea_passes(tree, ops, q, qd, qdd, base, loads, gravity)
     Xup, S, v = r.Xup, tree.S, r.v
     IC, hC, BC, base_composites = composites(tree, ops, Xup, v, r.v0)
     # the sources: (dv, e = da + v x dv, rigid) per coordinate, in the frame of its body
@@ -122,15 +122,17 @@ def rnea_derivatives(tree: Tree, ops, q, qd, qdd, base=None, loads=None) -> dict
                              base_composites[0] if tree.floating else None, r.E0)
     out = {"q": cols["q"], "qd": cols["qd"], "qdd": [[H[row][off + j] for row in range(G)] for j in range(nb)]}
     if tree.floating:
-        out.update(_base_columns(tree, r, base, base_covectors, base_composites, H))
+        out.update(_base_columns(tree, r, base, base_covectors, base_composites, H, gravity))
     return out
 
 
-def _base_columns(tree, r, base, covectors, base_composites, H):
+def _base_columns(tree, r, base, covectors, base_composites, H, gravity):
     """The base motion's columns: the whole tree moves by (dv, e = da + v0 x dv) in the base frame."""
     _, velocity, acceleration = base
     w, pdot = velocity[:3], velocity[3:]
-    a_rel = sp.vsub(base_spatial_acceleration(velocity, acceleration), tree.a_grav)  # a_W - a_g
+    a_rel = base_spatial_acceleration(velocity, acceleration)
+    if gravity:
+        a_rel = sp.vsub(a_rel, tree.a_grav)                                          # a_W - a_g
     f_W = rotate_back(r.E0, r.f0)
     out = {"base_velocity": [], "base_rotation": []}
     for k in range(6):

@@ -32,6 +32,7 @@ and the tests find it by that name.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import tempfile
 import xml.etree.ElementTree as ET
@@ -501,39 +502,85 @@ class PinocchioReference(_Common):
         v = pin.impulseDynamics(self.model, data, s.q, s.v, models, datas, restitution)
         return s.T.T @ np.asarray(v), self._constraint_values(datas, contacts, active, "contact_force")
 
-    def contact_dynamics_derivatives(self, q, qd, tau, contacts, active):
-        """``computeConstraintDynamicsDerivatives`` of a fixed base (a floating base's tangent is Pinocchio's
-        local one, not rbdgen's): rbdgen's ``dacc_dq``, ``dacc_dqd``, ``dacc_dtau``, ``dforces_d*`` (active rows;
-        point contacts: LOCAL_WORLD_ALIGNED forces are rbdgen's)."""
+    def _constraint_rows(self, rows, contacts, active) -> np.ndarray:
+        """Pinocchio's stacked rows of the active constraints (a 6-D one: linear first) in rbdgen's layout (a
+        frame: angular first), zero rows for an inactive contact."""
+        rows, out, at = np.asarray(rows, dtype=float), [], 0
+        for (_, kind, _), on in zip(contacts, active):
+            n = 3 if kind == "point" else 6
+            block = rows[at: at + n] if on else np.zeros((n, rows.shape[1]))
+            out.append(block if n == 3 or not on else _angular_first(block))
+            at += n if on else 0
+        return np.vstack(out)
+
+    def _constrained_jacobians(self, base, s: PinocchioState, y, pin_jacobians, by_tau) -> dict:
+        """rbdgen's Jacobians of a constrained solve from Pinocchio's ``{output: (d/dq, d/dv, d/dtau or None)}``
+        (``y``: ``{output: rbdgen's value}``; an output in ``by_tau`` is a generalized vector ``T^T y_pin`` less
+        the bias ``T^T bias``, the others world-axes forces). A floating base: ``v_pin = T nu``, ``tau_pin =
+        T tau`` and ``bias`` turn with the base (`_base_chain`; ``d(T^T z)/dtheta = -[z]x`` per triple)."""
+        T = s.T
+        joint = T[:, T.shape[1] - self.J:]
+        out = {}
+        for name, (Dq, Dv, Dt) in pin_jacobians.items():
+            left = T.T if name in by_tau else np.eye(Dq.shape[0])
+            out[f"d{name}_dq"], out[f"d{name}_dqd"] = left @ Dq @ joint, left @ Dv @ joint
+            if Dt is not None:
+                out[f"d{name}_dtau"] = left @ Dt @ T
+            if not self.floating:
+                continue
+            _, _, R, w, pd, _, _ = _unpack_base(base)
+            chain = self._base_chain(base, s)
+            biased = name in by_tau and Dt is not None
+            out[f"d{name}_dbase_velocity"] = left @ (Dv @ T[:, :6] - (chain["dbias"] if biased else 0))
+            turn = Dq @ chain["ddelta"] + Dv @ chain["dv"]
+            if Dt is not None:
+                tau = T.T @ s.tau
+                dtau = np.zeros((self.model.nv, 3))                                  # tau_pin = [R^T f_W, R^T n_W]
+                dtau[0:3], dtau[3:6] = R.T @ _skew(tau[3:6]), R.T @ _skew(tau[0:3])
+                turn = turn + Dt @ dtau
+            if biased:
+                dbias = np.zeros((self.model.nv, 3))                                 # bias = R^T (pdot x omega)
+                dbias[0:3] = R.T @ _skew(-np.cross(w, pd))
+                turn = turn - dbias
+            out[f"d{name}_dbase_rotation"] = left @ turn
+            if name in by_tau:
+                explicit = np.zeros((self.G, 3))
+                explicit[0:3], explicit[3:6] = -_skew(y[name][0:3]), -_skew(y[name][3:6])
+                out[f"d{name}_dbase_rotation"] += explicit
+        return out
+
+    def contact_dynamics_derivatives(self, base, q, qd, tau, contacts, active):
+        """``computeConstraintDynamicsDerivatives`` as rbdgen's ``dacc_d*``, ``dforces_d*`` (`_constrained_jacobians`;
+        LOCAL_WORLD_ALIGNED forces are rbdgen's). A frame contact agrees where the frame is still (J nu = 0: the
+        spatial and classical accelerations' derivatives agree there)."""
         pin = self._pin
-        if self.floating:
-            raise NotImplementedError("contact_dynamics_derivatives: fixed base only")
-        s = self.pinocchio_state(None, q, qd, tau=tau)
+        s = self.pinocchio_state(base, q, qd, tau=tau)
         models, datas = self._constraints(contacts, active, s)
         data = self.model.createData()
         pin.initConstraintDynamics(self.model, data, models, datas)
         pin.constraintDynamics(self.model, data, s.q, s.v, s.tau, models, datas)
         pin.computeConstraintDynamicsDerivatives(self.model, data, models, datas)
-        T = s.T
-        return {"dacc_dq": T.T @ data.ddq_dq @ T, "dacc_dqd": T.T @ data.ddq_dv @ T, "dacc_dtau": T.T @ data.ddq_dtau @ T,
-                "dforces_dq": data.dlambda_dq @ T, "dforces_dqd": data.dlambda_dv @ T,
-                "dforces_dtau": data.dlambda_dtau @ T}
+        acc, forces = self.contact_dynamics(base, q, qd, tau, contacts, active)
+        rows = functools.partial(self._constraint_rows, contacts=contacts, active=active)
+        return self._constrained_jacobians(base, s, {"acc": acc, "forces": forces}, {
+            "acc": (data.ddq_dq, data.ddq_dv, data.ddq_dtau),
+            "forces": (rows(data.dlambda_dq), rows(data.dlambda_dv), rows(data.dlambda_dtau))}, ("acc",))
 
-    def impulse_dynamics_derivatives(self, q, qd, contacts, active, restitution=0.0):
-        """``computeImpulseDynamicsDerivatives`` of a fixed base as rbdgen's Jacobians: Pinocchio 4.1's
-        ``ddq_dv`` is the velocity *change*'s, so d qd_plus/dqd adds the identity."""
+    def impulse_dynamics_derivatives(self, base, q, qd, contacts, active, restitution=0.0):
+        """``computeImpulseDynamicsDerivatives`` as rbdgen's Jacobians (`_constrained_jacobians`): Pinocchio
+        4.1's ``ddq_dv`` is the velocity *change*'s, so d qd_plus/dqd adds the identity."""
         pin = self._pin
-        if self.floating:
-            raise NotImplementedError("impulse_dynamics_derivatives: fixed base only")
-        s = self.pinocchio_state(None, q, qd)
+        s = self.pinocchio_state(base, q, qd)
         models, datas = self._constraints(contacts, active, s)
         data = self.model.createData()
         pin.initConstraintDynamics(self.model, data, models, datas)
         pin.impulseDynamics(self.model, data, s.q, s.v, models, datas, restitution)
         pin.computeImpulseDynamicsDerivatives(self.model, data, models, datas, restitution)
-        T = s.T
-        return {"dqd_plus_dq": T.T @ data.ddq_dq @ T, "dqd_plus_dqd": T.T @ data.ddq_dv @ T + np.eye(self.G),
-                "dimpulses_dq": data.dlambda_dq @ T, "dimpulses_dqd": data.dlambda_dv @ T}
+        qd_plus, impulses = self.impulse_dynamics(base, q, qd, contacts, active, restitution)
+        rows = functools.partial(self._constraint_rows, contacts=contacts, active=active)
+        return self._constrained_jacobians(base, s, {"qd_plus": qd_plus, "impulses": impulses}, {
+            "qd_plus": (data.ddq_dq, np.asarray(data.ddq_dv) + np.eye(self.model.nv), None),
+            "impulses": (rows(data.dlambda_dq), rows(data.dlambda_dv), None)}, ("qd_plus",))
 
     def operational_space_inertia(self, base, q, link):
         return task_space_inertia(self.jacobian(base, q, link), self.mass_matrix_inverse(base, q))

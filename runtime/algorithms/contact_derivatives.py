@@ -1,0 +1,217 @@
+"""Analytic derivatives of constrained dynamics (as Pinocchio's ``computeConstraintDynamicsDerivatives`` and
+``computeImpulseDynamicsDerivatives``, Carpentier and Mansard, RSS 2018).
+
+`contact_dynamics` solves ``r = ID(q, qd, acc) - J^T f - tau = 0`` (the loads in ID, the contact forces
+``f`` held in world axes at their points) and ``c = J acc + Jdot nu + kd J nu + kp e = 0`` on the active
+rows. Differentiating both at the solution by a state input x (a, f moving with it):
+
+    M da - J^T df = -r_x,   J da = -c_x
+    D df = J M^-1 r_x - c_x,    da = M^-1 J^T df - M^-1 r_x       (D = J M^-1 J^T, masked)
+
+with ``r_tau = -I``. ``M^-1`` is the tree-sparse LTDL of M, ``X = M^-1 J^T`` and D's factor are the solve's
+own (`contact_dynamics.Solution`). The pieces:
+
+- ``r_x``: `rnea_derivatives` at ``qdd = acc`` (the loads body-fixed, as `rnea` takes them), less
+  ``d(J^T f)/dx``: with ``W = [n + p x f, f]`` a contact's wrench (world origin) and ``s_j`` the path's motion
+  subspaces (world origin), ``(J^T f)_j = s_j . W``. A coordinate i on the path with motion ``c`` (``s_i``, or a
+  base column for the base rotation) turns what lies after it (``ds_j = c x s_j``) and moves the point by
+  ``dp = c_lin + c_ang x p`` (``dW = [dp x f, 0]``), so ``d(J^T f)_j = s_j . U`` with ``U = [dp x f, 0]`` for j
+  before i and the base columns, ``U = [dp x f, 0] - c x* W`` for i and after it.
+- ``c_x``: the point's classical-acceleration derivatives (`kinematics_derivatives.frame_derivatives` at the
+  point, with ``qdd = acc + kd nu``: its ``qdd`` columns are J, so ``dJ/dq (acc + kd nu) + d(Jdot nu)/dq``
+  comes in one call), plus ``kd J`` by the velocities and ``kp e_x`` by q: ``e_x = J`` (linear rows) for a
+  position, ``(tr(A) I - A) J_omega / 2`` for a frame's ``vee(A - A^T) / 2``, ``A = R R_ref^T``.
+
+`impulse_dynamics` likewise: ``r = M (qd_plus - nu) - J^T Lambda`` (``d(M delta)/dq`` is `rnea_derivatives`
+without gravity at zero velocity and ``qdd = delta = qd_plus - nu``; ``r_nu = -M``, so ``M^-1 r_nu = -I``) and
+``c = J (qd_plus + e nu)`` (the twist derivatives at the velocity ``qd_plus + e nu``; ``c_nu = e J``).
+
+Inactive contacts are masked rows (their right-hand sides zero, D's rows the identity): their forces' derivatives
+are zero. The formula is the derivative of the exact solution: a damped solve (proximal iterations) or closed
+loops are differentiated by forward-mode duals instead (`operations`).
+"""
+
+from __future__ import annotations
+
+from .. import spatial as sp
+from . import coordinates
+from .contact_dynamics import WHAT_MASS, contact_solution, delassus, impulse_solution, targets
+from .frames import at_point, base_columns, link_path
+from .kinematics_derivatives import frame_derivatives
+from .ltdl import coordinate_parents
+from .minv import solve_columns
+from .rnea_derivatives import rnea_derivatives
+
+#: The state inputs of the Jacobians, in the outputs' order (the base's: floating only).
+JOINTS, BASE = ("q", "qd"), ("base_velocity", "base_rotation")
+
+
+def _wrenches(tree, kin, f):
+    """Per contact ``(path, p, W, force)``: ``W = [n + p x f, f]`` its wrench at the world origin (world axes)."""
+    out = []
+    for k, (contact, link) in enumerate(zip(tree.contacts.contacts, tree.contacts.links)):
+        at, p = kin.first[k], kin.points[k]
+        n, force = ((f[at], f[at + 1], f[at + 2]), tuple(f[at + 3: at + 6])) if contact.kind == "frame" else \
+            ((0, 0, 0), tuple(f[at: at + 3]))
+        out.append((link_path(tree, link), p, sp.vadd(n, sp.cross(p, force)) + force, force))
+    return out
+
+
+def _force_columns(tree, kin, f, base):
+    """``d(J^T f)/dx`` with f held in world axes (the module docstring), full coordinates: ``{"q": [nb columns],
+    "base_rotation": [3 columns]}`` of ``6 + nb`` (fixed: nb) rows."""
+    off = 6 if tree.floating else 0
+    s, cols = kin.s, base_columns(tree, base)
+    out = {"q": [[0] * (off + tree.nb) for _ in range(tree.nb)]}
+    if tree.floating:
+        out["base_rotation"] = [[0] * (off + tree.nb) for _ in cols[:3]]
+    for path, p, W, force in _wrenches(tree, kin, f):
+        moves = [(out["q"][i], s[i], path[:at], path[at:]) for at, i in enumerate(path)]
+        moves += [(column, c, [], path) for column, c in zip(out.get("base_rotation", ()), cols[:3])]
+        for column, c, before, after in moves:
+            U = sp.cross(at_point(c, p)[3:], force) + (0, 0, 0)                       # [dp x f, 0]
+            turned = sp.vsub(U, sp.crf(c, W))                                           # U - c x* W
+            for g, cg in enumerate(cols):
+                column[g] = sp.add(column[g], sp.dot(cg, U))
+            for j in before:
+                column[off + j] = sp.add(column[off + j], sp.dot(s[j], U))
+            for j in after:
+                column[off + j] = sp.add(column[off + j], sp.dot(s[j], turned))
+    return out
+
+
+def _constraint_columns(tree, ops, kin, q, qd, base, qdd, gain, kp, reference):
+    """``c_x`` by q, qd and the base (``{wrt: columns of C}``, independent coordinates): the contact points'
+    classical-acceleration derivatives at ``qdd`` (or, ``qdd`` None, their twists' by q only), plus ``gain J``
+    by the velocities and ``kp e_x`` by q."""
+    model = tree.contacts
+    off, C = (6 if tree.floating else 0), len(kin.rows)
+    keys = JOINTS + (BASE if tree.floating else ())
+    count = {"q": tree.nj, "qd": tree.nj, "base_velocity": 6, "base_rotation": 3}
+    out = {wrt: [[0] * C for _ in range(count[wrt])] for wrt in keys}
+    moved = {"q": lambda row, j: row[off + j], "base_rotation": lambda row, k: row[k]}     # dp/dx: J's columns
+    by_rate = {"qd": moved["q"], "base_velocity": moved["base_rotation"]}
+    goals = targets(model, reference) if kp else [(None, None)] * len(model.contacts)
+    for k, (contact, link) in enumerate(zip(model.contacts, model.links)):
+        A = frame_derivatives(tree, ops, q, qd, base, link, qdd, contact.offset)
+        at, frame = kin.first[k], contact.kind == "frame"
+        turn = None
+        if goals[k][1] is not None:                                                   # d e_rot = K J_omega
+            E = sp.mm3(kin.rotations[k], sp.transpose3(goals[k][1]))                  # A = R R_ref^T
+            trace = sp.add(sp.add(E[0][0], E[1][1]), E[2][2])
+            turn = [[sp.mul(0.5, sp.sub(trace if r == m else 0, E[r][m])) for m in range(3)] for r in range(3)]
+        for r, row in enumerate(range(6) if frame else range(3, 6)):
+            i = at + r
+            for wrt in keys:
+                if qdd is None and wrt in by_rate:
+                    continue
+                for x, column in enumerate(out[wrt]):
+                    column[i] = A[wrt][x][row]
+            for wrt, entry in by_rate.items():
+                if wrt in out and gain:
+                    for x, column in enumerate(out[wrt]):
+                        column[i] = sp.add(column[i], sp.mul(gain, entry(kin.rows[i], x)))      # + gain J
+            if not kp:
+                continue
+            for wrt, entry in moved.items():
+                if wrt not in out:
+                    continue
+                for x, column in enumerate(out[wrt]):
+                    e = entry(kin.rows[i], x) if row >= 3 else \
+                        sp.dot(turn[row], [entry(kin.rows[at + m], x) for m in range(3)])
+                    column[i] = sp.add(column[i], sp.mul(kp, e))                        # + kp e_x
+    return out
+
+
+def _kkt(tree, ops, sol, Y, c):
+    """``{wrt: (dy columns, df columns)}``: ``df = D^-1 (J Y - c)`` on the active rows and ``dy = M^-1 J^T df - Y``
+    (one tree-sparse solve of all the columns, rather than ``X df``: G C products a column) for ``Y = M^-1 r_x``
+    and ``c = c_x`` by each input (``c`` absent: zero). By tau (``r_tau = -I``, no ``Y``): ``J Y = -X^T``
+    (``X = M^-1 J^T``, M symmetric) and ``dy = M^-1 (J^T df + I)``."""
+    _, (L, Dinv, lam) = delassus(tree.contacts, ops, sol.rows, sol.X, sol.masks)
+    G, zero = len(sol.y), [0] * len(sol.rows)
+    pairs = [(wrt, k, y, cx) for wrt, ys in Y.items() for k, (y, cx) in enumerate(zip(ys, c.get(wrt, [zero] * len(ys))))]
+    with ops.scope("KKT: J M^-1 r_x - c_x"):
+        rhs = [[sp.mul(m, sp.neg(x[k])) for m, x in zip(sol.masks, sol.X)] if wrt == "tau" else         # -X^T
+               [sp.mul(m, sp.sub(sp.dot(row, y), e)) for m, row, e in zip(sol.masks, sol.rows, cx)]     # J Y - c
+               for wrt, k, y, cx in pairs]
+    dfs = ops.solve_ltdl(L, Dinv, lam, rhs)
+    with ops.scope("KKT: J^T df"):
+        forces = [[sp.dot([row[g] for row in sol.rows], df) for g in range(G)] for df in dfs]           # J^T df
+    for (wrt, k, _, _), column in zip(pairs, forces):
+        if wrt == "tau":
+            column[k] = sp.add(column[k], 1)                                                            # + I
+    moved = solve_columns(sol.M, coordinate_parents(tree), forces, ops, WHAT_MASS)
+    out = {wrt: ([], []) for wrt in Y}
+    for (wrt, _, y, _), df, dy in zip(pairs, dfs, moved):
+        out[wrt][0].append(dy if wrt == "tau" else [sp.sub(a, b) for a, b in zip(dy, y)])               # - Y
+        out[wrt][1].append(df)
+    return out
+
+
+def _residual_columns(tree, dID, forces, keys):
+    """``r_x = dID/dx - d(J^T f)/dx`` by ``keys`` on the independent coordinates."""
+    r = {wrt: dID[wrt] for wrt in keys}
+    for wrt, columns in forces.items():
+        r[wrt] = [[sp.sub(a, b) for a, b in zip(x, y)] for x, y in zip(r[wrt], columns)]
+    return coordinates.jacobians(tree, r)
+
+
+def contact_dynamics_derivatives(tree, ops, q, qd, nu, tau, h, base, active, reference, loads) -> dict:
+    """``{"acc": {wrt: columns}, "forces": {wrt: columns}}`` for wrt in q, qd, tau and, floating, the base
+    velocity and rotation (`contact_dynamics`' arguments; ``loads`` as `rnea` takes them)."""
+    model = tree.contacts
+    off = 6 if tree.floating else 0
+    sol = contact_solution(tree, ops, q, qd, nu, tau, h, base, active, reference)
+    acc, G = sol.y, len(sol.y)
+    id_base = (base[1], base[2], acc[:6]) if tree.floating else None
+    with ops.scope("r_x: RNEA derivatives at acc"):
+        dID = rnea_derivatives(tree, ops, q, qd, coordinates.rates(tree, acc[off:]), id_base, loads)
+    keys = JOINTS + (BASE if tree.floating else ())
+    with ops.scope("r_x: the contact forces turned"):
+        r = _residual_columns(tree, dID, _force_columns(tree, sol.kin, sol.f, base), keys)
+    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in keys for y in r[wrt]], ops, WHAT_MASS)
+    Y, at = {}, 0
+    for wrt in keys:
+        Y[wrt], at = solved[at: at + len(r[wrt])], at + len(r[wrt])
+    Y = {"q": Y["q"], "qd": Y["qd"], "tau": [None] * G, **{wrt: Y[wrt] for wrt in keys[2:]}}       # outputs' order
+    u = [sp.add(a, sp.mul(model.kd, v)) for a, v in zip(acc, nu)]                   # acc + kd nu
+    u_base = (base[0], base[1], base[2], u[:6]) if tree.floating else None
+    with ops.scope("c_x: the contact points' accelerations"):
+        c = _constraint_columns(tree, ops, sol.kin, q, qd, u_base, coordinates.rates(tree, u[off:]), model.kd,
+                                model.kp, reference)
+    out = _kkt(tree, ops, sol, Y, c)
+    C = len(sol.kin.rows)
+    return {"acc": {wrt: v[0] for wrt, v in out.items()}, "forces": {wrt: [f[:C] for f in v[1]] for wrt, v in out.items()}}
+
+
+def impulse_dynamics_derivatives(tree, ops, q, nu, base, active) -> dict:
+    """``{"qd_plus": {wrt: columns}, "impulses": {wrt: columns}}`` for wrt in q, qd and, floating, the base
+    velocity and rotation (`impulse_dynamics`' arguments)."""
+    model = tree.contacts
+    off = 6 if tree.floating else 0
+    sol = impulse_solution(tree, ops, q, nu, base, active)
+    G = len(nu)
+    delta = [sp.sub(a, b) for a, b in zip(sol.y, nu)]                                  # qd_plus - nu = M^-1 J^T Lambda
+    still = (base[1], (0,) * 6, delta[:6]) if tree.floating else None
+    with ops.scope("r_x: d(M delta)/dx"):
+        dM = rnea_derivatives(tree, ops, q, [0] * tree.nb, coordinates.rates(tree, delta[off:]), still, None,
+                              gravity=False)
+    turns = ("q",) + (("base_rotation",) if tree.floating else ())
+    with ops.scope("r_x: the impulses turned"):
+        r = _residual_columns(tree, dM, _force_columns(tree, sol.kin, sol.f, base), turns)
+    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in turns for y in r[wrt]], ops, WHAT_MASS)
+    Y = {"q": solved[:tree.nj]}
+    Y["qd"] = [[-int(g == off + j) for g in range(G)] for j in range(tree.nj)]      # M^-1 r_nu = -I
+    if tree.floating:
+        Y["base_velocity"] = [[-int(g == k) for g in range(G)] for k in range(6)]
+        Y["base_rotation"] = solved[tree.nj:]
+    u = [sp.add(a, sp.mul(model.restitution, v)) for a, v in zip(sol.y, nu)]        # qd_plus + e nu
+    u_base = (base[0], base[1], u[:6], (0,) * 6) if tree.floating else None
+    with ops.scope("c_x: the contact points' velocities"):
+        c = _constraint_columns(tree, ops, sol.kin, q, coordinates.rates(tree, u[off:]), u_base, None,
+                                model.restitution, 0, None)
+    out = _kkt(tree, ops, sol, Y, c)
+    C = len(sol.kin.rows)
+    return {"qd_plus": {wrt: v[0] for wrt, v in out.items()},
+            "impulses": {wrt: [f[:C] for f in v[1]] for wrt, v in out.items()}}
