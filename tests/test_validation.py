@@ -18,6 +18,7 @@ import pytest
 import rbdgen
 from conftest import TEST_FLAGS
 from rbdgen.signatures import FloatingBaseSolver
+from rbdgen.testing import random_states
 from robots import path
 
 OPS = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
@@ -60,7 +61,7 @@ def perturbed(method, output: str, scale: float):
 def test_correct_talos_passes_its_validation(talos):
     """The fixture's build passed `validate` (8 states, where central differences are off by 1.4e-6);
     the compiled Jacobians agree with the NumPy engine's analytic ones to 1e-11 (measured: 2e-14)."""
-    st = rbdgen.testing.random_states(talos, 2, seed=5)
+    st = random_states(talos, 2, seed=5)
     got = talos.forward_dynamics_derivatives(st.base, st.q, st.qd, st.tau)
     ref = rbdgen.NumpySolver(talos.model).forward_dynamics_derivatives(st.base, st.q, st.qd, st.tau)
     for key in got:
@@ -141,3 +142,15 @@ def test_a_damped_contact_solve_validates(build_cache):
     np.testing.assert_allclose(acc, single[0], rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(forces[:3] + forces[3:], single[1], rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(forces[:3], forces[3:], rtol=1e-9)
+
+
+def test_a_body_without_joints_validates(build_cache):
+    """A floating body alone (q has no entries): validated like any robot, its M the body's spatial inertia."""
+    urdf = ('<robot name="lone"><link name="b"><inertial><origin xyz="0.1 0 0"/><mass value="1"/>'
+            '<inertia ixx="0.1" iyy="0.2" izz="0.3" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>')
+    model = rbdgen.load_urdf_string(urdf, floating=True)
+    solver = rbdgen.generate(model, ops=["mass_matrix", "gravity", "forward_dynamics"], prefix="lone").compile(
+        flags=TEST_FLAGS, cache=build_cache, samples=3)
+    base = rbdgen.BaseState((0, 0, 0), (0, 0, 0, 1))
+    M = solver.mass_matrix(base, np.zeros(0))
+    np.testing.assert_allclose(np.diag(M), [0.1, 0.2 + 0.01, 0.3 + 0.01, 1, 1, 1], rtol=1e-12)
