@@ -7,7 +7,7 @@ base; a build's ``params``, ``active``, ``reference`` as in the C; ``loads`` las
 ``None`` for none, of shape ``(L, 6)``) and a dict of the
 registry's outputs in their shapes (``M`` a G x G matrix) plus ``status``, the C's status
 code (int32: 0 ok, 1 a non-finite input, 2 singular, 3 ill-conditioned, 4 a non-finite
-result). Where ``status`` is not 0 every output is 0, as the C leaves them.
+result, 5 constraints that cannot be solved: `rbdgen.ConstraintError`). Where ``status`` is not 0 every output is 0, as the C leaves them.
 
 Each function is straight-line code over scalars, one traced statement a line: it takes
 one state, and ``jax.vmap`` makes it a batch. Nothing branches on a traced value: a check
@@ -209,7 +209,8 @@ def module(model, tree: Tree, manifest: dict, traced: list, structure: str = "fl
     body = [function(k, model.floating, dims, structure) for k in traced]
     names = ", ".join(f"{k.name!r}: {k.name}" for k in traced)
     constants = (f"#: The generated C's sine and cosine constants (rbdgen.codegen.sincos).\n"
-                 f"_TWO_OVER_PI = {sincos.TWO_OVER_PI!r}\n_SIN = {sincos.SIN!r}\n_COS = {sincos.COS!r}\n")
+                 f"_TWO_OVER_PI = {sincos.TWO_OVER_PI!r}\n_PI_2 = {sincos.PI_2!r}\n_LIMIT = {sincos.LIMIT!r}\n"
+                 f"_SIN = {sincos.SIN!r}\n_COS = {sincos.COS!r}\n")
     return ("\n".join(head) + prelude + "\n\n" + constants + "\n\n" + "\n\n".join(body)
             + f"\n\nFUNCTIONS = {{{names}}}\n")
 

@@ -60,23 +60,25 @@ def _sincos(x):
     docs/generated-c.md, "Sine and cosine") in elementwise operations, which XLA vectorises where its own
     float64 ``sin`` and ``cos`` are a call an element (rbdgen's docs/scaling-out.md). y = x - k pi/2 in
     double-double arithmetic (pi/2 in three 33-bit parts and a tail: exact products for |k| <= 2^20), then the
-    C's polynomials in y^2 and k mod 4. Within an ulp for |x| <= 2^19 pi/2; beyond, k pi/2 is rounded: the
-    sine and cosine of an angle within about an ulp of x. float32: ``jnp.sin`` and ``jnp.cos``."""
+    C's polynomials in y^2 and k mod 4. Within an ulp for |x| <= 2^19 pi/2 (823,550 rad); beyond, NaN (the
+    function's status says non-finite), where the C calls libm: XLA evaluates both sides of a select, and
+    its own sine in every element is what this replaces. float32: ``jnp.sin`` and ``jnp.cos``."""
     x = jnp.asarray(x, _dtype())
     if x.dtype != jnp.float64:
         return jnp.sin(x), jnp.cos(x)
     k = jax.lax.stop_gradient(jnp.round(x * _X(_TWO_OVER_PI)))
     n = k - 4.0 * jnp.floor(k * 0.25)
-    a = x - k * _X("0x1.921fb544p+0")
-    b = k * _X("0x1.0b4611a6p-34")
+    P1, P2, P3, P4 = (_X(part) for part in _PI_2)
+    a = x - k * P1
+    b = k * P2
     a1 = a - b
     a1b = a1 - a
     e1 = (a - (a1 - a1b)) - (b + a1b)
-    d = k * _X("0x1.3198a2ep-69")
+    d = k * P3
     a2 = a1 - d
     a2d = a2 - a1
     e2 = (a1 - (a2 - a2d)) - (d + a2d)
-    e = (e1 + e2) - k * _X("0x1.b839a252049c1p-104")
+    e = (e1 + e2) - k * P4
     hi = a2 + e
     lo = (a2 - hi) + e
     z = hi * hi
@@ -92,7 +94,9 @@ def _sincos(x):
     odd = (n == 1.0) | (n == 3.0)
     s = jnp.where(odd, cy, sy)
     c = jnp.where(odd, sy, cy)
-    return jnp.where(n >= 2.0, -s, s), jnp.where((n == 1.0) | (n == 2.0), -c, c)
+    s, c = jnp.where(n >= 2.0, -s, s), jnp.where((n == 1.0) | (n == 2.0), -c, c)
+    beyond = jnp.abs(x) > _X(_LIMIT)
+    return jnp.where(beyond, jnp.nan, s), jnp.where(beyond, jnp.nan, c)
 
 
 def _sin(x):
