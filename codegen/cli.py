@@ -190,7 +190,7 @@ def cmd_symbolic(args, progress: Progress) -> int:
     from .symbolic import symbolic
 
     model = load_robot(args.robot, **load_options(args))
-    parameters = args.parameters if args.parameters != ["all"] else "all"
+    parameters = parameters_option(args.parameters)
     progress.step(f"{args.op} as SymPy equations{'' if args.no_simplify else ', simplified'}")
     try:
         equations = symbolic(model, args.op, parameters=parameters, simplify=not args.no_simplify, link=args.link,

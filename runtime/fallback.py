@@ -47,8 +47,7 @@ class NumpySolver(SolverBase):
                  actuated=(), parameters=None):
         declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution, actuated)
         super().__init__(model, declared, parameters)
-        self._options = dict(contacts=tuple(contacts), baumgarte=baumgarte, damping=damping, restitution=restitution,
-                             actuated=tuple(actuated), parameters=parameters)
+        self._options = {**(declared.options() if declared is not None else {}), "parameters": parameters}
         self.tree = parametric_tree(model, parameters, declared)
         self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable
         self._small_calls: dict = {}  # the same key -> small calls so far

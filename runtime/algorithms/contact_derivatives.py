@@ -8,8 +8,9 @@ rows. Differentiating both at the solution by a state input x (a, f moving with 
     M da - J^T df = -r_x,   J da = -c_x
     D df = J M^-1 r_x - c_x,    da = M^-1 J^T df - M^-1 r_x       (D = J M^-1 J^T, masked)
 
-with ``r_tau = -I``. ``M^-1`` is the tree-sparse LTDL of M, ``X = M^-1 J^T`` and D's factor are the solve's
-own (`contact_dynamics.Solution`). The pieces:
+with ``r_tau = -I``. ``M^-1`` is the tree-sparse LTDL of M and ``X = M^-1 J^T`` the solve's own
+(`contact_dynamics.Solution`); D is formed and factorised again by `contact_dynamics.delassus` (in the traced C
+the same nodes, merged; the NumPy engine repeats the factor). The pieces:
 
 - ``r_x``: `rnea_derivatives` at ``qdd = acc`` (the loads body-fixed, as `rnea` takes them), less
   ``d(J^T f)/dx``: with ``W = [n + p x f, f]`` a contact's wrench (world origin) and ``s_j`` the path's motion

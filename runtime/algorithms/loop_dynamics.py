@@ -88,4 +88,5 @@ def _check_actuation(ops, achieved, tau):
     bound = sp.mul(100 * ops.eps, sp.add(sp.dot(achieved, achieved), sp.dot(tau, tau)))
     ops.require_not_negative(sp.sub(bound, sp.dot(residual, residual)), ConstraintError,
                              "loop inverse dynamics: the actuated joints and the loops cannot give these forces "
-                             "(under-actuated: a floating base, or too few actuated joints)")
+                             "(under-actuated: a floating base, or too few actuated joints; or a damped solve whose "
+                             "iterations did not converge: lower the damping or raise its iterations)")
