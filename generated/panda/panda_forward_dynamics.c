@@ -8,7 +8,7 @@
 #endif
 
 /* forward_dynamics: 964 mul, 903 add, 6 div, 6 sin, 6 cos, 4 sqrt */
-RBDGEN_HOST_DEVICE int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7) || !panda_finite(tau, 7) || (loads != NULL && !panda_finite(loads, 78))) {
         panda_zero(acc, 7);

@@ -8,7 +8,7 @@
 #endif
 
 /* gravity: 162 mul, 180 add, 6 sin, 6 cos */
-RBDGEN_HOST_DEVICE int panda_gravity(const double *q, const double *loads, double *restrict g)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_gravity(const double *q, const double *loads, double *restrict g)
 {
     if (!panda_finite(q, 7) || (loads != NULL && !panda_finite(loads, 78))) {
         panda_zero(g, 7);

@@ -8,7 +8,7 @@
 #endif
 
 /* inverse_dynamics: 529 mul, 500 add, 6 sin, 6 cos */
-RBDGEN_HOST_DEVICE int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7) || !panda_finite(qdd, 7) || (loads != NULL && !panda_finite(loads, 78))) {
         panda_zero(tau, 7);

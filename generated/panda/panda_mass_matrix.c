@@ -8,7 +8,7 @@
 #endif
 
 /* mass_matrix: 238 mul, 226 add, 6 sin, 6 cos */
-RBDGEN_HOST_DEVICE int panda_mass_matrix(const double *q, double *restrict M)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_mass_matrix(const double *q, double *restrict M)
 {
     if (!panda_finite(q, 7)) {
         panda_zero(M, 49);

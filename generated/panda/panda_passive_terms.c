@@ -8,7 +8,7 @@
 #endif
 
 /* passive_terms: 828 mul, 712 add, 6 sin, 6 cos */
-RBDGEN_HOST_DEVICE int panda_passive_terms(const double *q, const double *qd, double *restrict M, double *restrict g, double *restrict c)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_passive_terms(const double *q, const double *qd, double *restrict M, double *restrict g, double *restrict c)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7)) {
         panda_zero(M, 49); panda_zero(g, 7); panda_zero(c, 7);

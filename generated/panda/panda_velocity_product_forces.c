@@ -8,7 +8,7 @@
 #endif
 
 /* velocity_product_forces: 470 mul, 394 add, 6 sin, 6 cos */
-RBDGEN_HOST_DEVICE int panda_velocity_product_forces(const double *q, const double *qd, double *restrict c)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_velocity_product_forces(const double *q, const double *qd, double *restrict c)
 {
     if (!panda_finite(q, 7) || !panda_finite(qd, 7)) {
         panda_zero(c, 7);

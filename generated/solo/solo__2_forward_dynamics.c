@@ -7,7 +7,7 @@
 #error "solo__2_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-RBDGEN_HOST_DEVICE int solo__2_forward_dynamics(double *restrict w)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__2_forward_dynamics(double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     /* body 2 HL_SHOULDER: IC to the parent */

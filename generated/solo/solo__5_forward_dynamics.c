@@ -7,7 +7,7 @@
 #error "solo__5_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-RBDGEN_HOST_DEVICE int solo__5_forward_dynamics(const double *qd, const double *tau, const double *loads, double *restrict w)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__5_forward_dynamics(const double *qd, const double *tau, const double *loads, double *restrict w)
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     /* the terms linear in loads: each computed, when loads is given, just before it is needed */

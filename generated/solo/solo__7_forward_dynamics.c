@@ -7,7 +7,7 @@
 #error "solo__7_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-RBDGEN_HOST_DEVICE int solo__7_forward_dynamics(double *restrict acc, double *restrict w)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__7_forward_dynamics(double *restrict acc, double *restrict w)
 {
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */

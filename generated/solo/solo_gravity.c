@@ -8,7 +8,7 @@
 #endif
 
 /* gravity: 321 mul, 346 add, 1 div, 12 sin, 12 cos */
-RBDGEN_HOST_DEVICE int solo_gravity(const double *base, const double *q, const double *loads, double *restrict g)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const double *q, const double *loads, double *restrict g)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || (loads != NULL && !solo_finite(loads, 102))) {
         solo_zero(g, 18);

@@ -8,7 +8,7 @@
 #endif
 
 /* inverse_dynamics: 1125 mul, 1024 add, 1 div, 12 sin, 12 cos */
-RBDGEN_HOST_DEVICE int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(qdd, 12) || (loads != NULL && !solo_finite(loads, 102))) {
         solo_zero(tau, 18);

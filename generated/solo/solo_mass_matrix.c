@@ -8,7 +8,7 @@
 #endif
 
 /* mass_matrix: 674 mul, 596 add, 1 div, 12 sin, 12 cos */
-RBDGEN_HOST_DEVICE int solo_mass_matrix(const double *base, const double *q, double *restrict M)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_mass_matrix(const double *base, const double *q, double *restrict M)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12)) {
         solo_zero(M, 324);

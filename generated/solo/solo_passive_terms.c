@@ -8,7 +8,7 @@
 #endif
 
 /* passive_terms: 1994 mul, 1630 add, 1 div, 12 sin, 12 cos */
-RBDGEN_HOST_DEVICE int solo_passive_terms(const double *base, const double *q, const double *qd, double *restrict M, double *restrict g, double *restrict c)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_passive_terms(const double *base, const double *q, const double *qd, double *restrict M, double *restrict g, double *restrict c)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12)) {
         solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18);

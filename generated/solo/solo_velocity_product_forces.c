@@ -8,7 +8,7 @@
 #endif
 
 /* velocity_product_forces: 1047 mul, 832 add, 1 div, 12 sin, 12 cos */
-RBDGEN_HOST_DEVICE int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *restrict c)
+RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *restrict c)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12)) {
         solo_zero(c, 18);
