@@ -249,6 +249,18 @@ def rigid_xform_back(X, I):
     return m, hA, tuple(tuple(row) for row in IbA)
 
 
+def _plane_turn(E, k: int):
+    """For E a rotation by q about coordinate axis k: the plane's axes ``i, j``, ``s^2``, ``s c`` (``c = E_ii``,
+    ``s = E_ij``) and the function turning a 2-vector ``(x, y)`` of that plane by q."""
+    i, j = (k + 1) % 3, (k + 2) % 3
+    c, s = E[i][i], E[i][j]
+
+    def turned(x, y):
+        return sub(mul(c, x), mul(s, y)), add(mul(s, x), mul(c, y))
+
+    return i, j, mul(s, s), mul(s, c), turned
+
+
 def rigid_rotate_back(E, k: int, I):
     """X^T I X for X = rot(E), E a rotation about coordinate axis k (a revolute joint's about it):
     (m, E^T h, E^T Ib E) with fewer products than `rigid_xform_back`.
@@ -260,13 +272,8 @@ def rigid_rotate_back(E, k: int, I):
     general transform takes about 26.
     """
     m, h, Ib = I
-    i, j = (k + 1) % 3, (k + 2) % 3
-    c, s = E[i][i], E[i][j]
-    ss, sc = mul(s, s), mul(s, c)
+    i, j, ss, sc, turned = _plane_turn(E, k)
     sin2, cos2 = add(sc, sc), sub(1, add(ss, ss))
-
-    def turned(x, y):  # (x, y) in the plane (i, j), rotated by q
-        return sub(mul(c, x), mul(s, y)), add(mul(s, x), mul(c, y))
 
     hR = [0] * 3
     hR[i], hR[j] = turned(h[i], h[j])
@@ -357,12 +364,7 @@ def mat_rotate_back(E, k: int, M):
     y = u s c - t s^2. 30 multiplications (12 for the off-diagonal block, 8 for each symmetric one), where
     `mat_congruence` takes 54.
     """
-    i, j = (k + 1) % 3, (k + 2) % 3
-    c, s = E[i][i], E[i][j]
-    ss, sc = mul(s, s), mul(s, c)
-
-    def turned(x, y):  # (x, y) in the plane (i, j), rotated by q
-        return sub(mul(c, x), mul(s, y)), add(mul(s, x), mul(c, y))
+    i, j, ss, sc, turned = _plane_turn(E, k)
 
     def block(r, o):  # E^T Y E for the block Y of M at rows r.., columns o..
         Y = [[M[r + a][o + b] for b in range(3)] for a in range(3)]
