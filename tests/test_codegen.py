@@ -595,7 +595,7 @@ def test_operation_counts(compiled, generated, name):
         assert saved[op]["counts"] == n
         summary = ", ".join(f"{n[k]} {k}" for k in COUNT_KEYS if n[k])
         assert f" * Cost: {summary}.\n" in header.split(f"/* {name}_{op}: ", 1)[1].split("*/", 1)[0]
-        assert f"/* {op}: {summary} */\nRBDGEN_HOST_DEVICE int {name}_{op}(" in g.files[f"{name}_{op}.c"]
+        assert f"/* {op}: {summary} */\nRBDGEN_HOST_DEVICE RBDGEN_ALIGNED int {name}_{op}(" in g.files[f"{name}_{op}.c"]
         assert n["mul"] > 0 and n["add"] > 0
         assert n["sin"] == n["cos"] == _revolute_joints_that_matter(g.model, op) <= len(g.model.joints), op
         # one checked solve: ABA's 6x6 base block (floating, where forward_dynamics is ABA's); with mimic joints
