@@ -67,8 +67,9 @@ class PointKinematics:
         columns += [at_point(self.s[i], p) if i in on_path else (0,) * 6 for i in range(tree.nb)]
         vb, ab = self.v[body], self.a[body]
         rows = [coordinates.forces(tree, [col[r] for col in columns]) for r in kept]
-        velocity = [at_point(vb, p)[r] for r in kept]                                  # v_c = J nu
-        drift = [classical(ab, vb, p)[r] for r in kept]                                # Jdot nu
+        v_p, a_p = at_point(vb, p), classical(ab, vb, p)
+        velocity = [v_p[r] for r in kept]                                              # v_c = J nu
+        drift = [a_p[r] for r in kept]                                                 # Jdot nu
         return rows, velocity, drift, p, sp.transpose3(E)
 
 

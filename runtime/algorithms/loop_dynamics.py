@@ -22,8 +22,8 @@ from ..errors import ConstraintError
 from ..model import quaternion_matrix
 from .contact_dynamics import (PointKinematics, kept_rows, mass_matrix, rotation_error, solve_constraints,
                                solve_dynamics)
+from .frames import UNIT
 
-UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 WHAT_ACTUATION = "loop inverse dynamics: S^T S + J^T J (the actuated joints and the loops do not span the motion)"
 WHAT_LOOPS = ("closed loops: J M^-1 J^T of the loop constraints (dependent rows, a planar loop held in 3-D: "
               "declare damping)")

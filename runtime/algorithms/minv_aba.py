@@ -25,7 +25,7 @@ from __future__ import annotations
 from .. import spatial as sp
 from ..errors import SingularError
 from .kinematics import Tree, base_rotation, body_scope, body_xforms, joint_xforms, rotate, rotate_back
-from .minv import WHAT, chain, solve_columns
+from .minv import chain, solve_columns
 
 
 def frame_xforms(tree: Tree, Xup, ops) -> list:

@@ -250,6 +250,11 @@ def _forces(tree, ops, x, *args, **options):
     return coordinates.forces(tree, rnea(tree, ops, x.q, *args, **options))
 
 
+def _bias(tree, ops, x):
+    """The G bias forces ``h``: inverse dynamics at zero acceleration, with gravity and the loads."""
+    return _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+
+
 def _velocity_product_forces(tree, ops, x):
     return {"c": _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), None, gravity=False)}
 
@@ -263,7 +268,7 @@ def _inverse_dynamics(tree, ops, x):
 
 
 def _loop_forward_dynamics(tree, ops, x):
-    h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    h = _bias(tree, ops, x)
     acc, _ = loop_dynamics.forward_dynamics(tree, ops, x.q, x.qd, x.tau, h, x.base)
     return {"acc": acc}
 
@@ -487,7 +492,7 @@ def _loop_inverse_dynamics(tree, ops, x):
 
 
 def _contact_dynamics(tree, ops, x):
-    h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    h = _bias(tree, ops, x)
     acc, forces = contact_dynamics.contact_dynamics(tree, ops, x.q, x.qd, x.nu, x.tau, h, x.base, x.active,
                                                     x.reference, _loops(tree, ops, x))
     return {"acc": acc, "forces": forces}
@@ -549,7 +554,7 @@ def _analytic(tree) -> bool:
 def _contact_dynamics_derivatives(tree, ops, x):
     if not _analytic(tree):
         return _forward_jacobians("contact_dynamics_derivatives", tree, ops, x.inputs)
-    h = _forces(tree, ops, x, x.qd, x.zeros, (x.quat, x.velocity, x.still), x.loads)
+    h = _bias(tree, ops, x)
     return _constrained("contact_dynamics_derivatives", tree, contact_derivatives.contact_dynamics_derivatives(
         tree, ops, x.q, x.qd, x.nu, x.tau, h, x.base, x.active, x.reference, x.loads))
 
