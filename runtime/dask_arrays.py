@@ -47,14 +47,19 @@ def _leaves(args: tuple, loads, mask):
     yield ("mask", None), mask
 
 
-def _batch_ndim(op: str, floating: bool, where: tuple) -> Optional[int]:
+def _positional(solver, op: str) -> list:
+    """The names of ``op``'s positional arguments for ``solver`` (``reference`` where its kp is not zero)."""
+    return [n for n in solver._input_names(operation(op)) if n != "loads"]
+
+
+def _batch_ndim(solver, op: str, where: tuple) -> Optional[int]:
     """The dimensions of argument ``where`` as a batch (its state axis first); None for a link."""
     position, field = where
     if position == "loads":
         return 3
     if position == "mask" or field is not None:
         return 1 if position == "mask" else 2
-    names = [n for n in operation(op).input_names(floating) if n != "loads"]
+    names = _positional(solver, op)
     if position >= len(names):
         return None  # the link, last
     return len(INPUTS[names[position]].shape) + 1
@@ -67,10 +72,10 @@ def evaluate(solver, op: str, args: tuple, loads, mask, threads: Optional[int], 
 
     batched = {}
     for where, value in _leaves(args, loads, mask):
-        ndim = _batch_ndim(op, solver.floating, where)
+        ndim = _batch_ndim(solver, op, where)
         if isinstance(value, da.Array):
             if value.ndim != ndim:
-                raise ValueError(f"{op}: {_label(op, solver.floating, where)}: a dask array must be a batch of "
+                raise ValueError(f"{op}: {_label(solver, op, where)}: a dask array must be a batch of "
                                  f"{ndim} dimensions, the states first; got shape {value.shape}")
             batched[where] = value
         elif value is not None and ndim is not None and (where[0] != "loads" or isinstance(value, np.ndarray)):
@@ -103,12 +108,12 @@ def evaluate(solver, op: str, args: tuple, loads, mask, threads: Optional[int], 
             for name, shape, a, b in zip(names, shapes, ends[:-1], ends[1:])}
 
 
-def _label(op: str, floating: bool, where: tuple) -> str:
+def _label(solver, op: str, where: tuple) -> str:
     """The name of argument ``where`` in messages."""
     position, field = where
     if isinstance(position, str):
         return position
-    names = [n for n in operation(op).input_names(floating) if n != "loads"]
+    names = _positional(solver, op)
     name = names[position] if position < len(names) else "link"
     return f"{name} {field}" if field else name
 

@@ -219,3 +219,21 @@ def test_dask_scaling_benchmark_runs_small(capsys):
     assert dask_scaling.main(["--states", "4000", "--chunk", "1000", "--rounds", "1"]) == 0
     table = capsys.readouterr().out
     assert "| Dask, 2 local workers |" in table and "| one process, one thread |" in table
+
+
+def test_dask_contact_targets_with_baumgarte_gains():
+    """Where kp is not zero `reference` is a positional batch too: as a dask array or a NumPy one beside dask
+    states, the same forces as the NumPy call."""
+    import dask.array as da
+
+    feet = [rbdgen.Contact(f"{leg}_FOOT") for leg in ("FL", "FR", "HL")]
+    engine = rbdgen.NumpySolver(rbdgen.load_urdf(ROBOTS["solo12"].path, floating=True), contacts=feet,
+                                baumgarte=(2.0, 3.0))
+    st = random_states(engine, 8, seed=4)
+    active, reference = np.ones((8, 3)), np.random.default_rng(4).normal(size=(8, 9))
+    expected = engine.contact_dynamics(st.base, st.q, st.qd, st.tau, active, reference)
+    for target in (reference, da.from_array(reference, chunks=(CHUNK, 9))):
+        got = engine.contact_dynamics(_lazy(st.base), da.from_array(st.q, chunks=(CHUNK, 12)), st.qd, st.tau,
+                                      active, target)
+        for value, want in zip(got, expected):
+            np.testing.assert_allclose(value.compute(), want, rtol=1e-13, atol=1e-13)
