@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from string import Template
 
+from .names import c_text
+
 _SOURCE = Template("""\
 /* CPython entry points of ${prefix} (rbdgen.fastpath). */
 #include "${prefix}.h"
@@ -51,10 +53,6 @@ def cdef(prefix: str) -> str:
     return f"void *{function_name(prefix)}(int index, void *fallback, void *context);\n"
 
 
-def c_string(text: str) -> str:
-    """``text`` as a C string literal (octal escapes for everything but printable ASCII)."""
-    return '"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:03o}"
-                         for b in text.encode()) + '"'
 
 
 def _list(values) -> str:
@@ -67,7 +65,7 @@ def entry(prefix: str, op: str, doc: str, inputs: int, base: bool, sizes: list, 
     the links of its loads (0: none), ``dims``: its output's shape (one or two dimensions)."""
     adapter = _ADAPTER.substitute(prefix=prefix, op=op, args=_list(f"in[{k}]" for k in range(inputs)))
     shape = f"{len(dims)}, {{{_list((*dims, 0)[:2])}}}"
-    row = _ENTRY.substitute(prefix=prefix, op=op, doc=c_string(doc), base=int(base), arrays=len(sizes),
+    row = _ENTRY.substitute(prefix=prefix, op=op, doc=f'"{c_text(doc)}"', base=int(base), arrays=len(sizes),
                             sizes=_list(sizes), links=links, shape=shape)
     return adapter, row
 

@@ -292,7 +292,7 @@ class SolverBase(abc.ABC):
         """A constrained operation's outputs as a tuple, its derivatives' as a dict by name (``reference``:
         required where kp is not zero, else None)."""
         record = operation(op)
-        takes_reference = "reference" in record.inputs and bool(self.contacts and self.contacts.kp)
+        takes_reference = "reference" in self._input_names(record)
         if reference is not None or takes_reference:
             if not takes_reference:
                 raise ValueError(f"{op}: reference is an input only of contact_dynamics and its derivatives, where "
@@ -300,7 +300,7 @@ class SolverBase(abc.ABC):
             if reference is None:
                 raise ValueError(f"{op}: pass reference= (each contact's target; kp = {self.contacts.kp:g})")
             if not dask_arrays.is_lazy((reference,), None, None):
-                _check_reference_rotations(op, self.contacts.contacts, reference)
+                _check_reference_rotations(op, self.contacts, reference)
             args = args + (reference,)
         inputs = record.input_names(self.floating)
         if "active" in inputs and not dask_arrays.is_lazy(args, None, None):
@@ -545,14 +545,16 @@ def _check_active(op: str, active) -> None:
 
 def _check_reference_rotations(op: str, contacts, reference) -> None:
     """A frame contact's target quaternion in ``reference`` is normalised (any finite non-zero scale, as
-    `BaseState`'s): a zero or non-finite one is refused, naming the contact."""
+    `BaseState`'s): a zero or non-finite one is refused, naming the contact (``contacts``: the `ContactModel`)."""
     try:
         values = np.asarray(reference, dtype=float)
     except (TypeError, ValueError):
         return  # not numbers: the inputs' own check names it
+    if values.shape[-1:] != (contacts.reference_size,):
+        return  # the inputs' own check names the shape
     at = 0
-    for contact in contacts:
-        if contact.kind == "frame" and values.shape[-1:] == (sum(REFERENCE_SIZE[c.kind] for c in contacts),):
+    for contact in contacts.contacts:
+        if contact.kind == "frame":
             quat = values[..., at + 3: at + 7]
             n2 = np.sum(quat * quat, axis=-1)
             if not np.all(np.isfinite(n2) & (n2 > 1e-100)):
