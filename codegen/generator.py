@@ -137,9 +137,9 @@ def trace_cheapest(model: RobotModel, tree: Tree, record, choices: list, prefer:
     else the cheapest; its label in `Kernel.algorithm` (the manifest's ``algorithm``)."""
     algorithms = dict(record.algorithms)
     kernels = {name: trace_operation(model, record.name, tree, algorithm=algorithms[name]) for name in choices}
-    cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
     best = choices[0]
     if len(choices) > 1:
+        cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
         cycles, other = min((cycles, name) for name, cycles in cost.items() if name != prefer)
         best = prefer if cost[prefer] <= margin * cycles else other
         log.info("%s by %s (estimated cycles: %s)", record.name, best.upper(),
