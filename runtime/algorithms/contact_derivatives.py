@@ -8,9 +8,8 @@ rows. Differentiating both at the solution by a state input x (a, f moving with 
     M da - J^T df = -r_x,   J da = -c_x
     D df = J M^-1 r_x - c_x,    da = M^-1 J^T df - M^-1 r_x       (D = J M^-1 J^T, masked)
 
-with ``r_tau = -I``. ``M^-1`` is the tree-sparse LTDL of M and ``X = M^-1 J^T`` the solve's own
-(`contact_dynamics.Solution`); D is formed and factorised again by `contact_dynamics.delassus` (in the traced C
-the same nodes, merged; the NumPy engine repeats the factor). The pieces:
+with ``r_tau = -I``. ``X = M^-1 J^T`` and the factors of M (tree-sparse LTDL) and of D are the solve's own
+(`contact_dynamics.Solution`). The pieces:
 
 - ``r_x``: `rnea_derivatives` at ``qdd = acc`` (the loads body-fixed, as `rnea` takes them), less
   ``d(J^T f)/dx``: with ``W = [n + p x f, f]`` a contact's wrench (world origin) and ``s_j`` the path's motion
@@ -36,7 +35,7 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from . import coordinates
-from .contact_dynamics import WHAT_MASS, contact_solution, delassus, impulse_solution, targets
+from .contact_dynamics import WHAT_MASS, contact_solution, impulse_solution, targets
 from .frames import at_point, base_columns, link_path
 from .kinematics_derivatives import frame_derivatives
 from .ltdl import coordinate_parents
@@ -129,7 +128,7 @@ def _kkt(tree, ops, sol, Y, c):
     (one tree-sparse solve of all the columns, rather than ``X df``: G C products a column) for ``Y = M^-1 r_x``
     and ``c = c_x`` by each input (``c`` absent: zero). By tau (``r_tau = -I``, no ``Y``): ``J Y = -X^T``
     (``X = M^-1 J^T``, M symmetric) and ``dy = M^-1 (J^T df + I)``."""
-    _, (L, Dinv, lam) = delassus(tree.contacts, ops, sol.rows, sol.X, sol.masks)
+    _, (L, Dinv, lam) = sol.system
     G, zero = len(sol.y), [0] * len(sol.rows)
     pairs = [(wrt, k, y, cx) for wrt, ys in Y.items() for k, (y, cx) in enumerate(zip(ys, c.get(wrt, [zero] * len(ys))))]
     with ops.scope("KKT: J M^-1 r_x - c_x"):
@@ -142,7 +141,7 @@ def _kkt(tree, ops, sol, Y, c):
     for (wrt, k, _, _), column in zip(pairs, forces):
         if wrt == "tau":
             column[k] = sp.add(column[k], 1)                                                            # + I
-    moved = solve_columns(sol.M, coordinate_parents(tree), forces, ops, WHAT_MASS)
+    moved = solve_columns(sol.M, coordinate_parents(tree), forces, ops, WHAT_MASS, sol.factor)
     out = {wrt: ([], []) for wrt in Y}
     for (wrt, _, y, _), df, dy in zip(pairs, dfs, moved):
         out[wrt][0].append(dy if wrt == "tau" else [sp.sub(a, b) for a, b in zip(dy, y)])               # - Y
@@ -171,7 +170,8 @@ def contact_dynamics_derivatives(tree, ops, q, qd, nu, tau, h, base, active, ref
     keys = JOINTS + (BASE if tree.floating else ())
     with ops.scope("r_x: the contact forces turned"):
         r = _residual_columns(tree, dID, _force_columns(tree, sol.kin, sol.f, base), keys)
-    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in keys for y in r[wrt]], ops, WHAT_MASS)
+    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in keys for y in r[wrt]], ops, WHAT_MASS,
+                           sol.factor)
     Y, at = {}, 0
     for wrt in keys:
         Y[wrt], at = solved[at: at + len(r[wrt])], at + len(r[wrt])
@@ -201,7 +201,8 @@ def impulse_dynamics_derivatives(tree, ops, q, nu, base, active) -> dict:
     turns = ("q",) + (("base_rotation",) if tree.floating else ())
     with ops.scope("r_x: the impulses turned"):
         r = _residual_columns(tree, dM, _force_columns(tree, sol.kin, sol.f, base), turns)
-    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in turns for y in r[wrt]], ops, WHAT_MASS)
+    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in turns for y in r[wrt]], ops, WHAT_MASS,
+                           sol.factor)
     Y = {"q": solved[:tree.nj]}
     Y["qd"] = [[-int(g == off + j) for g in range(G)] for j in range(tree.nj)]      # M^-1 r_nu = -I
     if tree.floating:

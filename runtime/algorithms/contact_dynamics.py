@@ -142,10 +142,11 @@ def delassus(model, ops, rows, X, masks, what=WHAT_CONTACTS):
     return D, (L, Dinv, lam)
 
 
-def solve_constraints(model, ops, rows, X, rhs, masks, what=WHAT_CONTACTS):
-    """f from ``D f = rhs`` on the active rows (the module docstring's masking and proximal damping)."""
+def solve_constraints(model, ops, rows, X, rhs, masks, what=WHAT_CONTACTS, system=None):
+    """f from ``D f = rhs`` on the active rows (the module docstring's masking and proximal damping; ``system``:
+    `delassus`' result where a caller has it)."""
     n = len(rows)
-    D, (L, Dinv, lam) = delassus(model, ops, rows, X, masks, what)
+    D, (L, Dinv, lam) = system if system is not None else delassus(model, ops, rows, X, masks, what)
     b = [sp.mul(m, r) for m, r in zip(masks, rhs)]
     if model.mu == 0:
         (f,) = ops.solve_ltdl(L, Dinv, lam, [b])
@@ -162,18 +163,23 @@ def mass_matrix(tree, ops, q, quat):
 
 
 def solve_dynamics(settings, tree, ops, M, rows, drift, target, force, masks, what):
-    """``(acc, f, X)`` (``X = M^-1 J^T``) from ``M acc = force + J^T f`` and ``J acc + drift = target`` on the rows ``masks`` keeps:
-    ``M^-1 [J^T, force]`` by one tree-sparse LTDL, then the Delassus system (`solve_constraints`)."""
-    *X, acc_free = solve_columns(M, coordinate_parents(tree), rows + [force], ops, WHAT_MASS)
+    """``(acc, f, X, factor, system)`` (``X = M^-1 J^T``, M's ``(L, Dinv)``, `delassus`' result) from
+    ``M acc = force + J^T f`` and ``J acc + drift = target`` on the rows ``masks`` keeps: ``M^-1 [J^T, force]``
+    by one tree-sparse LTDL, then the Delassus system (`solve_constraints`)."""
+    lam = coordinate_parents(tree)
+    factor = ltdl(M, lam, ops, WHAT_MASS)
+    *X, acc_free = solve_columns(M, lam, rows + [force], ops, WHAT_MASS, factor)
     rhs = [sp.sub(sp.sub(t, d), sp.dot(row, acc_free)) for t, d, row in zip(target, drift, rows)]
-    f = solve_constraints(settings, ops, rows, X, rhs, masks, what)
+    system = delassus(settings, ops, rows, X, masks, what)
+    f = solve_constraints(settings, ops, rows, X, rhs, masks, what, system)
     acc = [sp.add(a, sp.dot([x[g] for x in X], f)) for g, a in enumerate(acc_free)]   # acc_free + M^-1 J^T f
-    return acc, f, X
+    return acc, f, X, factor, system
 
 
 class Solution(NamedTuple):
     """A constrained solve and what its derivatives reuse: the contacts' kinematics, M, the rows (the loops'
-    after the contacts'), their masks, ``X = M^-1 J^T``, the solution ``y`` (acc or qd_plus) and the forces."""
+    after the contacts'), their masks, ``X = M^-1 J^T``, the solution ``y`` (acc or qd_plus), the forces, M's
+    tree-sparse factor ``(L, Dinv)`` and the Delassus system (`delassus`' ``(D, (L, Dinv, lam))``)."""
 
     kin: ContactKinematics
     M: list
@@ -182,6 +188,8 @@ class Solution(NamedTuple):
     X: list
     y: list
     f: list
+    factor: tuple
+    system: tuple
 
 
 def contact_solution(tree, ops, q, qd, nu, tau, h, base, active, reference, loops=None) -> Solution:
@@ -196,9 +204,9 @@ def contact_solution(tree, ops, q, qd, nu, tau, h, base, active, reference, loop
     if loops:
         rows, drift, target = rows + loops.rows, drift + loops.drift, target + loops.target(model.kp, model.kd)
         masks = masks + [1] * len(loops.rows)
-    acc, f, X = solve_dynamics(model, tree, ops, M, rows, drift, target, [sp.sub(t, b) for t, b in zip(tau, h)],
-                               masks, WHAT_CONTACTS)
-    return Solution(kin, M, rows, masks, X, acc, f)
+    acc, f, X, factor, system = solve_dynamics(model, tree, ops, M, rows, drift, target,
+                                               [sp.sub(t, b) for t, b in zip(tau, h)], masks, WHAT_CONTACTS)
+    return Solution(kin, M, rows, masks, X, acc, f, factor, system)
 
 
 def contact_dynamics(tree, ops, q, qd, nu, tau, h, base, active, reference, loops=None):
@@ -219,11 +227,14 @@ def impulse_solution(tree, ops, q, nu, base, active, loops=None) -> Solution:
     gains = [-(1 + model.restitution)] * len(rows)
     if loops:
         rows, masks, gains = rows + loops.rows, masks + [1] * len(loops.rows), gains + [-1] * len(loops.rows)
-    X = solve_columns(M, coordinate_parents(tree), rows, ops, WHAT_MASS)
+    lam = coordinate_parents(tree)
+    factor = ltdl(M, lam, ops, WHAT_MASS)
+    X = solve_columns(M, lam, rows, ops, WHAT_MASS, factor)
     rhs = [sp.mul(gain, sp.dot(row, nu)) for gain, row in zip(gains, rows)]          # -(1 + e) J nu
-    impulses = solve_constraints(model, ops, rows, X, rhs, masks)
+    system = delassus(model, ops, rows, X, masks, WHAT_CONTACTS)
+    impulses = solve_constraints(model, ops, rows, X, rhs, masks, WHAT_CONTACTS, system)
     qd_plus = [sp.add(v, sp.dot([x[g] for x in X], impulses)) for g, v in enumerate(nu)]
-    return Solution(kin, M, rows, masks, X, qd_plus, impulses)
+    return Solution(kin, M, rows, masks, X, qd_plus, impulses, factor, system)
 
 
 def impulse_dynamics(tree, ops, q, nu, base, active, loops=None):

@@ -62,7 +62,7 @@ def forward_dynamics(tree, ops, q, qd, tau, h, base):
     model = tree.loops
     kin = LoopKinematics(tree, ops, q, qd, base)
     M = mass_matrix(tree, ops, q, None if base is None else base[1])
-    acc, f, _ = solve_dynamics(model, tree, ops, M, kin.rows, kin.drift, kin.target(model.kp, model.kd),
+    acc, f, *_ = solve_dynamics(model, tree, ops, M, kin.rows, kin.drift, kin.target(model.kp, model.kd),
                                [sp.sub(t, b) for t, b in zip(tau, h)], [1] * len(kin.rows), WHAT_LOOPS)
     return acc, f
 

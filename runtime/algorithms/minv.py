@@ -27,11 +27,12 @@ def chain(n: int) -> tuple:
     return tuple(range(-1, n - 1))
 
 
-def solve_columns(H, lam, columns, ops, what: str) -> list:
-    """The columns of X = H^-1 B for the columns of B (``lam``: H's tree pattern, None for a dense solve each)."""
+def solve_columns(H, lam, columns, ops, what: str, factor=None) -> list:
+    """The columns of X = H^-1 B for the columns of B (``lam``: H's tree pattern, None for a dense solve each;
+    ``factor``: H's ``(L, Dinv)`` where a caller has it, else factorised here), the residual checked."""
     if lam is None:
         return [list(ops.solve_spd(H, b, what)) for b in columns]
-    L, Dinv = ltdl(H, lam, ops, what)
+    L, Dinv = factor if factor is not None else ltdl(H, lam, ops, what)
     probe = [functools.reduce(sp.add, row) for row in zip(*columns)]                # the columns summed
     *X, x_probe = ops.solve_ltdl(L, Dinv, lam, list(columns) + [probe])
     check_residual(H, lam, x_probe, probe, ops, what)
