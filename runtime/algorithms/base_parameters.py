@@ -13,9 +13,10 @@ import functools
 
 import numpy as np
 
-from ..backends import NumpyOps
 from . import coordinates, regressor
+from .cholesky import EPS
 from .kinematics import Tree
+from .scalars import ScalarOps
 
 #: Rows of the stacked regressor per parameter (random states: at least `MIN_STATES`).
 ROWS_PER_PARAMETER = 4
@@ -32,6 +33,28 @@ TIE = 1e-9
 
 
 
+class _Arrays(ScalarOps):
+    """Float64 arrays, one value per random state: the elementary functions and the checks (which hold for the
+    unit quaternions drawn here). The algorithms' layer cannot import `rbdgen.backends.NumpyOps` (above it), and
+    needs only this much of it."""
+
+    eps = EPS
+
+    @staticmethod
+    def function(name, *args):
+        return getattr(np, {"atan2": "arctan2"}.get(name, name))(*args)
+
+    @staticmethod
+    def require_positive(x, error, message):
+        if not np.all(np.asarray(x) > 0):
+            raise error(message)
+
+    @staticmethod
+    def require_not_negative(x, error, message):
+        if np.any(np.asarray(x) < 0):
+            raise error(message)
+
+
 def stacked_regressor(tree: Tree, count: int, seed: int = SEED) -> np.ndarray:
     """``Y`` at ``count`` random states (joint positions uniform in [-pi, pi], rates and a floating base's
     twist and acceleration standard normal, its orientation uniform) stacked: (count G, 10 B)."""
@@ -43,7 +66,7 @@ def stacked_regressor(tree: Tree, count: int, seed: int = SEED) -> np.ndarray:
         quat = rng.normal(0, 1, (4, count))
         base = (list(quat / np.linalg.norm(quat, axis=0)), list(rng.normal(0, 1, (6, count))),
                 list(rng.normal(0, 1, (6, count))))
-    columns = regressor.regressor_columns(tree, NumpyOps(), q, qd, qdd, base)
+    columns = regressor.regressor_columns(tree, _Arrays(), q, qd, qdd, base)
     return np.stack([np.stack([np.broadcast_to(np.asarray(x, dtype=float), (count,)) for x in column], axis=1)
                      for column in columns], axis=2).reshape(count * len(columns[0]), len(columns))
 
