@@ -19,6 +19,7 @@ from scipy.spatial.transform import Rotation
 import rbdgen
 from rbdgen.codegen.generator import CONTROL_OPERATIONS
 
+import models
 from helpers import LOOSE, TIGHT, assert_close, model, pinocchio, random_states, rel_error
 from rbdgen.testing import MimicReference
 from test_mimic import _small
@@ -209,6 +210,27 @@ def test_a_singular_task_is_a_status_in_c(build_model):
         solver.operational_space_inertia(q, TASK_LINK["ur5"])
     result = solver.operational_space_inertia(np.stack([q, q + 0.3]), TASK_LINK["ur5"], mask=np.array([False, True]))
     assert np.all(result[0] == 0) and np.all(np.isfinite(result[1]))
+
+
+def test_an_inverse_of_a_singular_or_ill_conditioned_mass_matrix_is_a_status(build_model):
+    """M^-1 has the pivot checks of the forward dynamics' solve (its residual check cannot fail once they
+    pass: `algorithms.minv`): the point mass on the wrist axis (q_wrist = 0: M[0, 0] = 0) is singular,
+    status 2, the floating body of rotational inertia 1e-12 with its centre of mass 0.1 m off the origin is
+    positive definite but ill-conditioned (cond ~ 1e11), status 3, in the C and the NumPy engine."""
+    cases = ((models.point_mass_wrist(), False, np.array([[0.3, 0.0], [0.3, 0.7]]), rbdgen.SingularError),
+             (models.body(1, (1e-12, 1e-12, 1e-12), "0.1 0 0"), True, np.zeros((2, 0)), rbdgen.IllConditionedError))
+    for urdf, floating, q, error in cases:
+        robot = rbdgen.load_urdf_string(urdf, floating=floating)
+        c, s = build_model(robot, prefix="minv_checks", ops=["mass_matrix_inverse"]), rbdgen.NumpySolver(robot)
+        head = (rbdgen.BaseState((1.0, 2.0, 3.0), (0.0, 0.0, 0.0, 1.0)),) if floating else ()
+        assert np.linalg.cond(s.mass_matrix(*head, q[0])) > 1e10
+        for solver in (c, s):
+            with pytest.raises(error):
+                solver.mass_matrix_inverse(*head, q[0])
+        if not floating:  # the fine state beside it: M^-1 M = I
+            Minv = c.mass_matrix_inverse(q, mask=np.array([False, True]))
+            assert np.all(Minv[0] == 0)
+            assert_close(Minv[1] @ s.mass_matrix(q[1]), np.eye(2), LOOSE, "Minv M")
 
 
 def test_potential_energy_of_a_lifted_base():

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import SingularError
-from .kinematics import Tree, base_rotation, body_scope, body_xforms, joint_xforms, rotate, rotate_back
+from .kinematics import (Tree, base_rotation, body_scope, body_xforms, joint_xforms, rotate, rotate_back,
+                         xup_congruence)
 from .minv import chain, solve_columns
 
 
@@ -72,7 +73,7 @@ def mass_matrix_inverse_aba(tree: Tree, ops, q, base_quat=None) -> list:
             p = tree.parent[i]
             if p == -1 and not tree.floating:
                 continue
-            Ia_p = sp.mat_congruence(tree.Xtree[i], sp.mat_congruence(XJ[i], sp.mat_sub_outer(IA[i], U, dinv[i])))
+            Ia_p = xup_congruence(tree, i, XJ[i], sp.mat_sub_outer(IA[i], U, dinv[i]))     # Xup^T Ia Xup
             if p == -1:
                 IA0 = sp.mat_add(IA0, Ia_p)                                               # IA_0 += Xup^T Ia Xup
             else:
