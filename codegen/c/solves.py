@@ -42,6 +42,14 @@ def cholesky_copy(call: Call) -> CholeskyCopy:
 #: of the C backend"): the cost model of `ltdl_plan`.
 LTDL_WIDTHS = {32: 42, 16: 53, 8: 79}
 
+#: A `TreeSolve` kernel whose sweeps take at most this many terms ``x_k -= L_kj x_j`` (all its blocks), in
+#: blocks at most 16 wide, is written out with its rows and entries as constants (`LtdlBlock.up`,
+#: `LtdlBlock.sweep`), without the tables and their loops: GCC then loads no indices (G1's M^-1, 762 terms,
+#: 0.90x its time; a 32-wide block written out took Solo12's forward-dynamics derivatives 1.9x theirs:
+#: docs/benchmarks.md, "Decisions of the C backend"). Larger kernels keep the tables: code written out grows
+#: by about 40 bytes a term.
+LTDL_UNROLL_MAX = 2000
+
 
 @dataclass(frozen=True)
 class LtdlPlan:
@@ -148,6 +156,8 @@ class LtdlBlock:
     row_last: int
     down_first: Optional[int] = None
     down_last: Optional[int] = None
+    up: Optional[tuple] = None  # unrolled (`LTDL_UNROLL_MAX`): the L^T sweep, (k, ((L entry, i), ...)) a row
+    sweep: Optional[tuple] = None  # ... and the D^-1 and L sweep, (k, ((L entry, j), ...)) a row
 
     @property
     def end(self) -> int:
@@ -208,6 +218,17 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
                 blocks[-1].down_last = len(down)
         first += width
     below_start.append(len(below))
+    written = []  # each block's sweeps written out: (up, sweep) as `LtdlBlock` holds them
+    for block in blocks:
+        swept = range(n) if block.down_first is None else down[block.down_first:block.down_last]
+        written.append((tuple((rows[t], tuple((below_entry[p], below[p]) for p in range(below_start[t], below_start[t + 1])))
+                              for t in range(block.row_first, block.row_last) if below_start[t] < below_start[t + 1]),
+                        tuple((k, tuple((p, above[p]) for p in range(above_start[k], above_start[k + 1]))) for k in swept)))
+    terms = sum(len(row) for sweeps in written for sweep in sweeps for _, row in sweep)
+    if max(block.width for block in blocks) <= 16 and terms <= LTDL_UNROLL_MAX:
+        for block, (up, sweep) in zip(blocks, written):
+            block.up, block.sweep = up, sweep
+        return LtdlKernel(ltdl_kernel_name(prefix, index, plan), n, m, tuple(blocks), ())
     tables = [("above", "the ancestors j of each row k, nearest first: L_kj is L[p]", above),
               ("above_start", "row k's entries: above_start[k] to above_start[k + 1]", above_start),
               ("rows", "the rows each block's L^T sweep visits, descending", rows),
@@ -218,3 +239,4 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
         tables.append(("down", "the rows each block's D^-1 and L sweep visits, ascending (the others: every row)", down))
     return LtdlKernel(ltdl_kernel_name(prefix, index, plan), n, m, tuple(blocks),
                       tuple(LtdlTable(name, comment, tuple(values or [0])) for name, comment, values in tables))
+
