@@ -766,6 +766,48 @@ def test_ltdl_plan_sweeps_the_rows_a_column_reaches():
         first += width
 
 
+def test_ltdl_kernel_written_out_solves_as_the_tables_do():
+    """`solves.ltdl_kernel` of M^-1's plan on a floating base with two legs: written out (`LTDL_UNROLL_MAX`), its
+    blocks' constant sweeps, run as the C runs them on the kernel's array (L row by row, ancestors nearest
+    first), give NumPy's inverse at every row read; with the bound at 0 the same kernel keeps its tables."""
+    from rbdgen.algorithms.kinematics import preorder
+    lam = (-1, 0, 1, 2, 3, 2, 5)
+    rank = {k: i for i, k in enumerate(preorder(lam))}
+    n = len(lam)
+    columns = [[float(r == c) for r in range(n)] for c in range(n)]
+    read = [[rank[r] <= rank[c] for r in range(n)] for c in range(n)]
+    plan = solves.ltdl_plan(lam, columns, read)
+    kernel = solves.ltdl_kernel("p", 0, plan)
+    assert kernel.tables == () and all(b.up is not None for b in kernel.blocks)
+    rng = np.random.default_rng(11)
+    L, entries = np.eye(n), []  # entries: L as the kernel reads it, row by row, ancestors nearest first
+    for k in range(n):
+        j = lam[k]
+        while j != -1:
+            L[k, j] = rng.uniform(-1, 1)
+            entries.append(L[k, j])
+            j = lam[j]
+    D = rng.uniform(1, 2, n)
+    x = np.zeros((n, kernel.m))
+    for p, c in enumerate(plan.order):
+        x[:, p] = columns[c]
+    for block in kernel.blocks:
+        for start in range(block.first, block.end, block.width):
+            cols = slice(start, start + block.width)
+            for k, terms in block.up:
+                x[k, cols] -= sum(entries[e] * x[i, cols] for e, i in terms)
+            for k, terms in block.sweep:
+                x[k, cols] = x[k, cols] / D[k] - sum((entries[e] * x[j, cols] for e, j in terms), np.zeros(block.width))
+    want = np.linalg.inv(L.T @ np.diag(D) @ L)
+    for p, c in enumerate(plan.order):
+        rows = [r for r in range(n) if read[c][r]]
+        np.testing.assert_allclose(x[rows, p], want[rows, c], rtol=1e-12, atol=1e-12)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solves, "LTDL_UNROLL_MAX", 0)
+        tables = solves.ltdl_kernel("p", 0, plan)
+    assert tables.tables and all(b.up is None for b in tables.blocks)
+
+
 def test_ltdl_plan_solves_only_the_rows_read():
     """`solves.ltdl_plan` with the rows of each solution that are read (M^-1's pattern, `minv.symmetric_inverse`:
     column c read at the coordinates up to c depth first) on a floating base with two legs (0..2 a chain, legs

@@ -44,10 +44,9 @@ LTDL_WIDTHS = {32: 42, 16: 53, 8: 79}
 
 #: A `TreeSolve` kernel whose sweeps take at most this many terms ``x_k -= L_kj x_j`` (all its blocks), in
 #: blocks at most 16 wide, is written out with its rows and entries as constants (`LtdlBlock.up`,
-#: `LtdlBlock.sweep`), without the tables and their loops: GCC then loads no indices (G1's M^-1, 762 terms,
-#: 0.90x its time; a 32-wide block written out took Solo12's forward-dynamics derivatives 1.9x theirs:
-#: docs/benchmarks.md, "Decisions of the C backend"). Larger kernels keep the tables: code written out grows
-#: by about 40 bytes a term.
+#: `LtdlBlock.sweep`), without the tables and their loops: GCC then loads no indices. Written out, a block
+#: wider than 16 ran slower; larger kernels keep the tables, as code written out grows with its terms
+#: (docs/benchmarks.md, "Decisions of the C backend").
 LTDL_UNROLL_MAX = 2000
 
 

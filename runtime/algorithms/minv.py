@@ -15,8 +15,7 @@ Numerical Algorithms", thm. 10.4, with ``R = D^1/2 L``), and ``|L^T| D |L|``, po
 semi-definite, has a 2-norm at most its trace, ``sum_k D_k L_ki^2`` over i: the trace of
 ``L^T D L``, that is of H to first order. So ``||b - H x||_2 <= (3n + 1) eps trace(H) ||x||_2``
 (to first order), inside the residual check's bound ``100 n eps (trace(H) ||x||_2 + ||b||_2)``:
-the check cannot fail once the pivot checks pass, and the inverse skips its cost (G1: a fifth
-of M^-1's time).
+the check cannot fail once the pivot checks pass, and the inverse skips its cost.
 """
 
 from __future__ import annotations
