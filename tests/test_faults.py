@@ -49,14 +49,20 @@ def scaled(comment: str, factor: str):
     return patch
 
 
-def replaced(old: str, new: str):
-    """A patch: every ``old`` of the written C replaced by ``new`` (at least one)."""
+def substituted(pattern: str, new):
+    """A patch: every match of the regular expression ``pattern`` in the written C replaced by ``new`` (a
+    replacement string or function of `re.sub`; at least one)."""
 
     def patch(text):
-        assert old in text, old
-        return text.replace(old, new)
+        assert re.search(pattern, text), pattern
+        return re.sub(pattern, new, text)
 
     return patch
+
+
+def replaced(old: str, new: str):
+    """A patch: every ``old`` of the written C replaced by ``new`` (at least one)."""
+    return substituted(re.escape(old), lambda _: new)
 
 
 def _panda():
@@ -85,9 +91,10 @@ FAULTS = {
     "cholesky_residual": (_cross, "forward_dynamics", replaced("cj[j] = ljj;", "cj[j] = ljj * 1.001;"),
                           rbdgen.IllConditionedError),
     "cholesky_positivity": (_cross, "forward_dynamics", replaced("d = cj[j];", "d = -cj[j];"), rbdgen.SingularError),
-    # FD derivatives: every column of the many-column LTDL solve (the probe's too) 0.1 % off
+    # FD derivatives: every column of the many-column LTDL solve (the probe's too) 0.1 % off (its kernel
+    # written out: `solves.LTDL_UNROLL_MAX`, Dinv[<row>])
     "fd_derivatives_probe": (_panda, "forward_dynamics_derivatives",
-                             replaced("* Dinv[k];", "* (Dinv[k] * 1.001);"), rbdgen.IllConditionedError),
+                             substituted(r"\* Dinv\[(\w+)\];", r"* (Dinv[\1] * 1.001);"), rbdgen.IllConditionedError),
     # the outputs' finiteness check
     "output_finiteness": (_panda, "mass_matrix", lambda text: re.sub(r"(\n +M\[0\] = \w+);", r"\1 + HUGE_VAL;",
                                                                      text, count=1), rbdgen.NonFiniteError),
