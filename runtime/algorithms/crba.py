@@ -36,7 +36,9 @@ def crba(tree: Tree, ops, q, base_quat=None):
     for i in reversed(range(tree.nb)):
         with body_scope(tree, ops, i, "IC to the parent"):
             p = tree.parent[i]
-            ICi = sp.RigidInertia(sp.rigid_xform_back(tree.Xtree[i], joint_frame_inertia(tree, i, XJ[i], IC[i])))
+            ICJ = sp.RigidInertia(joint_frame_inertia(tree, i, XJ[i], IC[i]))            # XJ^T IC XJ
+            Xtree = sp.Xform(tree.Xtree[i])
+            ICi = Xtree.T @ ICJ @ Xtree
             if p != -1:
                 IC[p] = IC[p] + ICi
             elif tree.floating:
