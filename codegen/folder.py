@@ -22,6 +22,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 from pathlib import Path
 
 from ..errors import ManifestError
@@ -86,6 +87,34 @@ def write(folder: Path, files: dict, manifest: str, overwrite: bool) -> Path:
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return folder
+
+
+def save(folder: Path, savers: dict, overwrite: bool) -> list:
+    """Save files another library writes (``{name: save(path)}``, e.g. CasADi's ``Function.save``) into
+    ``folder``; the paths written, in order. Nothing is written unless every name is free, or (``overwrite``)
+    a regular file: a symbolic link, FIFO or folder of that name is a FileExistsError naming it (the folder is
+    untrusted: a link there could point outside it), as is an existing file without ``overwrite``. Each file
+    is saved into a private subfolder, then renamed into place: the name is replaced, never followed.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    present = {name: os.lstat(folder / name) for name in savers if os.path.lexists(folder / name)}
+    odd = [name for name, st in present.items() if not stat.S_ISREG(st.st_mode)]
+    if odd:
+        raise FileExistsError(f"{folder}: {', '.join(odd)} exist but are not regular files (a symbolic link, FIFO "
+                              "or folder), which rbdgen never writes through: move them away or choose another "
+                              "output folder")
+    if present and not overwrite:
+        raise FileExistsError(f"{folder}: {', '.join(present)} exist (use overwrite=True / --force)")
+    stage = _fresh_folder(folder, ".rbdgen-write-")
+    try:
+        for name, saver in savers.items():
+            saver(str(stage / name))
+        for name in savers:
+            os.replace(stage / name, folder / name)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return [folder / name for name in savers]
 
 
 def _write_new(folder: Path, files: dict, order: list) -> Path:

@@ -229,6 +229,40 @@ def test_force_never_replaces_a_file_rbdgen_did_not_write(tmp_path, generated):
     smaller.write(folder, overwrite=True)  # rbdgen's README (another list of operations) is replaced
     assert (folder / "README.md").read_text() == smaller.files["README.md"]
 
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_casadi_files_never_write_through_a_link(tmp_path, generated, dangling):
+    """A symbolic link named like a ``.casadi`` file in an untrusted output folder, to a file outside it or to
+    nowhere: refused, with --force too, and nothing is written there or outside (the files were saved through
+    the link before). A regular file is replaced with ``overwrite`` only, the whole set or none."""
+    name = "double_pendulum"
+    gen = generated(name)
+    folder, outside = tmp_path / "out", tmp_path / "victim.txt"
+    folder.mkdir()
+    if not dangling:
+        outside.write_text("precious\n")
+    (folder / f"{name}_gravity.casadi").symlink_to(outside)
+    for overwrite in (False, True):
+        with pytest.raises(FileExistsError, match=f"{name}_gravity.casadi exist but are not regular files"):
+            gen.write_casadi(folder, ["mass_matrix", "gravity"], overwrite=overwrite)
+    assert sorted(p.name for p in folder.iterdir()) == [f"{name}_gravity.casadi"]
+    assert (outside.read_text() == "precious\n") if not dangling else not outside.exists()
+    (folder / f"{name}_gravity.casadi").unlink()
+    (folder / f"{name}_gravity.casadi").write_text("mine\n")
+    with pytest.raises(FileExistsError, match=f"{name}_gravity.casadi exist .use overwrite=True"):
+        gen.write_casadi(folder, ["mass_matrix", "gravity"])
+    assert sorted(p.name for p in folder.iterdir()) == [f"{name}_gravity.casadi"]
+    written = gen.write_casadi(folder, ["mass_matrix", "gravity"], overwrite=True)
+    assert [p.name for p in written] == [f"{name}_mass_matrix.casadi", f"{name}_gravity.casadi"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in written)  # no staging folder left
+    import casadi
+
+    q = np.array([0.3, -0.7])
+    expected = solver(name).gravity(q)
+    loaded = casadi.Function.load(str(written[1]))
+    assert np.allclose(np.asarray(loaded(q, np.zeros(loaded.size1_in(1)))).ravel(), expected, rtol=1e-14)
+
+
 # -- symbols ---------------------------------------------------------------------------------------------
 MAIN = """\
 #include <stdio.h>
