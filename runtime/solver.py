@@ -193,7 +193,8 @@ class CompiledSolver(SolverBase):
         st = random_states(self.model, samples, seed, load_links=self.link_names)
         other = random_states(self.model, samples, seed + 1)  # the second state of `difference`
         state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads,
-                                 "v": st.velocities(), "dt": 0.05, "base1": other.base, "q1": other.q}
+                                 "v": st.velocities(), "dt": 0.05, "base1": other.base, "q1": other.q,
+                                 "qd_ref": other.velocities(), "qdd_ref": other.accelerations()}
         if self.contacts:
             state.update(contact_inputs(self.contacts, samples, seed))
         M = getattr(reference, MASS_MATRIX)(*st.head(), st.q)
