@@ -16,6 +16,7 @@ rbdgen's "DO NOT EDIT" line), its manifest and its pkg-config template: never a 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -48,9 +49,28 @@ def write(folder: Path, files: dict, manifest: str, overwrite: bool) -> Path:
     An existing file with different content, or a previous run's file this one does not write, is replaced or
     removed only if ``overwrite`` (otherwise a FileExistsError names them and nothing changes), and only if
     rbdgen wrote it (a file of the same name without its mark, such as the user's own README.md, is a
-    FileExistsError even then); identical files are left as they are.
+    FileExistsError even then); identical files are left as they are. What the system refuses (a read-only
+    folder, a full disk, a parent that is a file) is an OSError of the same kind naming ``folder``.
     """
     folder = Path(folder)
+    with _system_errors(folder):
+        return _write(folder, files, manifest, overwrite)
+
+
+@contextlib.contextmanager
+def _system_errors(folder: Path):
+    """What the system refuses while writing ``folder`` (an OSError with an errno) as an OSError of the same kind
+    naming ``folder`` and what to do; rbdgen's own errors (no errno) as they are."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise type(exc)(f"{folder}: cannot write the output folder ({exc.strerror}); choose another output "
+                        "folder, or make this one writable") from exc
+
+
+def _write(folder: Path, files: dict, manifest: str, overwrite: bool) -> Path:
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{folder}: not a folder; choose another output folder")
     order = [name for name in files if name != manifest] + [manifest]
@@ -97,6 +117,11 @@ def save(folder: Path, savers: dict, overwrite: bool) -> list:
     is saved into a private subfolder, then renamed into place: the name is replaced, never followed.
     """
     folder = Path(folder)
+    with _system_errors(folder):
+        return _save(folder, savers, overwrite)
+
+
+def _save(folder: Path, savers: dict, overwrite: bool) -> list:
     folder.mkdir(parents=True, exist_ok=True)
     present = {name: os.lstat(folder / name) for name in savers if os.path.lexists(folder / name)}
     odd = [name for name, st in present.items() if not stat.S_ISREG(st.st_mode)]

@@ -191,6 +191,37 @@ def test_a_full_disk_during_a_write_changes_nothing(tmp_path, two_robots, monkey
     assert _snapshot(folder) == before
 
 
+def test_what_the_system_refuses_names_the_output_folder(tmp_path, two_robots, monkeypatch, capsys):
+    """A read-only folder (simulated: the tests may run as root), or a parent that is a file: one line naming
+    the output folder and what to do, never the hidden staging folder's name; nothing changes."""
+    from rbdgen.codegen.cli import main
+
+    ur5, pendulum = two_robots
+    folder = pendulum.write(tmp_path / "arm")
+    before = _snapshot(folder)
+    real = Path.mkdir
+
+    def read_only(self, *args, **kwargs):
+        if ".rbdgen-" in self.name:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    for write in (lambda: ur5.write(folder, overwrite=True), lambda: ur5.write_casadi(folder, ["gravity"])):
+        with pytest.raises(PermissionError) as info:
+            write()
+        assert _message(info) == (f"{folder}: cannot write the output folder (Permission denied); choose another "
+                                  "output folder, or make this one writable")
+    assert _snapshot(folder) == before
+    monkeypatch.undo()
+    (tmp_path / "notes.txt").write_text("a file\n")
+    urdf = str(ROBOTS["double_pendulum"].path)
+    assert main(["generate", urdf, "-o", str(tmp_path / "notes.txt" / "arm"), "--no-compile", "-q"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line == (f"rbdgen: error: {tmp_path / 'notes.txt' / 'arm'}: cannot write the output folder (File exists); "
+                    "choose another output folder, or make this one writable")
+
+
 @needs_gcc
 def test_overwrite_removes_the_previous_runs_files_and_nothing_else(tmp_path, generated):
     """All operations in double, then gravity alone in float over them: the folder's C is exactly the new run's
