@@ -244,22 +244,36 @@ class CompiledSolver(SolverBase):
                 worst[op] = _check(op, pairs, allowed, f"{what} ({bound})", floors)
                 continue
             worst[op] = 0.0
+            constrained = record.group == "contacts" or (self.model.loops and record.solves)
             for link in [(k,) for k in self.frames[op]] if record.link else [()]:  # each generated link
                 got, analytic, differences, h = self._validation_jacobians(op, reference, state, link)
-                worst[op] = max(worst[op], _check(op, [(got[k], analytic[k]) for k in got], allowed,
-                                f"{what}'s analytic derivatives (the same algorithms in NumPy; {bound})"))
+                ports = [p.name for p in record.output_ports(self.floating)]
+                jacobian_floors: Optional[list] = None
+                rounded: Dict[str, np.ndarray] = {}
+                if constrained:  # Jacobians and values the constraints hold at ~ 0 (a mechanism the contacts fix)
+                    jacobian_floors = [16 * c for c in self._sensitivity(op, record, reference, state, None,
+                                                                         [analytic[k] for k in ports])]
+                    of_values = {of: value for _, value, of in differences.values()}
+                    of_ports = [p.name for p in operation(record.of).output_ports(self.floating)]
+                    rounded = dict(zip(of_ports, self._sensitivity(record.of, operation(record.of), reference, state,
+                                                                   None, [of_values[n] for n in of_ports])))
+                worst[op] = max(worst[op], _check(op, [(got[k], analytic[k]) for k in ports], allowed,
+                                f"{what}'s analytic derivatives (the same algorithms in NumPy; {bound})",
+                                jacobian_floors))
                 # central differences: truncation O(h^2) (in tol) plus the rounding of the NumPy engine's value,
-                # ~ eps64 cond(equilibrated M) ||f|| (Talos: 500 times what it is), over h, in each column
-                for k in got:
-                    difference, value = differences[k]
+                # ~ eps64 cond(equilibrated M) ||f|| (Talos: 500 times what it is), over h, in each column; a value
+                # the constraints hold at ~ 0: 16 x its measured change over h, in each column
+                for k in ports:
+                    difference, value, of = differences[k]
                     f_norm = np.linalg.norm(value.reshape(samples, -1), axis=1)
                     j_norm = np.maximum(np.linalg.norm(difference.reshape(samples, -1), axis=1),
                                         np.finfo(float).tiny)
                     rounding = (np.finfo(float).eps * kappa * f_norm
                                 * np.sqrt(difference.shape[-1]) / (h * j_norm))
+                    held = [16 * rounded[of] * np.sqrt(difference.shape[-1]) / h] if of in rounded else None
                     worst[op] = max(worst[op], _check(op, [(got[k], difference)], allowed + rounding,
                                     f"central differences (h = {h:g}) of {what}'s {record.of} ({bound} + eps "
-                                    f"cond(equilibrated M) ||{record.of}|| sqrt(columns) / (h ||Jacobian||))"))
+                                    f"cond(equilibrated M) ||{record.of}|| sqrt(columns) / (h ||Jacobian||))", held))
         log.info("validated %s: %s", self.prefix, worst)
         return worst
 
@@ -337,8 +351,8 @@ class CompiledSolver(SolverBase):
 
     def _validation_jacobians(self, op, reference, state, link=(), h=1e-5):
         """``op``'s Jacobians of the compiled solver and of the NumPy engine (analytic), and per Jacobian the
-        central differences of the NumPy engine's operation differentiated with that output's value:
-        ``(got, analytic, {name: (differences, value)}, h)``, the Jacobians as ``{output: (N, rows,
+        central differences of the NumPy engine's operation differentiated with that output's value and name:
+        ``(got, analytic, {name: (differences, value, output)}, h)``, the Jacobians as ``{output: (N, rows,
         columns)}`` (no columns where J = 0); ``link``: ``(link id,)`` for an operation on a link."""
         record = operation(op)
         names = [n for n in self._input_names(record) if n != "loads"]
@@ -359,7 +373,7 @@ class CompiledSolver(SolverBase):
             for k in range(expected.shape[-1]):
                 plus, minus = _perturbed(args, port.wrt, k, h), _perturbed(args, port.wrt, k, -h)
                 expected[..., k] = (f(**plus)[of] - f(**minus)[of]) / (2 * h)
-            differences[port.name] = (expected, values[of])
+            differences[port.name] = (expected, values[of], of)
         return got, analytic, differences, h
 
 

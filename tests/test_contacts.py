@@ -280,15 +280,17 @@ ARM_WITH_MIMIC = """\
 def test_a_contact_that_holds_the_whole_mechanism(tmp_path, build_cache):
     """A 4-joint arm whose last joint mimics the third (3 coordinates) with a point contact on a link two fixed
     joints merge: the contact holds every motion, so an inelastic impact stops it (qd_plus ~ 0, its rounding
-    growing with cond(J M^-1 J^T): validation used to refuse the build) and the impulses are Pinocchio's
-    -J^-T M qd on the same robot without the mimic tag (q_full = P q + o)."""
+    growing with cond(J M^-1 J^T), and so do its Jacobians and acc's: validation used to refuse these builds)
+    and the impulses are Pinocchio's -J^-T M qd on the same robot without the mimic tag (q_full = P q + o),
+    their Jacobian by qd -J^-T M."""
     urdf = tmp_path / "arm.urdf"
     urdf.write_text(ARM_WITH_MIMIC)
     model = rbdgen.load_urdf(urdf)
     offset = (0.01, -0.02, 0.03)
     contact = [rbdgen.Contact("tcp", offset=offset)]
-    solver = rbdgen.generate(model, ops=["contact_dynamics", "impulse_dynamics"], contacts=contact).compile(
-        TEST_FLAGS, build_cache)  # validates (seed 0: a state where cond(J) is 32)
+    ops = ["contact_dynamics", "impulse_dynamics", "contact_dynamics_derivatives", "impulse_dynamics_derivatives"]
+    solver = rbdgen.generate(model, ops=ops, contacts=contact).compile(TEST_FLAGS, build_cache)  # validates
+    # (seed 0: a state where cond(J) is 32; the Jacobians of acc and qd_plus are ~ 0, and central differences too)
     full = pin.buildModelFromXML(without_mimic(ARM_WITH_MIMIC))
     data = full.createData()
     P = np.vstack([np.eye(3), [0.0, 0.0, -1.5]])
@@ -306,6 +308,9 @@ def test_a_contact_that_holds_the_whole_mechanism(tmp_path, build_cache):
         expected = -np.linalg.solve(J.T, M @ qd)
         assert np.linalg.norm(qd_plus) <= 1e-12 * np.linalg.cond(J) ** 2 * np.linalg.norm(qd)
         assert rel_error(impulses, expected) <= TOL * np.linalg.cond(J) ** 2
+        d = solver.impulse_dynamics_derivatives(q, qd, np.ones(1))  # the impulses are linear in qd: -J^-T M
+        assert rel_error(d["dimpulses_dqd"], -np.linalg.solve(J.T, M)) <= TOL * np.linalg.cond(J) ** 2
+        assert np.linalg.norm(d["dqd_plus_dqd"]) <= 1e-12 * np.linalg.cond(J) ** 2
 
 
 def test_dependent_contacts_status_and_damping(solo_model, build_cache):
