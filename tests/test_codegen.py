@@ -766,28 +766,42 @@ def test_ltdl_plan_sweeps_the_rows_a_column_reaches():
         first += width
 
 
-def test_ltdl_kernel_written_out_solves_as_the_tables_do():
-    """`solves.ltdl_kernel` of M^-1's plan on a floating base with two legs: written out (`LTDL_UNROLL_MAX`), its
-    blocks' constant sweeps, run as the C runs them on the kernel's array (L row by row, ancestors nearest
-    first), give NumPy's inverse at every row read; with the bound at 0 the same kernel keeps its tables."""
+def _legs_inverse_plan():
+    """M^-1's `solves.ltdl_plan` on a floating base with two legs (0..2 a chain, legs 3-4 and 5-6): ``(lam, the
+    identity's columns, the rows read of each, the plan)``, column c read at the coordinates up to c depth first
+    (`minv.symmetric_inverse`)."""
     from rbdgen.algorithms.kinematics import preorder
     lam = (-1, 0, 1, 2, 3, 2, 5)
     rank = {k: i for i, k in enumerate(preorder(lam))}
     n = len(lam)
     columns = [[float(r == c) for r in range(n)] for c in range(n)]
     read = [[rank[r] <= rank[c] for r in range(n)] for c in range(n)]
-    plan = solves.ltdl_plan(lam, columns, read)
-    kernel = solves.ltdl_kernel("p", 0, plan)
-    assert kernel.tables == () and all(b.up is not None for b in kernel.blocks)
-    rng = np.random.default_rng(11)
-    L, entries = np.eye(n), []  # entries: L as the kernel reads it, row by row, ancestors nearest first
+    return lam, columns, read, solves.ltdl_plan(lam, columns, read)
+
+
+def _tree_factor(lam, rng):
+    """A random LTDL factor of the pattern ``lam``: ``(L, its entries row by row with the ancestors nearest first,
+    as a kernel reads them, D)``."""
+    n = len(lam)
+    L, entries = np.eye(n), []
     for k in range(n):
         j = lam[k]
         while j != -1:
             L[k, j] = rng.uniform(-1, 1)
             entries.append(L[k, j])
             j = lam[j]
-    D = rng.uniform(1, 2, n)
+    return L, entries, rng.uniform(1, 2, n)
+
+
+def test_ltdl_kernel_written_out_solves_as_the_tables_do():
+    """`solves.ltdl_kernel` of M^-1's plan on a floating base with two legs: written out (`LTDL_UNROLL_MAX`), its
+    blocks' constant sweeps, run as the C runs them on the kernel's array (L row by row, ancestors nearest
+    first), give NumPy's inverse at every row read; with the bound at 0 the same kernel keeps its tables."""
+    lam, columns, read, plan = _legs_inverse_plan()
+    n = len(lam)
+    kernel = solves.ltdl_kernel("p", 0, plan)
+    assert kernel.tables == () and all(b.up is not None for b in kernel.blocks)
+    L, entries, D = _tree_factor(lam, np.random.default_rng(11))
     x = np.zeros((n, kernel.m))
     for p, c in enumerate(plan.order):
         x[:, p] = columns[c]
@@ -814,24 +828,12 @@ def test_ltdl_plan_solves_only_the_rows_read():
     3-4 and 5-6): each block's D^-1 and L rows hold its columns' read rows and their ancestors, the column that
     reads every row comes first, a leg read only on its own path skips the other leg, and the kernel's sweeps
     over those rows alone, as the C runs them, give NumPy's inverse at every row read."""
-    from rbdgen.algorithms.kinematics import preorder
-    lam = (-1, 0, 1, 2, 3, 2, 5)
-    rank = {k: i for i, k in enumerate(preorder(lam))}
+    lam, columns, read, plan = _legs_inverse_plan()
     n = len(lam)
-    columns = [[float(r == c) for r in range(n)] for c in range(n)]
-    read = [[rank[r] <= rank[c] for r in range(n)] for c in range(n)]
-    plan = solves.ltdl_plan(lam, columns, read)
     assert sorted(plan.order) == list(range(n)) and len(plan.down) == len(plan.blocks)
     assert plan.order[0] == 6 and plan.down[0] == tuple(range(n))  # the last leg's tip reads every row
     assert solves.read_rows(lam, read[4]) == frozenset({0, 1, 2, 3, 4})  # the first leg skips the second
-    rng = np.random.default_rng(7)
-    L = np.eye(n)
-    for k in range(n):
-        j = lam[k]
-        while j != -1:
-            L[k, j] = rng.uniform(-1, 1)
-            j = lam[j]
-    D = rng.uniform(1, 2, n)
+    L, _, D = _tree_factor(lam, np.random.default_rng(7))
     H = L.T @ np.diag(D) @ L
     want = np.linalg.inv(H)
     first = 0
