@@ -5,11 +5,23 @@
 ``f`` held in world axes at their points) and ``c = J acc + Jdot nu + kd J nu + kp e = 0`` on the active
 rows. Differentiating both at the solution by a state input x (a, f moving with it):
 
-    M da - J^T df = -r_x,   J da = -c_x
-    D df = J M^-1 r_x - c_x,    da = M^-1 J^T df - M^-1 r_x       (D = J M^-1 J^T, masked)
+    M da - J^T df = -r_x,   J da = -c_x,   with r_tau = -I.
 
-with ``r_tau = -I``. ``X = M^-1 J^T`` and the factors of M (tree-sparse LTDL) and of D are the solve's own
-(`contact_dynamics.Solution`). The pieces:
+Every column is one tree-sparse solve with the KKT matrix, the contact rows first:
+
+    K [df; da] = [-a c_x; r_x],    K = [[1 - a, J_a], [J_a^T, -M]]
+
+(``a`` the rows' active flags, ``J_a`` the active rows: an inactive row reads ``df = 0``). Its LTDL factor
+``K = L^T D L`` has the contact rows as a chain above the root coordinate and is assembled from the solve's own
+factors (`contact_dynamics.Solution`), nothing factorised again: the coordinates' rows are M's (``L_M``, ``-D_M``),
+the contacts' those of the masked Delassus matrix ``D = J M^-1 J^T`` (``L_D``, ``D_D``), and between them
+``L_mc = -D_M^-1 L_M^-T J_a^T``, non-zero on the contacts' paths only (then ``L_mc^T (-D_M) L_mc = -J_a M^-1
+J_a^T`` and the contact block is ``D - J_a M^-1 J_a^T = 1 - a``). Eliminating da gives the Schur form,
+``D df = J M^-1 r_x - c_x``, ``da = M^-1 (J^T df - r_x)``, without its products by J and J^T in straight-line code
+and with one solve instead of three. The factors were checked by the solve (positivity, conditioning, residuals).
+By tau (``r_tau = -I``), da is ``-K^-1``'s coordinate block, symmetric: each column is read at the rows up to it
+depth first only, the rest mirrored (`minv.mirrored`), so the C's solve skips the others' L sweep.
+The pieces:
 
 - ``r_x``: `rnea_derivatives` at ``qdd = acc`` (the loads body-fixed, as `rnea` takes them), less
   ``d(J^T f)/dx``: with ``W = [n + p x f, f]`` a contact's wrench (world origin) and ``s_j`` the path's motion
@@ -23,7 +35,7 @@ with ``r_tau = -I``. ``X = M^-1 J^T`` and the factors of M (tree-sparse LTDL) an
   position, ``(tr(A) I - A) J_omega / 2`` for a frame's ``vee(A - A^T) / 2``, ``A = R R_ref^T``.
 
 `impulse_dynamics` likewise: ``r = M (qd_plus - nu) - J^T Lambda`` (``d(M delta)/dq`` is `rnea_derivatives`
-without gravity at zero velocity and ``qdd = delta = qd_plus - nu``; ``r_nu = -M``, so ``M^-1 r_nu = -I``) and
+without gravity at zero velocity and ``qdd = delta = qd_plus - nu``; ``r_nu = -M``) and
 ``c = J (qd_plus + e nu)`` (the twist derivatives at the velocity ``qd_plus + e nu``; ``c_nu = e J``).
 
 Inactive contacts are masked rows (their right-hand sides zero, D's rows the identity): their forces' derivatives
@@ -39,6 +51,7 @@ from .contact_dynamics import contact_solution, impulse_solution, targets
 from .frames import at_point, base_columns, link_path
 from .kinematics_derivatives import frame_derivatives
 from .ltdl import ancestors, coordinate_parents, ltdl_sweep_up
+from .minv import mirrored
 from .rnea_derivatives import rnea_derivatives
 
 #: The state inputs of the Jacobians, in the outputs' order (the base's: floating only).
@@ -181,6 +194,7 @@ def contact_dynamics_derivatives(tree, ops, q, qd, nu, tau, h, base, active, ref
     rhs = {wrt: list(zip(c[wrt], r[wrt])) for wrt in keys}
     rhs["tau"] = [(None, [-int(g == k) for g in range(G)]) for k in range(G)]          # r_tau = -I
     out = _kkt(tree, ops, sol, rhs)
+    out["tau"] = (mirrored(out["tau"][0], coordinate_parents(tree)), out["tau"][1])   # -K^-1's block: symmetric
     return {"acc": {wrt: v[0] for wrt, v in out.items()}, "forces": {wrt: v[1] for wrt, v in out.items()}}
 
 
