@@ -63,6 +63,13 @@ def symmetric_inverse(H, lam, ops, what: str) -> list:
     else:
         L, Dinv = ltdl(H, lam, ops, what)
         X = ops.solve_ltdl(L, Dinv, lam, identity)
+    return mirrored(X, lam)
+
+
+def mirrored(X, lam) -> list:
+    """The symmetric matrix, as rows, whose column c is ``X[c]`` at c and the rows before it depth first
+    (`kinematics.preorder` of ``lam``; None: in index order), its other rows never read (`symmetric_inverse`)."""
+    G = len(X)
     rank = {k: i for i, k in enumerate(preorder(lam) if lam is not None else range(G))}
     return [[X[c][r] if rank[r] <= rank[c] else X[r][c] for c in range(G)] for r in range(G)]
 
