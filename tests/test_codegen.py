@@ -852,11 +852,12 @@ def test_ltdl_plan_solves_only_the_rows_read():
         first += width
 
 
-def test_ltdl_kernel_leaves_out_structural_zeros():
+def test_ltdl_kernel_leaves_out_structural_zeros(monkeypatch):
     """`solves.ltdl_kernel` of a factor with structural zeros (`contact_derivatives`' KKT factor: contact rows 0-1
-    above a chain 2 <- 3 and a branch 2 <- 4, row 3 coupled with contact row 1 only, row 4 with 0 only): its
-    ``above`` table holds only the other entries, and the kernel's sweeps run over its tables, as the C runs
-    them, give NumPy's dense solve of every column."""
+    above a chain 2 <- 3 and a branch 2 <- 4, row 3 coupled with contact row 1 only, row 4 with 0 only): written
+    out, its sweeps take only the other entries; with tables (`LTDL_UNROLL_MAX` 0), its ``above`` table holds
+    only those, and the kernel's sweeps run over its tables, as the C runs them, give NumPy's dense solve of
+    every column."""
     from rbdgen.algorithms.ltdl import ancestors
     lam = (-1, 0, 1, 2, 2)
     n = len(lam)
@@ -867,6 +868,9 @@ def test_ltdl_kernel_leaves_out_structural_zeros():
     columns = [[float(v) for v in rng.integers(-3, 4, n)] for _ in range(11)] + [[0, 0, 0, 1.0, 0]]
     plan = solves.ltdl_plan(lam, columns, None, L)
     assert plan.entries == ((), (0,), (1, 0), (2, 1), (2, 0))
+    for block in solves.ltdl_kernel("p", 0, plan).blocks:
+        assert all(tuple(j for _, j in terms) == plan.entries[k] for k, terms in block.sweep)
+    monkeypatch.setattr(solves, "LTDL_UNROLL_MAX", 0)
     tables = {t.name: t.values for t in solves.ltdl_kernel("p", 0, plan).tables}
     assert len(tables["above"]) == sum(len(row) for row in L) - len(zeros)
     values = [L[k][j] for k in range(n) for j in plan.entries[k]]  # the printer's L array
