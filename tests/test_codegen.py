@@ -794,13 +794,14 @@ def _tree_factor(lam, rng):
 
 
 def test_ltdl_kernel_written_out_solves_as_the_tables_do():
-    """`solves.ltdl_kernel` of M^-1's plan on a floating base with two legs: written out (`LTDL_UNROLL_MAX`), its
-    blocks' constant sweeps, run as the C runs them on the kernel's array (L row by row, ancestors nearest
-    first), give NumPy's inverse at every row read; with the bound at 0 the same kernel keeps its tables."""
+    """`solves.ltdl_kernel` of M^-1's plan (`LtdlPlan.inverse`) on a floating base with two legs: written out
+    (`LTDL_UNROLL_MAX`), its blocks' constant sweeps, run as the C runs them on the kernel's array (L row by row,
+    ancestors nearest first), give NumPy's inverse at every row read; with the bound at 0 the same kernel keeps
+    its tables."""
     lam, columns, read, plan = _legs_inverse_plan()
     n = len(lam)
     kernel = solves.ltdl_kernel("p", 0, plan)
-    assert kernel.tables == () and all(b.up is not None for b in kernel.blocks)
+    assert plan.inverse and kernel.tables == () and all(b.up is not None for b in kernel.blocks)
     L, entries, D = _tree_factor(lam, np.random.default_rng(11))
     x = np.zeros((n, kernel.m))
     for p, c in enumerate(plan.order):
@@ -852,12 +853,11 @@ def test_ltdl_plan_solves_only_the_rows_read():
         first += width
 
 
-def test_ltdl_kernel_leaves_out_structural_zeros(monkeypatch):
+def test_ltdl_kernel_leaves_out_structural_zeros():
     """`solves.ltdl_kernel` of a factor with structural zeros (`contact_derivatives`' KKT factor: contact rows 0-1
-    above a chain 2 <- 3 and a branch 2 <- 4, row 3 coupled with contact row 1 only, row 4 with 0 only): written
-    out, its sweeps take only the other entries; with tables (`LTDL_UNROLL_MAX` 0), its ``above`` table holds
-    only those, and the kernel's sweeps run over its tables, as the C runs them, give NumPy's dense solve of
-    every column."""
+    above a chain 2 <- 3 and a branch 2 <- 4, row 3 coupled with contact row 1 only, row 4 with 0 only): its
+    ``above`` table holds only the other entries, and the kernel's sweeps run over its tables, as the C runs
+    them, give NumPy's dense solve of every column."""
     from rbdgen.algorithms.ltdl import ancestors
     lam = (-1, 0, 1, 2, 2)
     n = len(lam)
@@ -867,10 +867,7 @@ def test_ltdl_kernel_leaves_out_structural_zeros(monkeypatch):
          for k in range(n)]
     columns = [[float(v) for v in rng.integers(-3, 4, n)] for _ in range(11)] + [[0, 0, 0, 1.0, 0]]
     plan = solves.ltdl_plan(lam, columns, None, L)
-    assert plan.entries == ((), (0,), (1, 0), (2, 1), (2, 0))
-    for block in solves.ltdl_kernel("p", 0, plan).blocks:
-        assert all(tuple(j for _, j in terms) == plan.entries[k] for k, terms in block.sweep)
-    monkeypatch.setattr(solves, "LTDL_UNROLL_MAX", 0)
+    assert plan.entries == ((), (0,), (1, 0), (2, 1), (2, 0)) and not plan.inverse
     tables = {t.name: t.values for t in solves.ltdl_kernel("p", 0, plan).tables}
     assert len(tables["above"]) == sum(len(row) for row in L) - len(zeros)
     values = [L[k][j] for k in range(n) for j in plan.entries[k]]  # the printer's L array

@@ -42,11 +42,12 @@ def cholesky_copy(call: Call) -> CholeskyCopy:
 #: of the C backend"): the cost model of `ltdl_plan`.
 LTDL_WIDTHS = {32: 42, 16: 53, 8: 79}
 
-#: A `TreeSolve` kernel whose sweeps take at most this many terms ``x_k -= L_kj x_j`` (all its blocks), in
-#: blocks at most 16 wide, is written out with its rows and entries as constants (`LtdlBlock.up`,
-#: `LtdlBlock.sweep`), without the tables and their loops: GCC then loads no indices. Written out, a block
-#: wider than 16 ran slower; larger kernels keep the tables, as code written out grows with its terms
-#: (docs/benchmarks.md, "Decisions of the C backend").
+#: The kernel of an inverse (`LtdlPlan.inverse`: M^-1, the task-space inertia's 6 x 6) whose sweeps take at
+#: most this many terms ``x_k -= L_kj x_j`` (all its blocks), in blocks at most 16 wide, is written out with
+#: its rows and entries as constants (`LtdlBlock.up`, `LtdlBlock.sweep`), without the tables and their loops:
+#: GCC then loads no indices. Written out, a block wider than 16 ran slower, and so did the contact solves'
+#: kernels; larger kernels keep the tables, as code written out grows with its terms (docs/benchmarks.md,
+#: "Decisions of the C backend").
 LTDL_UNROLL_MAX = 2000
 
 
@@ -67,6 +68,7 @@ class LtdlPlan:
     blocks: tuple
     down: tuple
     entries: tuple
+    inverse: bool = False  # the columns are the identity's, in order: the solve inverts the matrix
 
     @property
     def columns(self) -> int:
@@ -142,7 +144,9 @@ def ltdl_plan(lam, columns, read=None, L=None) -> LtdlPlan:
         swept.append(down_ij)
     entries = tuple(tuple(j for j in ancestors(lam, k) if L is None or isinstance(L[k][j], Expr) or L[k][j] != 0)
                     for k in range(n))
-    return LtdlPlan(n, tuple(lam), tuple(order), tuple(blocks), tuple(swept), entries)
+    inverse = len(columns) == n and all(not isinstance(v, Expr) and v == (r == c)
+                                        for c, column in enumerate(columns) for r, v in enumerate(column))
+    return LtdlPlan(n, tuple(lam), tuple(order), tuple(blocks), tuple(swept), entries, inverse)
 
 
 def ltdl_kernel_name(prefix: str, index: int, plan: LtdlPlan) -> str:
@@ -232,7 +236,7 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
                               for t in range(block.row_first, block.row_last) if below_start[t] < below_start[t + 1]),
                         tuple((k, tuple((p, above[p]) for p in range(above_start[k], above_start[k + 1]))) for k in swept)))
     terms = sum(len(row) for sweeps in written for sweep in sweeps for _, row in sweep)
-    if max(block.width for block in blocks) <= 16 and terms <= LTDL_UNROLL_MAX:
+    if plan.inverse and max(block.width for block in blocks) <= 16 and terms <= LTDL_UNROLL_MAX:
         for block, (up, sweep) in zip(blocks, written):
             block.up, block.sweep = up, sweep
         return LtdlKernel(ltdl_kernel_name(prefix, index, plan), n, m, tuple(blocks), ())
