@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import spatial as sp
-from .kinematics import (Tree, add_load, base_rotation, base_spatial_acceleration, body_scope, body_xforms,
+from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms,
                          joint_xforms, link_forces, rotate, rotate_back)
 
 
@@ -36,14 +36,23 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
         quat, velocity, acceleration = base
         E0 = base_rotation(quat, ops)
         v0 = sp.Motion(rotate(E0, velocity))                                                   # v0 = X0 v_W
-        a0 = sp.Motion(rotate(E0, base_spatial_acceleration(velocity, acceleration) - a_grav))  # a0 = X0 (a_W - a_g)
+        aW = sp.vsub(acceleration, a_grav)                                                     # [omegadot, pddot - g]
+        ac0 = sp.mv3(E0, aW[3:])                                                               # classical, base frame
+        a0 = sp.Motion(sp.mv3(E0, aW[:3]) + sp.vsub(ac0, sp.cross(v0[:3], v0[3:])))          # a0 = X0 (a_W - a_g)
     else:
         v0 = sp.Motion((0,) * 6)
         a0 = -a_grav
+        ac0 = None
     Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     f_load, f_load0 = link_forces(tree, loads)
     vJ, v, a, f = [None] * nb, [None] * nb, [None] * nb, [None] * nb
-    for i in range(nb):
+    tau = [None] * nb
+    f0 = sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0, ac0), f_load0)) if tree.floating else None
+    moving = not all(sp.is_zero(x) for x in list(qd) + list(v0))
+    for i, entering in body_steps(tree.parent, moving):
+        if not entering:
+            tau[i], f0 = body_to_parent(tree, ops, i, Xup, f, f0, qdd)
+            continue
         with body_scope(tree, ops, i, "v, a, f"):
             p = tree.parent[i]
             vp, ap = (v0, a0) if p == -1 else (v[p], a[p])
@@ -54,11 +63,41 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
             ops.label(v[i], f"v{i}")
             ops.label(a[i], f"a{i}")
             ops.label(f[i], f"f{i}")
-    f0 = None
-    if tree.floating:
-        f0 = sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0), f_load0))
-    tau, f0 = backward_pass(tree, ops, Xup, f, f0, qdd)
     return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
+
+
+def body_steps(parent, moving: bool) -> list:
+    """The order of RNEA's steps per body: ``(i, True)`` its forward step, ``(i, False)`` its step to the parent
+    (once its subtree's are done). ``moving``: depth first, each subtree's steps to the parent right after its
+    forward steps, so few forces are pending at once (children in decreasing index order: a parent's forces are
+    summed as in the sweeps); else (all velocities zero, as for gravity, where each body's steps are short and
+    a chain's are a chain of latencies) the two sweeps, which keep the sibling chains side by side."""
+    if not moving:
+        return [(i, True) for i in range(len(parent))] + [(i, False) for i in reversed(range(len(parent)))]
+    children = {}
+    for i, p in enumerate(parent):
+        children.setdefault(p, []).append(i)
+    out, stack = [], [(i, True) for i in children.get(-1, [])]
+    while stack:
+        i, entering = stack.pop()
+        out.append((i, entering))
+        if entering:
+            stack.append((i, False))
+            stack.extend((c, True) for c in children.get(i, []))
+    return out
+
+
+def body_to_parent(tree: Tree, ops, i, Xup, f, f0, qdd) -> tuple:
+    """``(tau_i, f0)``: tau_i = S_i . f_i + armature_i qdd_i, and body i's force added to its parent's."""
+    with body_scope(tree, ops, i, "tau, f to the parent"):
+        tau = sp.add(tree.S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
+        ops.label(tau, f"tau{i}")
+        p = tree.parent[i]
+        if p != -1:
+            f[p] = f[p] + Xup[i].T @ f[i]
+        elif tree.floating:
+            f0 = f0 + Xup[i].T @ f[i]
+    return tau, f0
 
 
 def backward_pass(tree: Tree, ops, Xup, f, f0, qdd) -> tuple:
@@ -67,14 +106,7 @@ def backward_pass(tree: Tree, ops, Xup, f, f0, qdd) -> tuple:
     body's ``f0``."""
     tau = [None] * tree.nb
     for i in reversed(range(tree.nb)):
-        with body_scope(tree, ops, i, "tau, f to the parent"):
-            tau[i] = sp.add(tree.S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
-            ops.label(tau[i], f"tau{i}")
-            p = tree.parent[i]
-            if p != -1:
-                f[p] = f[p] + Xup[i].T @ f[i]
-            elif tree.floating:
-                f0 = f0 + Xup[i].T @ f[i]
+        tau[i], f0 = body_to_parent(tree, ops, i, Xup, f, f0, qdd)
     return tau, f0
 
 
