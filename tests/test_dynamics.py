@@ -190,13 +190,13 @@ def test_custom_joint_order_g1():
                              f"{op} (loads={loads}) vs Pinocchio, state {i}")
 
 
-@pytest.mark.parametrize("moving", [True, False])
-def test_rnea_body_steps(moving):
+@pytest.mark.parametrize("depth_first", [True, False])
+def test_rnea_body_steps(depth_first):
     """RNEA's order on Talos' tree (branches at the base, the torso, the grippers' mimic bodies): each body's
     forward step once, after its parent's; its step to the parent once, after every step of its subtree (the
     sums the steps to the parent make are those of the reversed sweep: siblings in decreasing index order)."""
     parent = solver("talos").tree.parent
-    steps = body_steps(parent, moving)
+    steps = body_steps(parent, depth_first)
     at = {step: k for k, step in enumerate(steps)}
     assert len(steps) == len(at) == 2 * len(parent)
     subtree = [{i} for i in range(len(parent))]
@@ -210,7 +210,7 @@ def test_rnea_body_steps(moving):
     for p in set(parent):
         siblings = [i for i in to_parent if parent[i] == p]
         assert siblings == sorted(siblings, reverse=True)
-    if moving:  # depth first: a subtree's steps are one run
+    if depth_first:  # a subtree's steps are one run
         for i in range(len(parent)):
             assert at[i, False] - at[i, True] == 2 * len(subtree[i]) - 1
 

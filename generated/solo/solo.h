@@ -167,9 +167,9 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2425 mul, 2231 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 12192 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 10872 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 12192
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 10872
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -188,9 +188,9 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2425 mul, 2231 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 12448 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 11128 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 12448
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 11128
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after

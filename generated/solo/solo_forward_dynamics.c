@@ -15,14 +15,14 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, 
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[240];  /* the values a part computes for a later one */
+        double w[239];  /* the values a part computes for a later one */
         int s;
         solo__1_forward_dynamics(q, w);  /* no checks: always OK */
         solo__2_forward_dynamics(w);  /* no checks: always OK */
         s = solo__3_forward_dynamics(base, qd, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
         solo__4_forward_dynamics(qd, loads, w);  /* no checks: always OK */
-        solo__5_forward_dynamics(qd, loads, w);  /* no checks: always OK */
+        solo__5_forward_dynamics(qd, tau, loads, w);  /* no checks: always OK */
         s = solo__6_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
         s = solo__7_forward_dynamics(acc, w);

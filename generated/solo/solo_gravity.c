@@ -147,405 +147,405 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const dou
         double t129, t130, t131, t132; solo_sincos2(q[8], q[9], &t129, &t130, &t131, &t132);
         /* body 10 HL_LOWER_LEG: XJ */
         double t133, t134, t135, t136; solo_sincos2(q[10], q[11], &t133, &t134, &t135, &t136);
-        /* gravity */
-        const double t137 = 1.16115091 * t110;
-        const double t138 = 1.16115091 * t111;
-        const double t139 = 1.16115091 * t112;
-        if (loads != NULL) { t3 = loads[3]; }
-        const double t140 = t3 + t137;
-        if (loads != NULL) { t4 = loads[4]; }
-        const double t141 = t4 + t138;
-        if (loads != NULL) { t5 = loads[5]; }
-        const double t142 = t5 + t139;
         /* body 0 FL_SHOULDER: v, a, f */
-        const double t143 = t111 * t114;
-        const double t144 = t112 * t113;
-        const double a0_y = t143 + t144;
-        const double t146 = t111 * t113;
-        const double t147 = t112 * t114;
-        const double a0_z = t147 - t146;
-        const double t149 = 0.0014853845 * a0_z;
-        const double t150 = (-0.01169101578415) * a0_z;
-        const double t151 = (-0.01169101578415) * a0_y;
-        const double t152 = 0.0014853845 * t110;
-        const double t153 = t151 - t152;
-        const double t154 = 0.14853845 * t110;
-        const double t155 = 0.14853845 * a0_y;
-        const double t156 = 0.14853845 * a0_z;
+        const double t137 = t111 * t114;
+        const double t138 = t112 * t113;
+        const double a0_y = t137 + t138;
+        const double t140 = t111 * t113;
+        const double t141 = t112 * t114;
+        const double a0_z = t141 - t140;
+        const double t143 = 0.0014853845 * a0_z;
+        const double t144 = (-0.01169101578415) * a0_z;
+        const double t145 = (-0.01169101578415) * a0_y;
+        const double t146 = 0.0014853845 * t110;
+        const double t147 = t145 - t146;
+        const double t148 = 0.14853845 * t110;
+        const double t149 = 0.14853845 * a0_y;
+        const double t150 = 0.14853845 * a0_z;
         if (loads != NULL) { t6 = loads[6]; }
-        const double f0_nx = t6 + t149;
+        const double f0_nx = t6 + t143;
         if (loads != NULL) { t7 = loads[7]; }
-        const double f0_ny = t7 - t150;
+        const double f0_ny = t7 - t144;
         if (loads != NULL) { t8 = loads[8]; }
-        const double f0_nz = t8 + t153;
+        const double f0_nz = t8 + t147;
         if (loads != NULL) { t9 = loads[9]; }
-        const double f0_x = t9 + t154;
+        const double f0_x = t9 + t148;
         if (loads != NULL) { t10 = loads[10]; }
-        const double f0_y = t10 + t155;
+        const double f0_y = t10 + t149;
         if (loads != NULL) { t11 = loads[11]; }
-        const double f0_z = t11 + t156;
+        const double f0_z = t11 + t150;
         /* body 1 FR_SHOULDER: v, a, f */
-        const double t163 = t111 * t116;
-        const double t164 = t112 * t115;
-        const double a1_y = t163 + t164;
-        const double t166 = t111 * t115;
-        const double t167 = t112 * t116;
-        const double a1_z = t167 - t166;
-        const double t169 = (-0.0014853845) * a1_z;
-        const double t170 = (-0.01169101578415) * a1_z;
-        const double t171 = (-0.01169101578415) * a1_y;
-        const double t172 = (-0.0014853845) * t110;
-        const double t173 = t171 - t172;
-        const double t174 = 0.14853845 * a1_y;
-        const double t175 = 0.14853845 * a1_z;
+        const double t157 = t111 * t116;
+        const double t158 = t112 * t115;
+        const double a1_y = t157 + t158;
+        const double t160 = t111 * t115;
+        const double t161 = t112 * t116;
+        const double a1_z = t161 - t160;
+        const double t163 = (-0.0014853845) * a1_z;
+        const double t164 = (-0.01169101578415) * a1_z;
+        const double t165 = (-0.01169101578415) * a1_y;
+        const double t166 = (-0.0014853845) * t110;
+        const double t167 = t165 - t166;
+        const double t168 = 0.14853845 * a1_y;
+        const double t169 = 0.14853845 * a1_z;
         if (loads != NULL) { t12 = loads[12]; }
-        const double f1_nx = t12 + t169;
+        const double f1_nx = t12 + t163;
         if (loads != NULL) { t13 = loads[13]; }
-        const double f1_ny = t13 - t170;
+        const double f1_ny = t13 - t164;
         if (loads != NULL) { t14 = loads[14]; }
-        const double f1_nz = t14 + t173;
+        const double f1_nz = t14 + t167;
         if (loads != NULL) { t15 = loads[15]; }
-        const double f1_x = t15 + t154;
+        const double f1_x = t15 + t148;
         if (loads != NULL) { t16 = loads[16]; }
-        const double f1_y = t16 + t174;
+        const double f1_y = t16 + t168;
         if (loads != NULL) { t17 = loads[17]; }
-        const double f1_z = t17 + t175;
+        const double f1_z = t17 + t169;
         /* body 2 HL_SHOULDER: v, a, f */
-        const double t182 = t111 * t118;
-        const double t183 = t112 * t117;
-        const double a2_y = t182 + t183;
-        const double t185 = t111 * t117;
-        const double t186 = t112 * t118;
-        const double a2_z = t186 - t185;
-        const double t188 = 0.0014853845 * a2_z;
-        const double t189 = 0.01169101578415 * a2_z;
-        const double t190 = 0.01169101578415 * a2_y;
-        const double t191 = t190 - t152;
-        const double t192 = 0.14853845 * a2_y;
-        const double t193 = 0.14853845 * a2_z;
+        const double t176 = t111 * t118;
+        const double t177 = t112 * t117;
+        const double a2_y = t176 + t177;
+        const double t179 = t111 * t117;
+        const double t180 = t112 * t118;
+        const double a2_z = t180 - t179;
+        const double t182 = 0.0014853845 * a2_z;
+        const double t183 = 0.01169101578415 * a2_z;
+        const double t184 = 0.01169101578415 * a2_y;
+        const double t185 = t184 - t146;
+        const double t186 = 0.14853845 * a2_y;
+        const double t187 = 0.14853845 * a2_z;
         if (loads != NULL) { t18 = loads[18]; }
-        const double f2_nx = t18 + t188;
+        const double f2_nx = t18 + t182;
         if (loads != NULL) { t19 = loads[19]; }
-        const double f2_ny = t19 - t189;
+        const double f2_ny = t19 - t183;
         if (loads != NULL) { t20 = loads[20]; }
-        const double f2_nz = t20 + t191;
+        const double f2_nz = t20 + t185;
         if (loads != NULL) { t21 = loads[21]; }
-        const double f2_x = t21 + t154;
+        const double f2_x = t21 + t148;
         if (loads != NULL) { t22 = loads[22]; }
-        const double f2_y = t22 + t192;
+        const double f2_y = t22 + t186;
         if (loads != NULL) { t23 = loads[23]; }
-        const double f2_z = t23 + t193;
+        const double f2_z = t23 + t187;
         /* body 3 HR_SHOULDER: v, a, f */
-        const double t200 = t111 * t120;
-        const double t201 = t112 * t119;
-        const double a3_y = t200 + t201;
-        const double t203 = t111 * t119;
-        const double t204 = t112 * t120;
-        const double a3_z = t204 - t203;
-        const double t206 = (-0.0014853845) * a3_z;
-        const double t207 = 0.01169101578415 * a3_z;
-        const double t208 = 0.01169101578415 * a3_y;
-        const double t209 = t208 - t172;
-        const double t210 = 0.14853845 * a3_y;
-        const double t211 = 0.14853845 * a3_z;
+        const double t194 = t111 * t120;
+        const double t195 = t112 * t119;
+        const double a3_y = t194 + t195;
+        const double t197 = t111 * t119;
+        const double t198 = t112 * t120;
+        const double a3_z = t198 - t197;
+        const double t200 = (-0.0014853845) * a3_z;
+        const double t201 = 0.01169101578415 * a3_z;
+        const double t202 = 0.01169101578415 * a3_y;
+        const double t203 = t202 - t166;
+        const double t204 = 0.14853845 * a3_y;
+        const double t205 = 0.14853845 * a3_z;
         if (loads != NULL) { t24 = loads[24]; }
-        const double f3_nx = t24 + t206;
+        const double f3_nx = t24 + t200;
         if (loads != NULL) { t25 = loads[25]; }
-        const double f3_ny = t25 - t207;
+        const double f3_ny = t25 - t201;
         if (loads != NULL) { t26 = loads[26]; }
-        const double f3_nz = t26 + t209;
+        const double f3_nz = t26 + t203;
         if (loads != NULL) { t27 = loads[27]; }
-        const double f3_x = t27 + t154;
+        const double f3_x = t27 + t148;
         if (loads != NULL) { t28 = loads[28]; }
-        const double f3_y = t28 + t210;
+        const double f3_y = t28 + t204;
         if (loads != NULL) { t29 = loads[29]; }
-        const double f3_z = t29 + t211;
+        const double f3_z = t29 + t205;
         /* body 4 FL_UPPER_LEG: v, a, f */
-        const double t218 = t110 * t122;
-        const double t219 = t121 * a0_z;
-        const double a4_x = t218 - t219;
-        const double t221 = t110 * t121;
-        const double t222 = t122 * a0_z;
-        const double a4_z = t221 + t222;
-        const double t224 = 0.0028754860404784995 * a4_z;
-        const double t225 = t224 - t151;
-        const double t226 = (-0.01169101578415) * a4_x;
-        const double t227 = 2.0453744564999998e-06 * a4_z;
-        const double t228 = t226 - t227;
-        const double t229 = 2.0453744564999998e-06 * a0_y;
-        const double t230 = 0.0028754860404784995 * a4_x;
-        const double t231 = t229 - t230;
-        const double t232 = 0.14853845 * a4_x;
-        const double t233 = 0.14853845 * a4_z;
+        const double t212 = t110 * t122;
+        const double t213 = t121 * a0_z;
+        const double a4_x = t212 - t213;
+        const double t215 = t110 * t121;
+        const double t216 = t122 * a0_z;
+        const double a4_z = t215 + t216;
+        const double t218 = 0.0028754860404784995 * a4_z;
+        const double t219 = t218 - t145;
+        const double t220 = (-0.01169101578415) * a4_x;
+        const double t221 = 2.0453744564999998e-06 * a4_z;
+        const double t222 = t220 - t221;
+        const double t223 = 2.0453744564999998e-06 * a0_y;
+        const double t224 = 0.0028754860404784995 * a4_x;
+        const double t225 = t223 - t224;
+        const double t226 = 0.14853845 * a4_x;
+        const double t227 = 0.14853845 * a4_z;
         if (loads != NULL) { t30 = loads[30]; }
-        const double f4_nx = t30 + t225;
+        const double f4_nx = t30 + t219;
         if (loads != NULL) { t31 = loads[31]; }
-        const double f4_ny = t31 + t228;
+        const double f4_ny = t31 + t222;
         if (loads != NULL) { t32 = loads[32]; }
-        const double f4_nz = t32 + t231;
+        const double f4_nz = t32 + t225;
         if (loads != NULL) { t33 = loads[33]; }
-        const double f4_x = t33 + t232;
+        const double f4_x = t33 + t226;
         if (loads != NULL) { t34 = loads[34]; }
-        const double f4_y = t34 + t155;
+        const double f4_y = t34 + t149;
         if (loads != NULL) { t35 = loads[35]; }
-        const double f4_z = t35 + t233;
+        const double f4_z = t35 + t227;
         /* body 5 FR_UPPER_LEG: v, a, f */
-        const double t240 = t110 * t124;
-        const double t241 = t123 * a1_z;
-        const double a5_x = t240 - t241;
-        const double t243 = t110 * t123;
-        const double t244 = t124 * a1_z;
-        const double a5_z = t243 + t244;
-        const double t246 = (-0.0028754860404784995) * a5_z;
-        const double t247 = t246 - t171;
-        const double t248 = (-0.01169101578415) * a5_x;
-        const double t249 = (-2.0453744564999998e-06) * a5_z;
-        const double t250 = t248 - t249;
-        const double t251 = (-2.0453744564999998e-06) * a1_y;
-        const double t252 = (-0.0028754860404784995) * a5_x;
-        const double t253 = t251 - t252;
-        const double t254 = 0.14853845 * a5_x;
-        const double t255 = 0.14853845 * a5_z;
+        const double t234 = t110 * t124;
+        const double t235 = t123 * a1_z;
+        const double a5_x = t234 - t235;
+        const double t237 = t110 * t123;
+        const double t238 = t124 * a1_z;
+        const double a5_z = t237 + t238;
+        const double t240 = (-0.0028754860404784995) * a5_z;
+        const double t241 = t240 - t165;
+        const double t242 = (-0.01169101578415) * a5_x;
+        const double t243 = (-2.0453744564999998e-06) * a5_z;
+        const double t244 = t242 - t243;
+        const double t245 = (-2.0453744564999998e-06) * a1_y;
+        const double t246 = (-0.0028754860404784995) * a5_x;
+        const double t247 = t245 - t246;
+        const double t248 = 0.14853845 * a5_x;
+        const double t249 = 0.14853845 * a5_z;
         if (loads != NULL) { t36 = loads[36]; }
-        const double f5_nx = t36 + t247;
+        const double f5_nx = t36 + t241;
         if (loads != NULL) { t37 = loads[37]; }
-        const double f5_ny = t37 + t250;
+        const double f5_ny = t37 + t244;
         if (loads != NULL) { t38 = loads[38]; }
-        const double f5_nz = t38 + t253;
+        const double f5_nz = t38 + t247;
         if (loads != NULL) { t39 = loads[39]; }
-        const double f5_x = t39 + t254;
+        const double f5_x = t39 + t248;
         if (loads != NULL) { t40 = loads[40]; }
-        const double f5_y = t40 + t174;
+        const double f5_y = t40 + t168;
         if (loads != NULL) { t41 = loads[41]; }
-        const double f5_z = t41 + t255;
+        const double f5_z = t41 + t249;
         /* body 6 HL_UPPER_LEG: v, a, f */
-        const double t262 = t110 * t126;
-        const double t263 = t125 * a2_z;
-        const double a6_x = t262 - t263;
-        const double t265 = t110 * t125;
-        const double t266 = t126 * a2_z;
-        const double a6_z = t265 + t266;
-        const double t268 = 0.0028754860404784995 * a6_z;
-        const double t269 = (-0.01169101578415) * a2_y;
+        const double t256 = t110 * t126;
+        const double t257 = t125 * a2_z;
+        const double a6_x = t256 - t257;
+        const double t259 = t110 * t125;
+        const double t260 = t126 * a2_z;
+        const double a6_z = t259 + t260;
+        const double t262 = 0.0028754860404784995 * a6_z;
+        const double t263 = (-0.01169101578415) * a2_y;
+        const double t264 = t262 - t263;
+        const double t265 = (-0.01169101578415) * a6_x;
+        const double t266 = 2.0453744564999998e-06 * a6_z;
+        const double t267 = t265 - t266;
+        const double t268 = 2.0453744564999998e-06 * a2_y;
+        const double t269 = 0.0028754860404784995 * a6_x;
         const double t270 = t268 - t269;
-        const double t271 = (-0.01169101578415) * a6_x;
-        const double t272 = 2.0453744564999998e-06 * a6_z;
-        const double t273 = t271 - t272;
-        const double t274 = 2.0453744564999998e-06 * a2_y;
-        const double t275 = 0.0028754860404784995 * a6_x;
-        const double t276 = t274 - t275;
-        const double t277 = 0.14853845 * a6_x;
-        const double t278 = 0.14853845 * a6_z;
+        const double t271 = 0.14853845 * a6_x;
+        const double t272 = 0.14853845 * a6_z;
         if (loads != NULL) { t42 = loads[42]; }
-        const double f6_nx = t42 + t270;
+        const double f6_nx = t42 + t264;
         if (loads != NULL) { t43 = loads[43]; }
-        const double f6_ny = t43 + t273;
+        const double f6_ny = t43 + t267;
         if (loads != NULL) { t44 = loads[44]; }
-        const double f6_nz = t44 + t276;
+        const double f6_nz = t44 + t270;
         if (loads != NULL) { t45 = loads[45]; }
-        const double f6_x = t45 + t277;
+        const double f6_x = t45 + t271;
         if (loads != NULL) { t46 = loads[46]; }
-        const double f6_y = t46 + t192;
+        const double f6_y = t46 + t186;
         if (loads != NULL) { t47 = loads[47]; }
-        const double f6_z = t47 + t278;
+        const double f6_z = t47 + t272;
         /* body 7 HR_UPPER_LEG: v, a, f */
-        const double t285 = t110 * t128;
-        const double t286 = t127 * a3_z;
-        const double a7_x = t285 - t286;
-        const double t288 = t110 * t127;
-        const double t289 = t128 * a3_z;
-        const double a7_z = t288 + t289;
-        const double t291 = (-0.0028754860404784995) * a7_z;
-        const double t292 = (-0.01169101578415) * a3_y;
+        const double t279 = t110 * t128;
+        const double t280 = t127 * a3_z;
+        const double a7_x = t279 - t280;
+        const double t282 = t110 * t127;
+        const double t283 = t128 * a3_z;
+        const double a7_z = t282 + t283;
+        const double t285 = (-0.0028754860404784995) * a7_z;
+        const double t286 = (-0.01169101578415) * a3_y;
+        const double t287 = t285 - t286;
+        const double t288 = (-0.01169101578415) * a7_x;
+        const double t289 = (-2.0453744564999998e-06) * a7_z;
+        const double t290 = t288 - t289;
+        const double t291 = (-2.0453744564999998e-06) * a3_y;
+        const double t292 = (-0.0028754860404784995) * a7_x;
         const double t293 = t291 - t292;
-        const double t294 = (-0.01169101578415) * a7_x;
-        const double t295 = (-2.0453744564999998e-06) * a7_z;
-        const double t296 = t294 - t295;
-        const double t297 = (-2.0453744564999998e-06) * a3_y;
-        const double t298 = (-0.0028754860404784995) * a7_x;
-        const double t299 = t297 - t298;
-        const double t300 = 0.14853845 * a7_x;
-        const double t301 = 0.14853845 * a7_z;
+        const double t294 = 0.14853845 * a7_x;
+        const double t295 = 0.14853845 * a7_z;
         if (loads != NULL) { t48 = loads[48]; }
-        const double f7_nx = t48 + t293;
+        const double f7_nx = t48 + t287;
         if (loads != NULL) { t49 = loads[49]; }
-        const double f7_ny = t49 + t296;
+        const double f7_ny = t49 + t290;
         if (loads != NULL) { t50 = loads[50]; }
-        const double f7_nz = t50 + t299;
+        const double f7_nz = t50 + t293;
         if (loads != NULL) { t51 = loads[51]; }
-        const double f7_x = t51 + t300;
+        const double f7_x = t51 + t294;
         if (loads != NULL) { t52 = loads[52]; }
-        const double f7_y = t52 + t210;
+        const double f7_y = t52 + t204;
         if (loads != NULL) { t53 = loads[53]; }
-        const double f7_z = t53 + t301;
+        const double f7_z = t53 + t295;
         /* body 8 FL_LOWER_LEG: v, a, f */
-        const double t308 = t130 * a4_x;
-        const double t309 = t129 * a4_z;
-        const double a8_x = t308 - t309;
-        const double t311 = t129 * a4_x;
-        const double t312 = t130 * a4_z;
-        const double a8_z = t311 + t312;
-        const double t314 = 0.0002972952667644 * a8_z;
-        const double t315 = (-0.0038482516772413004) * a0_y;
-        const double t316 = t314 - t315;
-        const double t317 = (-0.0038482516772413004) * a8_x;
-        const double t318 = 0.0002972952667644 * a8_x;
-        const double t319 = 0.03763607 * a8_x;
-        const double t320 = 0.03763607 * a0_y;
-        const double t321 = 0.03763607 * a8_z;
+        const double t302 = t130 * a4_x;
+        const double t303 = t129 * a4_z;
+        const double a8_x = t302 - t303;
+        const double t305 = t129 * a4_x;
+        const double t306 = t130 * a4_z;
+        const double a8_z = t305 + t306;
+        const double t308 = 0.0002972952667644 * a8_z;
+        const double t309 = (-0.0038482516772413004) * a0_y;
+        const double t310 = t308 - t309;
+        const double t311 = (-0.0038482516772413004) * a8_x;
+        const double t312 = 0.0002972952667644 * a8_x;
+        const double t313 = 0.03763607 * a8_x;
+        const double t314 = 0.03763607 * a0_y;
+        const double t315 = 0.03763607 * a8_z;
         if (loads != NULL) {
-            const double t322 = 0.008 * loads[83];
-            const double t323 = (-0.16) * loads[82];
-            const double t324 = t322 - t323;
-            const double t325 = loads[78] + t324;
-            t54 = loads[54] + t325;
+            const double t316 = 0.008 * loads[83];
+            const double t317 = (-0.16) * loads[82];
+            const double t318 = t316 - t317;
+            const double t319 = loads[78] + t318;
+            t54 = loads[54] + t319;
         }
-        const double f8_nx = t54 + t316;
+        const double f8_nx = t54 + t310;
         if (loads != NULL) {
-            const double t327 = (-0.16) * loads[81];
-            const double t328 = loads[79] + t327;
-            t55 = loads[55] + t328;
+            const double t321 = (-0.16) * loads[81];
+            const double t322 = loads[79] + t321;
+            t55 = loads[55] + t322;
         }
-        const double f8_ny = t55 + t317;
+        const double f8_ny = t55 + t311;
         g[14] = f8_ny;
         if (loads != NULL) {
-            const double t330 = 0.008 * loads[81];
-            const double t331 = loads[80] - t330;
-            t56 = loads[56] + t331;
+            const double t324 = 0.008 * loads[81];
+            const double t325 = loads[80] - t324;
+            t56 = loads[56] + t325;
         }
-        const double f8_nz = t56 - t318;
+        const double f8_nz = t56 - t312;
         if (loads != NULL) { t57 = loads[57] + loads[81]; }
-        const double f8_x = t57 + t319;
+        const double f8_x = t57 + t313;
         if (loads != NULL) { t58 = loads[58] + loads[82]; }
-        const double f8_y = t58 + t320;
+        const double f8_y = t58 + t314;
         if (loads != NULL) { t59 = loads[59] + loads[83]; }
-        const double f8_z = t59 + t321;
+        const double f8_z = t59 + t315;
         /* body 9 FR_LOWER_LEG: v, a, f */
-        const double t336 = t132 * a5_x;
-        const double t337 = t131 * a5_z;
-        const double a9_x = t336 - t337;
-        const double t339 = t131 * a5_x;
-        const double t340 = t132 * a5_z;
-        const double a9_z = t339 + t340;
-        const double t342 = (-0.0002972952667644) * a9_z;
-        const double t343 = (-0.0038482516772413004) * a1_y;
-        const double t344 = t342 - t343;
-        const double t345 = (-0.0038482516772413004) * a9_x;
-        const double t346 = (-0.0002972952667644) * a9_x;
-        const double t347 = 0.03763607 * a9_x;
-        const double t348 = 0.03763607 * a1_y;
-        const double t349 = 0.03763607 * a9_z;
+        const double t330 = t132 * a5_x;
+        const double t331 = t131 * a5_z;
+        const double a9_x = t330 - t331;
+        const double t333 = t131 * a5_x;
+        const double t334 = t132 * a5_z;
+        const double a9_z = t333 + t334;
+        const double t336 = (-0.0002972952667644) * a9_z;
+        const double t337 = (-0.0038482516772413004) * a1_y;
+        const double t338 = t336 - t337;
+        const double t339 = (-0.0038482516772413004) * a9_x;
+        const double t340 = (-0.0002972952667644) * a9_x;
+        const double t341 = 0.03763607 * a9_x;
+        const double t342 = 0.03763607 * a1_y;
+        const double t343 = 0.03763607 * a9_z;
         if (loads != NULL) {
-            const double t350 = (-0.008) * loads[89];
-            const double t351 = (-0.16) * loads[88];
-            const double t352 = t350 - t351;
-            const double t353 = loads[84] + t352;
-            t60 = loads[60] + t353;
+            const double t344 = (-0.008) * loads[89];
+            const double t345 = (-0.16) * loads[88];
+            const double t346 = t344 - t345;
+            const double t347 = loads[84] + t346;
+            t60 = loads[60] + t347;
         }
-        const double f9_nx = t60 + t344;
+        const double f9_nx = t60 + t338;
         if (loads != NULL) {
-            const double t355 = (-0.16) * loads[87];
-            const double t356 = loads[85] + t355;
-            t61 = loads[61] + t356;
+            const double t349 = (-0.16) * loads[87];
+            const double t350 = loads[85] + t349;
+            t61 = loads[61] + t350;
         }
-        const double f9_ny = t61 + t345;
+        const double f9_ny = t61 + t339;
         g[15] = f9_ny;
         if (loads != NULL) {
-            const double t358 = (-0.008) * loads[87];
-            const double t359 = loads[86] - t358;
-            t62 = loads[62] + t359;
+            const double t352 = (-0.008) * loads[87];
+            const double t353 = loads[86] - t352;
+            t62 = loads[62] + t353;
         }
-        const double f9_nz = t62 - t346;
+        const double f9_nz = t62 - t340;
         if (loads != NULL) { t63 = loads[63] + loads[87]; }
-        const double f9_x = t63 + t347;
+        const double f9_x = t63 + t341;
         if (loads != NULL) { t64 = loads[64] + loads[88]; }
-        const double f9_y = t64 + t348;
+        const double f9_y = t64 + t342;
         if (loads != NULL) { t65 = loads[65] + loads[89]; }
-        const double f9_z = t65 + t349;
+        const double f9_z = t65 + t343;
         /* body 10 HL_LOWER_LEG: v, a, f */
-        const double t364 = t134 * a6_x;
-        const double t365 = t133 * a6_z;
-        const double a10_x = t364 - t365;
-        const double t367 = t133 * a6_x;
-        const double t368 = t134 * a6_z;
-        const double a10_z = t367 + t368;
-        const double t370 = 0.0002972952667644 * a10_z;
-        const double t371 = (-0.0038482516772413004) * a2_y;
-        const double t372 = t370 - t371;
-        const double t373 = (-0.0038482516772413004) * a10_x;
-        const double t374 = 0.0002972952667644 * a10_x;
-        const double t375 = 0.03763607 * a10_x;
-        const double t376 = 0.03763607 * a2_y;
-        const double t377 = 0.03763607 * a10_z;
+        const double t358 = t134 * a6_x;
+        const double t359 = t133 * a6_z;
+        const double a10_x = t358 - t359;
+        const double t361 = t133 * a6_x;
+        const double t362 = t134 * a6_z;
+        const double a10_z = t361 + t362;
+        const double t364 = 0.0002972952667644 * a10_z;
+        const double t365 = (-0.0038482516772413004) * a2_y;
+        const double t366 = t364 - t365;
+        const double t367 = (-0.0038482516772413004) * a10_x;
+        const double t368 = 0.0002972952667644 * a10_x;
+        const double t369 = 0.03763607 * a10_x;
+        const double t370 = 0.03763607 * a2_y;
+        const double t371 = 0.03763607 * a10_z;
         if (loads != NULL) {
-            const double t378 = 0.008 * loads[95];
-            const double t379 = (-0.16) * loads[94];
-            const double t380 = t378 - t379;
-            const double t381 = loads[90] + t380;
-            t66 = loads[66] + t381;
+            const double t372 = 0.008 * loads[95];
+            const double t373 = (-0.16) * loads[94];
+            const double t374 = t372 - t373;
+            const double t375 = loads[90] + t374;
+            t66 = loads[66] + t375;
         }
-        const double f10_nx = t66 + t372;
+        const double f10_nx = t66 + t366;
         if (loads != NULL) {
-            const double t383 = (-0.16) * loads[93];
-            const double t384 = loads[91] + t383;
-            t67 = loads[67] + t384;
+            const double t377 = (-0.16) * loads[93];
+            const double t378 = loads[91] + t377;
+            t67 = loads[67] + t378;
         }
-        const double f10_ny = t67 + t373;
+        const double f10_ny = t67 + t367;
         g[16] = f10_ny;
         if (loads != NULL) {
-            const double t386 = 0.008 * loads[93];
-            const double t387 = loads[92] - t386;
-            t68 = loads[68] + t387;
+            const double t380 = 0.008 * loads[93];
+            const double t381 = loads[92] - t380;
+            t68 = loads[68] + t381;
         }
-        const double f10_nz = t68 - t374;
+        const double f10_nz = t68 - t368;
         if (loads != NULL) { t69 = loads[69] + loads[93]; }
-        const double f10_x = t69 + t375;
+        const double f10_x = t69 + t369;
         if (loads != NULL) { t70 = loads[70] + loads[94]; }
-        const double f10_y = t70 + t376;
+        const double f10_y = t70 + t370;
         if (loads != NULL) { t71 = loads[71] + loads[95]; }
-        const double f10_z = t71 + t377;
+        const double f10_z = t71 + t371;
         /* body 11 HR_LOWER_LEG: v, a, f */
-        const double t392 = t136 * a7_x;
-        const double t393 = t135 * a7_z;
-        const double a11_x = t392 - t393;
-        const double t395 = t135 * a7_x;
-        const double t396 = t136 * a7_z;
-        const double a11_z = t395 + t396;
-        const double t398 = (-0.0002972952667644) * a11_z;
-        const double t399 = (-0.0038482516772413004) * a3_y;
-        const double t400 = t398 - t399;
-        const double t401 = (-0.0038482516772413004) * a11_x;
-        const double t402 = (-0.0002972952667644) * a11_x;
-        const double t403 = 0.03763607 * a11_x;
-        const double t404 = 0.03763607 * a3_y;
-        const double t405 = 0.03763607 * a11_z;
+        const double t386 = t136 * a7_x;
+        const double t387 = t135 * a7_z;
+        const double a11_x = t386 - t387;
+        const double t389 = t135 * a7_x;
+        const double t390 = t136 * a7_z;
+        const double a11_z = t389 + t390;
+        const double t392 = (-0.0002972952667644) * a11_z;
+        const double t393 = (-0.0038482516772413004) * a3_y;
+        const double t394 = t392 - t393;
+        const double t395 = (-0.0038482516772413004) * a11_x;
+        const double t396 = (-0.0002972952667644) * a11_x;
+        const double t397 = 0.03763607 * a11_x;
+        const double t398 = 0.03763607 * a3_y;
+        const double t399 = 0.03763607 * a11_z;
         if (loads != NULL) {
-            const double t406 = (-0.008) * loads[101];
-            const double t407 = (-0.16) * loads[100];
-            const double t408 = t406 - t407;
-            const double t409 = loads[96] + t408;
-            t72 = loads[72] + t409;
+            const double t400 = (-0.008) * loads[101];
+            const double t401 = (-0.16) * loads[100];
+            const double t402 = t400 - t401;
+            const double t403 = loads[96] + t402;
+            t72 = loads[72] + t403;
         }
-        const double f11_nx = t72 + t400;
+        const double f11_nx = t72 + t394;
         if (loads != NULL) {
-            const double t411 = (-0.16) * loads[99];
-            const double t412 = loads[97] + t411;
-            t73 = loads[73] + t412;
+            const double t405 = (-0.16) * loads[99];
+            const double t406 = loads[97] + t405;
+            t73 = loads[73] + t406;
         }
-        const double f11_ny = t73 + t401;
+        const double f11_ny = t73 + t395;
         g[17] = f11_ny;
         if (loads != NULL) {
-            const double t414 = (-0.008) * loads[99];
-            const double t415 = loads[98] - t414;
-            t74 = loads[74] + t415;
+            const double t408 = (-0.008) * loads[99];
+            const double t409 = loads[98] - t408;
+            t74 = loads[74] + t409;
         }
-        const double f11_nz = t74 - t402;
+        const double f11_nz = t74 - t396;
         if (loads != NULL) { t75 = loads[75] + loads[99]; }
-        const double f11_x = t75 + t403;
+        const double f11_x = t75 + t397;
         if (loads != NULL) { t76 = loads[76] + loads[100]; }
-        const double f11_y = t76 + t404;
+        const double f11_y = t76 + t398;
         if (loads != NULL) { t77 = loads[77] + loads[101]; }
-        const double f11_z = t77 + t405;
+        const double f11_z = t77 + t399;
+        /* gravity */
+        const double t414 = 1.16115091 * t110;
+        const double t415 = 1.16115091 * t111;
+        const double t416 = 1.16115091 * t112;
+        if (loads != NULL) { t3 = loads[3]; }
+        const double t417 = t3 + t414;
+        if (loads != NULL) { t4 = loads[4]; }
+        const double t418 = t4 + t415;
+        if (loads != NULL) { t5 = loads[5]; }
+        const double t419 = t5 + t416;
         /* body 11 HR_LOWER_LEG: tau, f to the parent */
         const double t420 = t136 * f11_x;
         const double t421 = t135 * f11_z;
@@ -781,9 +781,9 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const dou
         const double t633 = t1 + t630;
         if (loads != NULL) { t2 = loads[2]; }
         const double t634 = t2 + t631;
-        const double t635 = t140 + t543;
-        const double t636 = t141 + t614;
-        const double t637 = t142 + t617;
+        const double t635 = t417 + t543;
+        const double t636 = t418 + t614;
+        const double t637 = t419 + t617;
         /* body 2 HL_SHOULDER: tau, f to the parent */
         const double t638 = t118 * t566;
         const double t639 = t117 * t567;

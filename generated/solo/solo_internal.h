@@ -324,7 +324,7 @@ int solo__1_forward_dynamics(const double *q, double *restrict w);
 int solo__2_forward_dynamics(double *restrict w);
 int solo__3_forward_dynamics(const double *base, const double *qd, const double *loads, double *acc, double *restrict w);
 int solo__4_forward_dynamics(const double *qd, const double *loads, double *restrict w);
-int solo__5_forward_dynamics(const double *qd, const double *loads, double *restrict w);
+int solo__5_forward_dynamics(const double *qd, const double *tau, const double *loads, double *restrict w);
 int solo__6_forward_dynamics(const double *tau, double *acc, double *restrict w);
 int solo__7_forward_dynamics(double *acc, double *restrict w);
 int solo__8_forward_dynamics(double *acc, double *restrict w);

@@ -47,11 +47,15 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
     f_load, f_load0 = link_forces(tree, loads)
     vJ, v, a, f = [None] * nb, [None] * nb, [None] * nb, [None] * nb
     tau = [None] * nb
-    f0 = sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0, ac0), f_load0)) if tree.floating else None
-    moving = not all(sp.is_zero(x) for x in list(qd) + list(v0))
-    for i, entering in body_steps(tree.parent, moving):
+    f0 = None
+
+    def base_force():  # the floating base's own force, computed before its children's are added
+        return sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0, ac0), f_load0)) if tree.floating else None
+
+    depth_first = nb > DEPTH_FIRST_BODIES and not all(sp.is_zero(x) for x in list(qd) + list(v0))
+    for i, entering in body_steps(tree.parent, depth_first):
         if not entering:
-            tau[i], f0 = body_to_parent(tree, ops, i, Xup, f, f0, qdd)
+            tau[i], f0 = body_to_parent(tree, ops, i, Xup, f, f0 or base_force(), qdd)
             continue
         with body_scope(tree, ops, i, "v, a, f"):
             p = tree.parent[i]
@@ -63,16 +67,22 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
             ops.label(v[i], f"v{i}")
             ops.label(a[i], f"a{i}")
             ops.label(f[i], f"f{i}")
-    return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
+    return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0 or base_force(), E0)
 
 
-def body_steps(parent, moving: bool) -> list:
+#: `rnea_passes` takes its bodies depth first (`body_steps`) in a tree of more bodies than this, where the two
+#: sweeps leave too many forces pending; measured (docs/benchmarks.md, "Summary of the latest run"): G1 (29
+#: bodies) and Talos (44) faster depth first, Solo12 (12) 3% slower at -O3 -march=native.
+DEPTH_FIRST_BODIES = 20
+
+
+def body_steps(parent, depth_first: bool) -> list:
     """The order of RNEA's steps per body: ``(i, True)`` its forward step, ``(i, False)`` its step to the parent
-    (once its subtree's are done). ``moving``: depth first, each subtree's steps to the parent right after its
-    forward steps, so few forces are pending at once (children in decreasing index order: a parent's forces are
-    summed as in the sweeps); else (all velocities zero, as for gravity, where each body's steps are short and
-    a chain's are a chain of latencies) the two sweeps, which keep the sibling chains side by side."""
-    if not moving:
+    (once its subtree's are done). ``depth_first``: each subtree's steps to the parent right after its forward
+    steps, so few forces are pending at once (children in decreasing index order: a parent's forces are summed
+    as in the sweeps); else the two sweeps, which keep the sibling chains side by side (where all velocities
+    are zero, as for gravity, a body's steps are short and a chain's latencies add up)."""
+    if not depth_first:
         return [(i, True) for i in range(len(parent))] + [(i, False) for i in reversed(range(len(parent)))]
     children = {}
     for i, p in enumerate(parent):
