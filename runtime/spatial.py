@@ -206,10 +206,9 @@ def rigid_apply(I, v):
     return vadd(mv3(Ib, w), cross(h, u)) + vsub(tuple(mul(m, x) for x in u), cross(h, w))
 
 
-def rigid_force(I, a, v, ac=None):
+def rigid_force(I, a, v):
     """I a + v x* I v: the force that moves a body with v and a (RBDA table 5.1), by the classical
-    acceleration of the origin, ac = a_lin + w x v_lin: [Ib aw + w x Ib w + h x ac; m ac - h x aw - w x (h x w)]
-    (``ac``: that acceleration where the caller has it, a floating base's from its input).
+    acceleration of the origin, ac = a_lin + w x v_lin: [Ib aw + w x Ib w + h x ac; m ac - h x aw - w x (h x w)].
 
     The same vector as ``rigid_apply(I, a) + crf(v, rigid_apply(I, v))`` (the m v_lin x v_lin and, by the
     Jacobi identity, the h terms of v_lin x* I v collapse into h x ac): 57 multiplications for a general
@@ -217,7 +216,7 @@ def rigid_force(I, a, v, ac=None):
     """
     m, h, Ib = I
     aw, al, w, u = a[:3], a[3:], v[:3], v[3:]
-    ac = vadd(al, cross(w, u)) if ac is None else ac
+    ac = vadd(al, cross(w, u))
     Iw = mv3(Ib, w)
     return (vadd(vadd(mv3(Ib, aw), cross(w, Iw)), cross(h, ac))
             + vsub(vsub(tuple(mul(m, x) for x in ac), cross(h, aw)), cross(w, cross(h, w))))

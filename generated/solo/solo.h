@@ -105,10 +105,10 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   q      in  [12] joint positions (J)
  *   qd     in  [12] joint velocities (J)
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
- * Cost: 1029 mul, 818 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 17568 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
+ * Cost: 1047 mul, 832 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 17824 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17568
+#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17824
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
 /* solo_velocity_product_forces_batch: solo_velocity_product_forces on n states stored one after
@@ -145,10 +145,10 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   qdd    in  [12] joint accelerations (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [18] generalized forces (G)
- * Cost: 1119 mul, 1018 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 20320 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
+ * Cost: 1125 mul, 1024 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 20416 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20320
+#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20416
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* solo_inverse_dynamics_batch: solo_inverse_dynamics on n states stored one after
@@ -166,7 +166,7 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2425 mul, 2231 add, 15 div, 12 sin, 12 cos, 4 sqrt.
+ * Cost: 2437 mul, 2245 add, 15 div, 12 sin, 12 cos, 4 sqrt.
  * Stack: at most 10872 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
 #define RBDGEN_solo_STACK_FORWARD_DYNAMICS 10872
@@ -187,7 +187,7 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2425 mul, 2231 add, 15 div, 12 sin, 12 cos, 4 sqrt.
+ * Cost: 2437 mul, 2245 add, 15 div, 12 sin, 12 cos, 4 sqrt.
  * Stack: at most 11128 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
 #define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 11128
@@ -208,10 +208,10 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   M      out [324] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [18] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 1976 mul, 1616 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 31560 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
+ * Cost: 1994 mul, 1630 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 31816 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_solo_STACK_PASSIVE_TERMS 31560
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 31816
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after

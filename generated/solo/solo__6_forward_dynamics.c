@@ -12,9 +12,9 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__6_forward_dynamics(const double *tau
     int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     /* forward_dynamics_crba */
-    const double t0 = tau[16] - w[139];
+    const double t0 = tau[16] - w[141];
     hand[16] = t0;
-    const double t1 = tau[17] - w[138];
+    const double t1 = tau[17] - w[153];
     hand[17] = t1;
     const double t2 = sqrt(2.220446049250313e-16);
     hand[18] = t2;

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import spatial as sp
-from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms,
+from .kinematics import (Tree, add_load, base_rotation, base_spatial_acceleration, body_scope, body_xforms,
                          joint_xforms, link_forces, rotate, rotate_back)
 
 
@@ -36,13 +36,10 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
         quat, velocity, acceleration = base
         E0 = base_rotation(quat, ops)
         v0 = sp.Motion(rotate(E0, velocity))                                                   # v0 = X0 v_W
-        aW = sp.vsub(acceleration, a_grav)                                                     # [omegadot, pddot - g]
-        ac0 = sp.mv3(E0, aW[3:])                                                               # classical, base frame
-        a0 = sp.Motion(sp.mv3(E0, aW[:3]) + sp.vsub(ac0, sp.cross(v0[:3], v0[3:])))          # a0 = X0 (a_W - a_g)
+        a0 = sp.Motion(rotate(E0, base_spatial_acceleration(velocity, acceleration) - a_grav))  # a0 = X0 (a_W - a_g)
     else:
         v0 = sp.Motion((0,) * 6)
         a0 = -a_grav
-        ac0 = None
     Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     f_load, f_load0 = link_forces(tree, loads)
     vJ, v, a, f = [None] * nb, [None] * nb, [None] * nb, [None] * nb
@@ -50,7 +47,7 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
     f0 = None
 
     def base_force():  # the floating base's own force, computed before its children's are added
-        return sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0, ac0), f_load0)) if tree.floating else None
+        return sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0), f_load0)) if tree.floating else None
 
     depth_first = nb > DEPTH_FIRST_BODIES and not all(sp.is_zero(x) for x in list(qd) + list(v0))
     for i, entering in body_steps(tree.parent, depth_first):
