@@ -27,7 +27,8 @@ class RneaPasses:
 
 
 def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True) -> RneaPasses:
-    """The forward pass (v, a, f per body) and the backward pass (tau, accumulating f); see `rnea`."""
+    """The forward pass (v, a, f per body) and the backward pass (tau, accumulating f), body by body in the
+    order of `body_steps`; see `rnea`."""
     nb = tree.nb
     S, I = tree.S, tree.I
     a_grav = tree.a_grav if gravity else sp.Motion((0,) * 6)
@@ -68,8 +69,7 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
 
 
 #: `rnea_passes` takes its bodies depth first (`body_steps`) in a tree of more bodies than this, where the two
-#: sweeps leave too many forces pending; measured (docs/benchmarks.md, "Summary of the latest run"): G1 (29
-#: bodies) and Talos (44) faster depth first, Solo12 (12) 3% slower at -O3 -march=native.
+#: sweeps leave too many forces pending (the measurements: docs/benchmarks.md, "Summary of the latest run").
 DEPTH_FIRST_BODIES = 20
 
 
