@@ -2,17 +2,18 @@
 
 For each robot, operation and variant (`VARIANTS`: the emitted structure, `rbdgen.codegen.emit_jax.STRUCTURES`;
 the whole batch in one ``jax.vmap`` or chunks of 4096 states in turn; XLA's fusion on or off, the module's
-``batch``; XLA's default schedule instead of the module's memory-optimised one): the jit time (tracing, lowering and XLA's compilation for the batch) in wall-clock and in CPU
-seconds, the time per state of the compiled function (median of the rounds, each round running it and the C
-batch with one thread in turn), and, on the same states, the C batch with ``--threads``; JAX / C is the ratio
-of wall-clock times and of CPU times (on a loaded machine the CPU times tell more: XLA's compilation runs on
-one thread); every JAX result is checked against the C batch (largest difference relative to the largest
-entry). float64 (``jax_enable_x64``). The load average is printed at the start and at the end. XLA's runtime
-decides per process how it spreads the work over the cores: ``--processes N`` measures each robot in N fresh
-processes in turn, one table row each.
+``batch``; XLA's default schedule instead of the module's memory-optimised one): the jit time (tracing, lowering
+and XLA's compilation for the batch) in wall-clock and in CPU seconds, the time per state of the compiled
+function (median of the rounds, each round running it and the C batch with one thread in turn), and, on the same
+states, the C batch with ``--threads``; JAX / C is the ratio of wall-clock times and of CPU times (on a loaded
+machine the CPU times tell more: XLA's compilation runs on one thread); every JAX result is checked against the
+C batch (largest difference relative to the largest entry). float64 (``jax_enable_x64``). The load average is
+printed at the start and at the end. XLA's runtime decides per process how it spreads the work over the cores:
+``--processes N`` measures each robot in N fresh processes in turn, one table row each; ``--xla-threads 1``
+gives XLA's CPU runtime one thread (``PJRT_NPROC``).
 
     python -m benchmarks.jax_batch [--robots panda solo12 talos] [--ops forward_dynamics ...]
-        [--variants flat/chunks/unfused ...] [--states 102400] [--rounds 3] [--processes 1]
+        [--variants flat/chunks/unfused ...] [--states 102400] [--rounds 3] [--processes 1] [--xla-threads 1]
 """
 
 from __future__ import annotations
@@ -70,8 +71,11 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=cores())
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
     p.add_argument("--processes", type=int, default=1, help="fresh processes per robot, in turn")
+    p.add_argument("--xla-threads", type=int, help="threads of XLA's CPU runtime (PJRT_NPROC; default: one a core)")
     p.add_argument("--rows", action="store_true", help=argparse.SUPPRESS)  # one process of --processes: its rows
     args = p.parse_args(argv)
+    if args.xla_threads:
+        os.environ["PJRT_NPROC"] = str(args.xla_threads)  # read when jax makes its CPU client; --processes' too
     try:
         import jax
     except ImportError:
@@ -83,7 +87,8 @@ def main(argv=None) -> int:
         print(f"{n:,} states, float64, jax {jax.__version__} on {jax.devices()[0].platform}, {cores()} cores; "
               f"C batch -O2, 1 thread and {args.threads}; ns per state (median of {args.rounds} rounds, JAX and "
               f"the C batch on 1 thread interleaved); load average {os.getloadavg()[0]:.1f}; {args.processes} "
-              f"process(es) per robot\n")
+              f"process(es) per robot; XLA's runtime on {os.environ.get('PJRT_NPROC', 'one thread a core')}"
+              f" thread(s)\n")
         print("| robot | operation | statements | variant | jit [s] | jit CPU [s] | JAX | C batch | C threads | "
               "JAX / C | JAX / C, CPU | max rel. diff |")
         print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
