@@ -87,8 +87,7 @@ def main(argv=None) -> int:
         print(f"{n:,} states, float64, jax {jax.__version__} on {jax.devices()[0].platform}, {cores()} cores; "
               f"C batch -O2, 1 thread and {args.threads}; ns per state (median of {args.rounds} rounds, JAX and "
               f"the C batch on 1 thread interleaved); load average {os.getloadavg()[0]:.1f}; {args.processes} "
-              f"process(es) per robot; XLA's runtime on {os.environ.get('PJRT_NPROC', 'one thread a core')}"
-              f" thread(s)\n")
+              f"process(es) per robot; threads of XLA's CPU runtime: {os.environ.get('PJRT_NPROC', 'one a core')}\n")
         print("| robot | operation | statements | variant | jit [s] | jit CPU [s] | JAX | C batch | C threads | "
               "JAX / C | JAX / C, CPU | max rel. diff |")
         print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
