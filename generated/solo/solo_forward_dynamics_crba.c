@@ -7,7 +7,7 @@
 #error "solo_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics_crba: 2437 mul, 2245 add, 15 div, 12 sin, 12 cos, 4 sqrt */
+/* forward_dynamics_crba: 2373 mul, 2249 add, 15 div, 12 sin, 12 cos, 4 sqrt */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     /* the same algorithm as solo_forward_dynamics: its checks and results */
