@@ -2,15 +2,18 @@
 
 For each robot, operation and variant (`VARIANTS`: the emitted structure, `rbdgen.codegen.emit_jax.STRUCTURES`;
 the whole batch in one ``jax.vmap`` or chunks of 4096 states in turn; XLA's fusion on or off, the module's
-``batch``): the jit time (tracing, lowering and XLA's compilation for the batch) in wall-clock and in CPU
-seconds, the time per state of the compiled function (median of the rounds, each round running it and the C
-batch with one thread in turn), and, on the same states, the C batch with ``--threads``; JAX / C is the ratio
-of wall-clock times and of CPU times (on a loaded machine the CPU times tell more: XLA's compilation runs on
-one thread); every JAX result is checked against the C batch (largest difference relative to the largest
-entry). float64 (``jax_enable_x64``). The load average is printed at the start and at the end.
+``batch``; XLA's default schedule instead of the module's memory-optimised one): the jit time (tracing, lowering
+and XLA's compilation for the batch) in wall-clock and in CPU seconds, the time per state of the compiled
+function (median of the rounds, each round running it and the C batch with one thread in turn), and, on the same
+states, the C batch with ``--threads``; JAX / C is the ratio of wall-clock times and of CPU times (on a loaded
+machine the CPU times tell more: XLA's compilation runs on one thread); every JAX result is checked against the
+C batch (largest difference relative to the largest entry). float64 (``jax_enable_x64``). The load average is
+printed at the start and at the end. XLA's runtime decides per process how it spreads the work over the cores:
+``--processes N`` measures each robot in N fresh processes in turn, one table row each; ``--xla-threads 1``
+gives XLA's CPU runtime one thread (``PJRT_NPROC``).
 
     python -m benchmarks.jax_batch [--robots panda solo12 talos] [--ops forward_dynamics ...]
-        [--variants flat/chunks/unfused ...] [--states 102400] [--rounds 3]
+        [--variants flat/chunks/unfused ...] [--states 102400] [--rounds 3] [--processes 1] [--xla-threads 1]
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import argparse
 import inspect
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,10 +37,15 @@ from tests.robots import ROBOTS
 
 OPS = ("forward_dynamics", "inverse_dynamics_derivatives", "forward_dynamics_derivatives")
 
-#: structure/batching/fusion: ``batch(f, chunk, fuse)`` of the module of that structure.
-VARIANTS = {"flat/vmap/fused": ("flat", None, True), "flat/vmap/unfused": ("flat", None, False),
-            "flat/chunks/unfused": ("flat", 4096, False), "parts/chunks/unfused": ("parts", 4096, False),
-            "flat/chunks/fused": ("flat", 4096, True)}
+#: XLA's default schedule in place of the module's (``CPU_COMPILER_OPTIONS``).
+DEFAULT_SCHEDULE = {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_DEFAULT"}
+
+#: structure/batching/fusion[/schedule]: ``batch(f, chunk, fuse)`` of the module of that structure, with those
+#: of the module's ``CPU_COMPILER_OPTIONS`` replaced.
+VARIANTS = {"flat/vmap/fused": ("flat", None, True, {}), "flat/vmap/unfused": ("flat", None, False, {}),
+            "flat/chunks/unfused": ("flat", 4096, False, {}), "parts/chunks/unfused": ("parts", 4096, False, {}),
+            "flat/chunks/fused": ("flat", 4096, True, {}),
+            "flat/chunks/unfused/default-schedule": ("flat", 4096, False, DEFAULT_SCHEDULE)}
 
 
 def median_times(calls: dict, rounds: int) -> dict:
@@ -61,7 +70,12 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=cores())
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
+    p.add_argument("--processes", type=int, default=1, help="fresh processes per robot, in turn")
+    p.add_argument("--xla-threads", type=int, help="threads of XLA's CPU runtime (PJRT_NPROC; default: one a core)")
+    p.add_argument("--rows", action="store_true", help=argparse.SUPPRESS)  # one process of --processes: its rows
     args = p.parse_args(argv)
+    if args.xla_threads:
+        os.environ["PJRT_NPROC"] = str(args.xla_threads)  # read when jax makes its CPU client; --processes' too
     try:
         import jax
     except ImportError:
@@ -69,13 +83,22 @@ def main(argv=None) -> int:
         return 2
     jax.config.update("jax_enable_x64", True)
     n = args.states
-    print(f"{n:,} states, float64, jax {jax.__version__} on {jax.devices()[0].platform}, {cores()} cores; "
-          f"C batch -O2, 1 thread and {args.threads}; ns per state (median of {args.rounds} rounds, JAX and the "
-          f"C batch on 1 thread interleaved); load average {os.getloadavg()[0]:.1f}\n")
-    print("| robot | operation | statements | variant | jit [s] | jit CPU [s] | JAX | C batch | C threads | JAX / C | "
-          "JAX / C, CPU | max rel. diff |")
-    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    if not args.rows:
+        print(f"{n:,} states, float64, jax {jax.__version__} on {jax.devices()[0].platform}, {cores()} cores; "
+              f"C batch -O2, 1 thread and {args.threads}; ns per state (median of {args.rounds} rounds, JAX and "
+              f"the C batch on 1 thread interleaved); load average {os.getloadavg()[0]:.1f}; {args.processes} "
+              f"process(es) per robot; threads of XLA's CPU runtime: {os.environ.get('PJRT_NPROC', 'one a core')}\n")
+        print("| robot | operation | statements | variant | jit [s] | jit CPU [s] | JAX | C batch | C threads | "
+              "JAX / C | JAX / C, CPU | max rel. diff |")
+        print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     for name in args.robots:
+        if args.processes > 1:
+            child = [sys.executable, "-m", "benchmarks.jax_batch", "--rows", "--robots", name, "--ops", *args.ops,
+                     "--variants", *args.variants, "--states", str(n), "--rounds", str(args.rounds),
+                     "--threads", str(args.threads), "--cache", str(args.cache)]
+            for _ in range(args.processes):
+                subprocess.run(child, check=True)
+            continue
         robot = ROBOTS[name]
         options = {} if robot.floating is None else {"floating": robot.floating}
         generated = rbdgen.generate(robot.path, ops=args.ops, prefix=name, **options)
@@ -90,8 +113,9 @@ def main(argv=None) -> int:
             expected = np.concatenate([np.asarray(c_result[k]).reshape(n, -1) for k in names], axis=1) if names \
                 else np.asarray(c_result).reshape(n, -1)
             for variant in args.variants:
-                structure, chunk, fuse = VARIANTS[variant]
+                structure, chunk, fuse, replaced = VARIANTS[variant]
                 module = generated.jax(structure)
+                module.CPU_COMPILER_OPTIONS.update(replaced)  # this module's own
                 function = getattr(module, op)
                 inputs = [jax.numpy.asarray(flat[a]) for a in inspect.signature(function).parameters
                           if a != "loads"]
@@ -108,7 +132,8 @@ def main(argv=None) -> int:
                 print(f"| {name} | {op} | {count:,} | {variant} | {jit:.1f} | {jit_cpu:.1f} | {1e9 * run / n:,.0f} | "
                       f"{1e9 * one / n:,.0f} | {1e9 * many / n:,.0f} | {run / one:.1f}x | {run_cpu / one_cpu:.1f}x | "
                       f"{diff:.1e} |", flush=True)
-    print(f"\nload average at the end: {os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[2]:.1f} (15 min)")
+    if not args.rows:
+        print(f"\nload average at the end: {os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[2]:.1f} (15 min)")
     return 0
 
 

@@ -104,6 +104,24 @@ def test_batches_and_inactive_forces(solo_model, solo_c):
     assert _rel(acc[1], free) < TOL                              # no active contact: forward dynamics
 
 
+def test_c_refuses_active_values_between(solo_model, solo_c):
+    """The C function itself (a controller calls it without the Python wrapper's check) returns the invalid-input
+    status for an ``active`` flag that is neither 1.0 nor 0.0, in each constrained operation, and computes the
+    flags it is given."""
+    st = random_states(solo_model, 1, 3).flat()
+    for op, args, outputs in (("contact_dynamics", (st["base"][0], st["q"][0], st["qd"][0], st["tau"][0]), (18, 12)),
+                              ("impulse_dynamics", (st["base"][0], st["q"][0], st["qd"][0]), (18, 12))):
+        ffi, fn = solo_c.c_function(op)
+        for active, status in (([1, 0, 1, 1], 0), ([0.5, 1, 1, 1], 1), ([1, 1, 2, 1], 1), ([1, 1, 1, -1e-9], 1)):
+            buffers = [np.ascontiguousarray(a, dtype=float) for a in (*args, active)]
+            outs = [np.zeros(n) for n in outputs]
+            pointers = [ffi.from_buffer("double[]", b) for b in buffers]
+            if op == "contact_dynamics":
+                pointers.append(ffi.NULL)  # no loads
+            assert fn(*pointers, *[ffi.from_buffer("double[]", o) for o in outs]) == status, (op, active)
+        assert np.abs(outs[1]).max() == 0.0  # the refused call's forces are not a blend
+
+
 def _null_space_velocity(J, rng):
     """A velocity nu with J nu = 0 (J: the stacked contact Jacobians, Pinocchio's)."""
     _, sv, Vt = np.linalg.svd(J)

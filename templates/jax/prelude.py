@@ -4,10 +4,13 @@ import jax.numpy as jnp
 #: The status codes (rbdgen.errors.STATUS).
 OK, INVALID_INPUT, SINGULAR, ILL_CONDITIONED, NON_FINITE = 0, 1, 2, 3, 4
 
-#: XLA's compiler options for these functions on a CPU: no fusion. XLA's loop fusion recomputes a value that
-#: several outputs share inside each of their loops; over straight-line code with shared subexpressions
-#: that multiplies the work (rbdgen's docs/scaling-out.md has the measurements).
-CPU_COMPILER_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
+#: XLA's compiler options for these functions on a CPU: no fusion, and the memory-optimised schedule. XLA's loop
+#: fusion recomputes a value that several outputs share inside each of their loops; over straight-line code with
+#: shared subexpressions that multiplies the work. Its default schedule keeps values apart so that its runtime
+#: can run independent operations on several threads at once: more memory, and a time that changes from one
+#: process to the next; the memory-optimised one reuses buffers (rbdgen's docs/scaling-out.md has the measurements).
+CPU_COMPILER_OPTIONS = {"xla_disable_hlo_passes": "fusion",
+                        "xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED"}
 
 
 def batch(function, chunk=4096, fuse=None, mesh=None):
