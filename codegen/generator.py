@@ -113,16 +113,11 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
 #: The algorithms ``forward_dynamics`` can be generated with: ``"aba"``, the articulated-body
 #: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
-#: CRBA unless its `optimize.estimated_cycles` exceed ABA's by more than `CRBA_MARGIN`; mimic joints
-#: always take CRBA. Both from the operation's record (`Operation.algorithms`).
+#: the one of fewer `optimize.estimated_cycles`, CRBA on a tie (the measurements: docs/benchmarks.md,
+#: "Pinocchio's generated code"); mimic joints always take CRBA. Both from the operation's record
+#: (`Operation.algorithms`).
 FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms and isinstance(op.algorithms[0][1], str))
 FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
-
-#: How much more CRBA may be estimated to cost than ABA and still be taken: the estimate counts ABA's
-#: serial divisions and its floating base's dense solve too lightly. Solo12 (CRBA estimated 1.10x ABA)
-#: measures CRBA at 0.76x ABA's time, G1 (1.19x) ABA at 0.89x CRBA's (docs/benchmarks.md, "Pinocchio's
-#: generated code").
-CRBA_MARGIN = 1.15
 
 #: The operations whose `Operation.algorithms` are functions (``mass_matrix_inverse``: ``"ltdl"``, CRBA and the
 #: checked tree-sparse LTDL factor, the record's, what the NumPy engine runs; ``"aba"``, Carpentier's
@@ -131,17 +126,17 @@ CRBA_MARGIN = 1.15
 BY_COST = tuple(op.name for op in OPERATIONS.values() if op.algorithms and callable(op.algorithms[0][1]))
 
 
-def trace_cheapest(model: RobotModel, tree: Tree, record, choices: list, prefer: str, margin: float = 1.0) -> Kernel:
+def trace_cheapest(model: RobotModel, tree: Tree, record, choices: list, prefer: str) -> Kernel:
     """``record``'s operation traced with each of ``choices`` (labels of its `Operation.algorithms`): the kernel
-    of ``prefer`` unless its `optimize.estimated_cycles` exceed the cheapest other's by more than ``margin``,
-    else the cheapest; its label in `Kernel.algorithm` (the manifest's ``algorithm``)."""
+    of ``prefer`` unless its `optimize.estimated_cycles` exceed the cheapest other's, else the cheapest; its
+    label in `Kernel.algorithm` (the manifest's ``algorithm``)."""
     algorithms = dict(record.algorithms)
     kernels = {name: trace_operation(model, record.name, tree, algorithm=algorithms[name]) for name in choices}
     best = choices[0]
     if len(choices) > 1:
         cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
         cycles, other = min((cycles, name) for name, cycles in cost.items() if name != prefer)
-        best = prefer if cost[prefer] <= margin * cycles else other
+        best = prefer if cost[prefer] <= cycles else other
         log.info("%s by %s (estimated cycles: %s)", record.name, best.upper(),
                  ", ".join(f"{name.upper()} {cycles:.0f}" for name, cycles in cost.items()))
     kernels[best].algorithm = best
@@ -156,8 +151,7 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
         kernel = trace_operation(model, FORWARD_DYNAMICS.name, tree)
         kernel.algorithm = "crba"
         return kernel
-    return trace_cheapest(model, tree, FORWARD_DYNAMICS, list(FD_ALGORITHMS) if choice == "auto" else [choice],
-                          "crba", CRBA_MARGIN)
+    return trace_cheapest(model, tree, FORWARD_DYNAMICS, list(FD_ALGORITHMS) if choice == "auto" else [choice], "crba")
 
 
 def trace_by_cost(model: RobotModel, tree: Tree, op: str) -> Kernel:

@@ -3,11 +3,11 @@
  * solo_forward_dynamics and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x964881b38063f324ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x69ce7b1c345cc533ULL
 #error "solo_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics: 2437 mul, 2245 add, 15 div, 12 sin, 12 cos, 4 sqrt */
+/* forward_dynamics: 1999 mul, 2043 add, 15 div, 12 sin, 12 cos, 4 sqrt */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -15,22 +15,20 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, 
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[239];  /* the values a part computes for a later one */
+        double w[209];  /* the values a part computes for a later one */
         int s;
-        solo__1_forward_dynamics(q, w);  /* no checks: always OK */
-        solo__2_forward_dynamics(w);  /* no checks: always OK */
-        s = solo__3_forward_dynamics(base, qd, loads, acc, w);
+        s = solo__1_forward_dynamics(base, q, qd, tau, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        solo__4_forward_dynamics(qd, loads, w);  /* no checks: always OK */
-        solo__5_forward_dynamics(qd, tau, loads, w);  /* no checks: always OK */
+        s = solo__2_forward_dynamics(qd, tau, loads, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo__3_forward_dynamics(tau, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo__4_forward_dynamics(tau, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        solo__5_forward_dynamics(tau, w);  /* no checks: always OK */
         s = solo__6_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__7_forward_dynamics(acc, w);
-        if (s != RBDGEN_solo_OK) return s;
-        s = solo__8_forward_dynamics(acc, w);
-        if (s != RBDGEN_solo_OK) return s;
-        solo__9_forward_dynamics(acc, w);  /* no checks: always OK */
-        s = solo__10_forward_dynamics(acc, w);
+        s = solo__7_forward_dynamics(base, acc, w);
         if (s != RBDGEN_solo_OK) return s;
     }
     if (!solo_finite(acc, 18)) {

@@ -320,16 +320,25 @@ extern "C" {
 #endif
 
 /* The parts of solo_forward_dynamics, in order; w hands values from one to the next. */
-int solo__1_forward_dynamics(const double *q, double *restrict w);
-int solo__2_forward_dynamics(double *restrict w);
-int solo__3_forward_dynamics(const double *base, const double *qd, const double *loads, double *acc, double *restrict w);
-int solo__4_forward_dynamics(const double *qd, const double *loads, double *restrict w);
-int solo__5_forward_dynamics(const double *qd, const double *tau, const double *loads, double *restrict w);
+int solo__1_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc, double *restrict w);
+int solo__2_forward_dynamics(const double *qd, const double *tau, const double *loads, double *acc, double *restrict w);
+int solo__3_forward_dynamics(const double *tau, double *acc, double *restrict w);
+int solo__4_forward_dynamics(const double *tau, double *acc, double *restrict w);
+int solo__5_forward_dynamics(const double *tau, double *restrict w);
 int solo__6_forward_dynamics(const double *tau, double *acc, double *restrict w);
-int solo__7_forward_dynamics(double *acc, double *restrict w);
-int solo__8_forward_dynamics(double *acc, double *restrict w);
-int solo__9_forward_dynamics(double *acc, double *restrict w);
-int solo__10_forward_dynamics(double *acc, double *restrict w);
+int solo__7_forward_dynamics(const double *base, double *acc, double *restrict w);
+
+/* The parts of solo_forward_dynamics_crba, in order; w hands values from one to the next. */
+int solo__1_forward_dynamics_crba(const double *q, double *restrict w);
+int solo__2_forward_dynamics_crba(double *restrict w);
+int solo__3_forward_dynamics_crba(const double *base, const double *qd, const double *loads, double *acc, double *restrict w);
+int solo__4_forward_dynamics_crba(const double *qd, const double *loads, double *restrict w);
+int solo__5_forward_dynamics_crba(const double *qd, const double *tau, const double *loads, double *restrict w);
+int solo__6_forward_dynamics_crba(const double *tau, double *acc, double *restrict w);
+int solo__7_forward_dynamics_crba(double *acc, double *restrict w);
+int solo__8_forward_dynamics_crba(double *acc, double *restrict w);
+int solo__9_forward_dynamics_crba(double *acc, double *restrict w);
+int solo__10_forward_dynamics_crba(double *acc, double *restrict w);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,17 @@
 """Articulated-body algorithm for forward dynamics (RBDA tables 7.1 and 9.6; spatial_v2 ``FDab.m``).
 
 Runtime checks are explicit: ``ops.require_positive`` for each joint's
-articulated inertia ``d`` and ``ops.solve_spd`` (the one checked Cholesky) for
-the floating base's 6x6 articulated inertia.
+articulated inertia ``d``, and for the floating base's 6x6 articulated inertia the
+checks of the tree-sparse solve (`ltdl.solve_tree`, its six coordinates in a chain:
+positive pivots, equilibrated pivots above sqrt(eps), the residual), traced inline
+like the rest.
 """
 
 from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import SingularError
+from .ltdl import dof_parents, solve_tree
 from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, joint_xforms, link_forces, rotate,
                          rotate_back, xup_congruence)
 
@@ -63,8 +66,9 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
             p = tree.parent[i]
             if p == -1 and not tree.floating:
                 continue
-            Ia = sp.mat_sub_outer(IA[i], U[i], dinv[i])                               # Ia = IA - U U^T / d
-            pa = pA[i] + sp.mat_vec(Ia, c[i]) + U[i] * sp.mul(u[i], dinv[i])
+            Ud = U[i] * dinv[i]                                                       # U / d
+            Ia = sp.mat_project_out(IA[i], U[i], Ud, null_axis(tree, i))               # Ia = IA - U U^T / d
+            pa = pA[i] + sp.mat_vec(Ia, c[i]) + Ud * u[i]
             ops.label(pa, f"pa{i}")
             Ia_p = xup_congruence(tree, i, XJ[i], Ia)                                  # Xup^T Ia Xup
             if p == -1:
@@ -74,7 +78,9 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
                 IA[p] = sp.mat_add(IA[p], Ia_p)
                 pA[p] = pA[p] + Xup[i].T @ pa
     if tree.floating:
-        a0 = sp.Motion(ops.solve_spd(IA0, f_root - pA0, "floating-base articulated inertia"))  # IA_0 a_0 = f - pA_0
+        chain = dof_parents((), True)                                                 # the base's 6 coordinates
+        what = "floating-base articulated inertia"
+        a0 = sp.Motion(solve_tree(IA0, f_root - pA0, chain, ops, what))              # IA_0 a_0 = f - pA_0
     else:
         a0 = -tree.a_grav
     a, qdd = [None] * nb, [None] * nb
@@ -91,3 +97,12 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     a0 = rotate_back(E0, a0) + tree.a_grav                                            # a_W = X0^-1 a0 + a_g
     w, pdot = velocity[:3], velocity[3:]
     return list(a0[:3]) + list(sp.vadd(a0[3:], sp.cross(w, pdot))) + qdd               # pddot = a_lin + omega x pdot
+
+
+def null_axis(tree: Tree, i: int):
+    """m when joint i moves along the coordinate axis m of its frame (S = +-e_m) without armature: then
+    Ia = IA - U U^T / d has row and column m exactly 0 (`spatial.mat_project_out`); else None."""
+    nonzero = [m for m in range(6) if not sp.is_zero(tree.S[i][m])]
+    if len(nonzero) != 1 or type(tree.S[i][nonzero[0]]) is not int or not sp.is_zero(tree.armature[i]):
+        return None
+    return nonzero[0]
