@@ -167,9 +167,9 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1999 mul, 2043 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 11608 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 11296 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 11608
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 11296
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after

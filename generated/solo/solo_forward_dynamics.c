@@ -15,7 +15,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, 
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[209];  /* the values a part computes for a later one */
+        double w[202];  /* the values a part computes for a later one */
         int s;
         s = solo__1_forward_dynamics(base, q, qd, tau, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
@@ -25,11 +25,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, 
         if (s != RBDGEN_solo_OK) return s;
         s = solo__4_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        solo__5_forward_dynamics(tau, w);  /* no checks: always OK */
-        s = solo__6_forward_dynamics(tau, acc, w);
+        s = solo__5_forward_dynamics(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__7_forward_dynamics(base, acc, w);
+        s = solo__6_forward_dynamics(acc, w);
         if (s != RBDGEN_solo_OK) return s;
+        solo__7_forward_dynamics(base, acc, w);  /* no checks: always OK */
     }
     if (!solo_finite(acc, 18)) {
         solo_zero(acc, 18);

@@ -12,8 +12,8 @@ from __future__ import annotations
 from .. import spatial as sp
 from ..errors import SingularError
 from .ltdl import dof_parents, solve_tree
-from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, joint_xforms, link_forces, rotate,
-                         rotate_back, xup_congruence)
+from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, depth_first, joint_xforms, link_forces,
+                         rotate, rotate_back, xup_congruence)
 
 
 def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
@@ -36,8 +36,9 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     XJ = joint_xforms(tree, q, ops)
     Xup = body_xforms(tree, XJ, ops)
     f_load, f_load0 = link_forces(tree, loads)
+    order = depth_first(tree)
     v, c, IA, pA = [None] * nb, [None] * nb, [None] * nb, [None] * nb
-    for i in range(nb):
+    for i in order:
         with body_scope(tree, ops, i, "v, c, pA"):
             p = tree.parent[i]
             vJ = S[i] * qd[i]
@@ -53,7 +54,7 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
         IA0 = sp.rigid_matrix(I0)
         pA0 = sp.Force(add_load(v0.cross(I0 @ v0), f_load0))
     U, dinv, u = [None] * nb, [None] * nb, [None] * nb
-    for i in reversed(range(nb)):
+    for i in reversed(order):
         with body_scope(tree, ops, i, "U, d, u, IA and pA to the parent"):
             U[i] = sp.Force(sp.mat_vec(IA[i], S[i]))                                  # U = IA S
             d = sp.add(S[i] @ U[i], tree.armature[i])
@@ -84,7 +85,7 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     else:
         a0 = -tree.a_grav
     a, qdd = [None] * nb, [None] * nb
-    for i in range(nb):
+    for i in order:
         with body_scope(tree, ops, i, "a, qdd"):
             p = tree.parent[i]
             a[i] = Xup[i] @ (a0 if p == -1 else a[p]) + c[i]
