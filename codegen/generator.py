@@ -113,11 +113,16 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
 #: The algorithms ``forward_dynamics`` can be generated with: ``"aba"``, the articulated-body
 #: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
-#: the one of fewer `optimize.estimated_cycles`, CRBA on a tie (the measurements: docs/benchmarks.md,
-#: "Pinocchio's generated code"); mimic joints always take CRBA. Both from the operation's record
-#: (`Operation.algorithms`).
+#: ABA unless its `optimize.estimated_cycles` exceed CRBA's by more than `ABA_MARGIN`; mimic joints
+#: always take CRBA. Both from the operation's record (`Operation.algorithms`).
 FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms and isinstance(op.algorithms[0][1], str))
 FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
+
+#: How much more ABA may be estimated to cost than CRBA and still be taken: the estimate's critical path
+#: weighs ABA's chain of divisions more than the measured times do. UR5 (ABA estimated 1.015x CRBA) measures
+#: ABA at 0.91x CRBA's time, Panda (1.10x) at 1.01x, Solo12 (0.85x) at 0.84x (docs/benchmarks.md,
+#: "Pinocchio's generated code").
+ABA_MARGIN = 1.05
 
 #: The operations whose `Operation.algorithms` are functions (``mass_matrix_inverse``: ``"ltdl"``, CRBA and the
 #: checked tree-sparse LTDL factor, the record's, what the NumPy engine runs; ``"aba"``, Carpentier's
@@ -126,17 +131,17 @@ FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
 BY_COST = tuple(op.name for op in OPERATIONS.values() if op.algorithms and callable(op.algorithms[0][1]))
 
 
-def trace_cheapest(model: RobotModel, tree: Tree, record, choices: list, prefer: str) -> Kernel:
+def trace_cheapest(model: RobotModel, tree: Tree, record, choices: list, prefer: str, margin: float = 1.0) -> Kernel:
     """``record``'s operation traced with each of ``choices`` (labels of its `Operation.algorithms`): the kernel
-    of ``prefer`` unless its `optimize.estimated_cycles` exceed the cheapest other's, else the cheapest; its
-    label in `Kernel.algorithm` (the manifest's ``algorithm``)."""
+    of ``prefer`` unless its `optimize.estimated_cycles` exceed the cheapest other's by more than ``margin``,
+    else the cheapest; its label in `Kernel.algorithm` (the manifest's ``algorithm``)."""
     algorithms = dict(record.algorithms)
     kernels = {name: trace_operation(model, record.name, tree, algorithm=algorithms[name]) for name in choices}
     best = choices[0]
     if len(choices) > 1:
         cost = {name: estimated_cycles(k, schedule(k, optional=c.optional_inputs(k))) for name, k in kernels.items()}
         cycles, other = min((cycles, name) for name, cycles in cost.items() if name != prefer)
-        best = prefer if cost[prefer] <= cycles else other
+        best = prefer if cost[prefer] <= margin * cycles else other
         log.info("%s by %s (estimated cycles: %s)", record.name, best.upper(),
                  ", ".join(f"{name.upper()} {cycles:.0f}" for name, cycles in cost.items()))
     kernels[best].algorithm = best
@@ -151,7 +156,8 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
         kernel = trace_operation(model, FORWARD_DYNAMICS.name, tree)
         kernel.algorithm = "crba"
         return kernel
-    return trace_cheapest(model, tree, FORWARD_DYNAMICS, list(FD_ALGORITHMS) if choice == "auto" else [choice], "crba")
+    return trace_cheapest(model, tree, FORWARD_DYNAMICS, list(FD_ALGORITHMS) if choice == "auto" else [choice],
+                          "aba", ABA_MARGIN)
 
 
 def trace_by_cost(model: RobotModel, tree: Tree, op: str) -> Kernel:

@@ -75,8 +75,8 @@ def test_mimic_joints_take_ltdl():
 def test_generated_c_of_the_recursion_matches_pinocchio(name, build_model, monkeypatch):
     """The recursion's C (taken whatever the cost model says) against Pinocchio, one state and a batch."""
     choose = generator.trace_cheapest
-    monkeypatch.setattr(generator, "trace_cheapest", lambda model_, tree, record, choices, prefer:
-                        choose(model_, tree, record, ["aba"], prefer))
+    monkeypatch.setattr(generator, "trace_cheapest", lambda model_, tree, record, choices, prefer, margin=1.0:
+                        choose(model_, tree, record, ["aba"], prefer, margin))
     robot, ref = model(name), pinocchio(name)
     solver = build_model(robot, prefix=f"{name}_minv_aba", ops=["mass_matrix_inverse"])
     assert solver.manifest["operations"]["mass_matrix_inverse"]["algorithm"] == "aba"

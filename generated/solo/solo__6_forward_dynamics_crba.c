@@ -3,7 +3,7 @@
  * Part 6 of 10 of solo_forward_dynamics_crba (see solo_forward_dynamics_crba.c).
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x69ce7b1c345cc533ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbc2cd56291159913ULL
 #error "solo__6_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 

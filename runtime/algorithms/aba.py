@@ -9,6 +9,8 @@ like the rest.
 
 from __future__ import annotations
 
+import dataclasses
+
 from .. import spatial as sp
 from ..errors import SingularError
 from .ltdl import dof_parents, solve_tree
@@ -24,6 +26,7 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     (classical acceleration of the base origin) then the joint accelerations. The
     floating base's own quantities (v0, IA0, pA0, a0) are in its body frame.
     """
+    tree = along_axes(tree)
     nb = tree.nb
     S, I = tree.S, tree.I
     if tree.floating:
@@ -107,3 +110,48 @@ def null_axis(tree: Tree, i: int):
     if len(nonzero) != 1 or type(tree.S[i][nonzero[0]]) is not int or not sp.is_zero(tree.armature[i]):
         return None
     return nonzero[0]
+
+
+def along_axes(tree: Tree) -> Tree:
+    """``tree`` with each body's frame slid along its joint axis so that its offset from its parent has no
+    component along that axis, where the axis is a coordinate axis of the parent's frame and that leaves
+    fewer nonzero offsets (its own and its children's): fewer products in every transform to the parent.
+
+    A revolute joint turns about a line and a prismatic one slides along a direction: moving the body's
+    origin by ``s a`` along its axis ``a`` keeps XJ(q) and S. Its offset becomes ``r + s E^T a - s_p a_p``
+    (``s_p a_p``: the parent's slide), its inertia and its links' poses are taken in the slid frame; the
+    joint accelerations are the same, the base (the root) stays.
+    """
+    slide, offsets = [0] * tree.nb, [None] * tree.nb
+    children = [[c for c in range(tree.nb) if tree.parent[c] == i] for i in range(tree.nb)]
+
+    def offset(i, s_p):  # body i's offset from its parent slid by s_p, before its own slide: r - s_p a_p
+        p, r = tree.parent[i], tree.Xtree[i][1]
+        return r if p == -1 else tuple(sp.const(sp.sub(r[n], sp.mul(s_p, tree.axis[p][n]))) for n in range(3))
+
+    def nonzero(offsets_):
+        return sum(not sp.is_zero(x) for r in offsets_ for x in r)
+
+    for i in depth_first(tree):
+        r = offsets[i] = offset(i, slide[tree.parent[i]] if tree.parent[i] != -1 else 0)
+        b = sp.mtv3(tree.Xtree[i][0], tree.axis[i])                                  # the axis in the parent's frame
+        along = [m for m in range(3) if not sp.is_zero(b[m])]
+        if len(along) != 1 or type(b[along[0]]) is not int:
+            continue
+        m = along[0]
+        s_i = sp.neg(sp.mul(r[m], b[m]))                                              # r_m + s_i b_m = 0, b_m = +-1
+        slid = tuple(0 if n == m else r[n] for n in range(3))                         # r + s_i b, b = +-e_m
+        if nonzero([slid] + [offset(c, s_i) for c in children[i]]) < nonzero([r] + [offset(c, 0) for c in children[i]]):
+            slide[i], offsets[i] = s_i, slid
+    return dataclasses.replace(
+        tree,
+        Xtree=tuple((X[0], r) for X, r in zip(tree.Xtree, offsets)),
+        I=tuple(sp.RigidInertia(sp.rigid_xform_back(_slid(tree, i, s), I)) if s else I
+                for i, (s, I) in enumerate(zip(slide, tree.I))),
+        Xlink=tuple(sp.xform_compose(X, _slid(tree, body, slide[body])) if body != -1 and slide[body] else X
+                    for X, body in zip(tree.Xlink, tree.link_body)))
+
+
+def _slid(tree: Tree, i: int, s):
+    """X from body i's frame slid by ``s`` along its joint axis to its frame: a translation by -s a."""
+    return ((1, 0, 0), (0, 1, 0), (0, 0, 1)), tuple(sp.const(sp.neg(sp.mul(s, x))) for x in tree.axis[i])
