@@ -26,7 +26,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 import rbdgen
+from rbdgen.algorithms.operations import BASE
 from rbdgen.codegen.c import part_name
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
@@ -110,12 +113,35 @@ class Folder:
         return f"{self.prefix}_{name}({', '.join(args)})", offset
 
 
+def inputs(model, wanted: set, sizes: dict) -> dict:
+    """The states' values of every input in ``wanted`` but ``loads`` (passed as NULL): `random_states`' and, for
+    the configuration-space operations, a velocity ``v``, a step ``dt``, a second configuration ``base1``/``q1``;
+    and the passivity references ``qd_ref``/``qdd_ref``; contacts all ``active``."""
+    states = random_states(model, STATES, seed=0).flat()
+    other = random_states(model, STATES, seed=1).flat()
+    rates = {k: other[k] if "base" not in other else np.hstack([other["base"][:, BASE[part]], other[k]])
+             for k, part in (("qd", "velocity"), ("qdd", "acceleration"))}
+    extra = {"v": rates["qd"], "dt": np.full((STATES, 1), 1e-3), "base1": other.get("base"), "q1": other["q"],
+             "qd_ref": rates["qd"], "qdd_ref": rates["qdd"]}
+    data = {}
+    for name in sorted(wanted - {"loads"}):
+        if name in states:
+            data[name] = states[name]
+        elif name == "active":
+            data[name] = np.ones((STATES, sizes[name]))
+        elif extra.get(name) is not None:
+            data[name] = extra[name]
+        else:
+            raise SystemExit(f"benchmarks.ab: no values for the input {name!r}: time this operation elsewhere")
+    return data
+
+
 def build(a: Folder, b: Folder, model, flags, flags_a, flags_b, cache) -> tuple:
     """``(executable, the operations it times)``: one C program over both folders' common operations."""
     if a.prefix == b.prefix:
         raise SystemExit(f"both folders use the prefix {a.prefix!r}: generate one with another prefix")
     names = [n for n in a.manifest["operations"] if n in b.manifest["operations"]]
-    data = random_states(model, STATES, seed=0).flat()
+    data = inputs(model, {n for name in names for n in a.manifest["operations"][name]["inputs"]}, a.manifest["sizes"])
     bodies = []
     for name in names:
         (ca, sa), (cb, sb) = a.call(name), b.call(name)

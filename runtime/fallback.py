@@ -46,9 +46,9 @@ class NumpySolver(SolverBase):
     def __init__(self, model: RobotModel, contacts=(), baumgarte=(0.0, 0.0), damping=0.0, restitution=0.0,
                  actuated=(), parameters=None):
         declared = ContactModel.declare(model, contacts, baumgarte, damping, restitution, actuated)
-        super().__init__(model, declared, parameters)
-        self._options = {**(declared.options() if declared is not None else {}), "parameters": parameters}
         self.tree = parametric_tree(model, parameters, declared)
+        super().__init__(model, self.tree)
+        self._options = {**(declared.options() if declared is not None else {}), "parameters": parameters}
         self._kernels: dict = {}  # (op, link, input names) -> straight-line function, or None: not traceable
         self._small_calls: dict = {}  # the same key -> small calls so far
 

@@ -182,23 +182,22 @@ class SolverBase(abc.ABC):
     #: Floating-point type of the computation ("double" or "float").
     precision: str = "double"
 
-    def __init__(self, model: RobotModel, contacts=None, chosen=None):
+    def __init__(self, model: RobotModel, tree: Tree):
+        """``tree``: the model's `Tree` as the solver evaluates it (its declared contacts, its parametric bodies)."""
         self.model = model
         #: The contacts declared for the constrained operations (`rbdgen.contacts.ContactModel`), or None.
-        self.contacts = contacts
+        self.contacts: Any = tree.contacts
         #: The sizes shapes are written in (J, G, L, P; K, C, R with contacts; LC, A with loops; Pb on first
         #: use), computed once: every call reads them.
-        self._dimensions = dimensions(Tree.from_model(model, contacts), len(model.links))
+        self._dimensions = dimensions(tree, len(model.links))
         self._input_sizes = {name: port.size(self._dimensions) for name, port in INPUTS.items()
                              if all(d in self._dimensions or not isinstance(d, str) for d in port.shape)}
         self._output_shapes = {name: port.dims(self._dimensions) for name, port in OUTPUTS.items()
                                if not port.numerical}
-        self._parametric(chosen)  # the bodies of a build with parameters= (None: none)
+        self._parametric(tree.parameters)  # the bodies of a build with parameters= (none: a folded build)
 
-    def _parametric(self, chosen):
+    def _parametric(self, bodies):
         """A build with ``parameters=``: its bodies, their parameters' names and the URDF's values."""
-        bodies = parameters.parametric_bodies(self.model, chosen) if chosen else ()
-        self._dimensions["Q"] = 10 * len(bodies)
         self._input_sizes["params"] = self._dimensions["Q"]
         names = parameters.parameter_names(self.model)
         #: The names of `params`' entries (``"<link>.<parameter>"``; empty for a folded build).

@@ -69,8 +69,8 @@ def check_key(manifest: dict, reported: int, where: str):
 
 
 def check_model(manifest: dict, where: str):
-    """``(model, contacts)`` the manifest describes (`RobotModel`, `ContactModel` or None); a `ManifestError`
-    unless the model has the manifest's digest and sizes."""
+    """``(model, tree)`` the manifest describes (`RobotModel`; its `Tree` with the declared contacts and parametric
+    bodies); a `ManifestError` unless the model has the manifest's digest and sizes."""
     from .algorithms.operations import sizes
     from .contacts import ContactModel
     from .parameters import parametric_tree
@@ -100,7 +100,7 @@ def check_model(manifest: dict, where: str):
             and all(type(d) is int and d >= 0 for d in dims) and dims[0] * dims[1] == manifest["sizes"][name]
             for name, dims in shapes.items())):
         raise ManifestError(f"{where}: the manifest's shapes are not its sizes' matrices; {REGENERATE}")
-    return model, contacts
+    return model, tree
 
 
 def read_text(path: Path, kind: str = "a generated file") -> str:

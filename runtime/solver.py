@@ -47,8 +47,8 @@ class CompiledSolver(SolverBase):
         # the same checks as `load`'s, here where every path (a folder, a pickle) builds one: what is compiled is
         # named by a valid prefix and plain file names, and the manifest's model is the one it describes
         _check_names(manifest, files, "CompiledSolver: the manifest")
-        model, contacts = manifests.check_model(manifest, "CompiledSolver: the manifest")
-        super().__init__(model, contacts, manifest["options"].get("parameters"))
+        model, tree = manifests.check_model(manifest, "CompiledSolver: the manifest")
+        super().__init__(model, tree)
         self.manifest = manifest
         # the base regressor's columns as generated (not refactored here)
         self._output_shapes.update({name: tuple(shape) for name, shape in manifest["shapes"].items()

@@ -66,3 +66,22 @@ def test_same_prefix_refused(folders):
     (paths, cache) = folders
     with pytest.raises(SystemExit, match="both folders use the prefix 'pa'"):
         ab.main([str(paths["pa"]), str(paths["pa"]), "--robot", "panda", "--cache", str(cache)])
+
+
+def test_inputs_beyond_the_state():
+    """The configuration-space and passivity operations' inputs: a floating base's velocity ``v`` is the other
+    state's base velocity then joint rates; unknown inputs are refused by name, not compiled undeclared."""
+    robot = ROBOTS["solo12"]
+    model = rbdgen.load_urdf(robot.path, floating=True)
+    solver = rbdgen.NumpySolver(model)
+    sizes = {"v": solver.generalized_count, "dt": 1, "q": solver.joint_count, "q1": solver.joint_count,
+             "base1": 19, "qdd_ref": solver.generalized_count, "active": 4}
+    data = ab.inputs(model, set(sizes) | {"loads"}, sizes)
+    assert sorted(data) == sorted(sizes)
+    other = rbdgen.testing.random_states(model, ab.STATES, seed=1).flat()
+    assert (data["v"][:, :6] == other["base"][:, 7:13]).all() and (data["v"][:, 6:] == other["qd"]).all()
+    assert (data["qdd_ref"][:, :6] == other["base"][:, 13:19]).all()
+    assert (data["dt"] > 0).all() and (data["active"] == 1).all()
+    assert all(values.shape == (ab.STATES, sizes[name]) for name, values in data.items())
+    with pytest.raises(SystemExit, match="'reference'"):
+        ab.inputs(model, {"reference"}, {"reference": 7})
