@@ -29,7 +29,6 @@ from pathlib import Path
 import numpy as np
 
 import rbdgen
-from rbdgen.algorithms.operations import BASE
 from rbdgen.codegen.c import part_name
 from rbdgen.testing import random_states
 from tests.robots import ROBOTS
@@ -118,11 +117,10 @@ def inputs(model, wanted: set, sizes: dict) -> dict:
     the configuration-space operations, a velocity ``v``, a step ``dt``, a second configuration ``base1``/``q1``;
     and the passivity references ``qd_ref``/``qdd_ref``; contacts all ``active``."""
     states = random_states(model, STATES, seed=0).flat()
-    other = random_states(model, STATES, seed=1).flat()
-    rates = {k: other[k] if "base" not in other else np.hstack([other["base"][:, BASE[part]], other[k]])
-             for k, part in (("qd", "velocity"), ("qdd", "acceleration"))}
-    extra = {"v": rates["qd"], "dt": np.full((STATES, 1), 1e-3), "base1": other.get("base"), "q1": other["q"],
-             "qd_ref": rates["qd"], "qdd_ref": rates["qdd"]}
+    second = random_states(model, STATES, seed=1)
+    other = second.flat()
+    extra = {"v": second.velocities(), "dt": np.full((STATES, 1), 1e-3), "base1": other.get("base"), "q1": other["q"],
+             "qd_ref": second.velocities(), "qdd_ref": second.accelerations()}
     data = {}
     for name in sorted(wanted - {"loads"}):
         if name in states:

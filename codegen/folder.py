@@ -16,12 +16,14 @@ rbdgen's "DO NOT EDIT" line), its manifest and its pkg-config template: never a 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import re
 import secrets
 import shutil
+import stat
 from pathlib import Path
 
 from ..errors import ManifestError
@@ -47,9 +49,28 @@ def write(folder: Path, files: dict, manifest: str, overwrite: bool) -> Path:
     An existing file with different content, or a previous run's file this one does not write, is replaced or
     removed only if ``overwrite`` (otherwise a FileExistsError names them and nothing changes), and only if
     rbdgen wrote it (a file of the same name without its mark, such as the user's own README.md, is a
-    FileExistsError even then); identical files are left as they are.
+    FileExistsError even then); identical files are left as they are. What the system refuses (a read-only
+    folder, a full disk, a parent that is a file) is an OSError of the same kind naming ``folder``.
     """
     folder = Path(folder)
+    with _system_errors(folder):
+        return _write(folder, files, manifest, overwrite)
+
+
+@contextlib.contextmanager
+def _system_errors(folder: Path):
+    """What the system refuses while writing ``folder`` (an OSError with an errno) as an OSError of the same kind
+    naming ``folder`` and what to do; rbdgen's own errors (no errno) as they are."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise type(exc)(f"{folder}: cannot write the output folder ({exc.strerror}); choose another output "
+                        "folder, or make this one writable") from exc
+
+
+def _write(folder: Path, files: dict, manifest: str, overwrite: bool) -> Path:
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{folder}: not a folder; choose another output folder")
     order = [name for name in files if name != manifest] + [manifest]
@@ -86,6 +107,39 @@ def write(folder: Path, files: dict, manifest: str, overwrite: bool) -> Path:
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return folder
+
+
+def save(folder: Path, savers: dict, overwrite: bool) -> list:
+    """Save files another library writes (``{name: save(path)}``, e.g. CasADi's ``Function.save``) into
+    ``folder``; the paths written, in order. Nothing is written unless every name is free, or (``overwrite``)
+    a regular file: a symbolic link, FIFO or folder of that name is a FileExistsError naming it (the folder is
+    untrusted: a link there could point outside it), as is an existing file without ``overwrite``. Each file
+    is saved into a private subfolder, then renamed into place: the name is replaced, never followed.
+    """
+    folder = Path(folder)
+    with _system_errors(folder):
+        return _save(folder, savers, overwrite)
+
+
+def _save(folder: Path, savers: dict, overwrite: bool) -> list:
+    folder.mkdir(parents=True, exist_ok=True)
+    present = {name: os.lstat(folder / name) for name in savers if os.path.lexists(folder / name)}
+    odd = [name for name, st in present.items() if not stat.S_ISREG(st.st_mode)]
+    if odd:
+        raise FileExistsError(f"{folder}: {', '.join(odd)} exist but are not regular files (a symbolic link, FIFO "
+                              "or folder), which rbdgen never writes through: move them away or choose another "
+                              "output folder")
+    if present and not overwrite:
+        raise FileExistsError(f"{folder}: {', '.join(present)} exist (use overwrite=True / --force)")
+    stage = _fresh_folder(folder, ".rbdgen-write-")
+    try:
+        for name, saver in savers.items():
+            saver(str(stage / name))
+        for name in savers:
+            os.replace(stage / name, folder / name)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return [folder / name for name in savers]
 
 
 def _write_new(folder: Path, files: dict, order: list) -> Path:

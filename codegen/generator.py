@@ -273,19 +273,13 @@ class Generated:
                                     self.manifest["options"].get("parameters"))
 
     def write_casadi(self, folder, ops=None, overwrite: bool = False) -> list:
-        """Save ``casadi.Function`` files ``<prefix>_<op>.casadi`` (loadable by ``casadi.Function.load``)."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        written = []
+        """Save ``casadi.Function`` files ``<prefix>_<op>.casadi`` (loadable by ``casadi.Function.load``): all or
+        none, replacing only regular files and only with ``overwrite`` (`folder.save`)."""
         frames = self.manifest["options"].get("frames", ())
-        for op in ops or self.manifest["options"]["ops"]:
-            for link in [self.model.link_id(n) for n in frames] if operation(op).link else [None]:
-                path = folder / f"{self.prefix}_{kernel_name(self.model, op, link)}.casadi"
-                if path.exists() and not overwrite:
-                    raise FileExistsError(f"{path} exists (use overwrite=True / --force)")
-                self.casadi(op, link).save(str(path))
-                written.append(path)
-        return written
+        functions = {f"{self.prefix}_{kernel_name(self.model, op, link)}.casadi": self.casadi(op, link)
+                     for op in ops or self.manifest["options"]["ops"]
+                     for link in ([self.model.link_id(n) for n in frames] if operation(op).link else [None])}
+        return folder_files.save(Path(folder), {name: f.save for name, f in functions.items()}, overwrite)
 
     def compile(self, flags=DEFAULT_FLAGS, cache=None, validate: bool = True, samples: int = 8) -> CompiledSolver:
         """Build (or reuse from the cache) the cffi extension and return a validated `CompiledSolver`."""

@@ -77,6 +77,9 @@ def evaluate(solver, op: str, args: tuple, loads, mask, threads: Optional[int], 
             if value.ndim != ndim:
                 raise ValueError(f"{op}: {_label(solver, op, where)}: a dask array must be a batch of "
                                  f"{ndim} dimensions, the states first; got shape {value.shape}")
+            if any(np.isnan(n) for n in value.shape):
+                raise ValueError(f"{op}: {_label(solver, op, where)}: a dask array of unknown chunk sizes (shape "
+                                 f"{value.shape}, as boolean indexing makes): call its compute_chunk_sizes() first")
             batched[where] = value
         elif value is not None and ndim is not None and (where[0] != "loads" or isinstance(value, np.ndarray)):
             array = np.asarray(value)  # a NumPy batch beside the dask ones (not a list of `Load`s)

@@ -532,7 +532,8 @@ class SolverBase(abc.ABC):
 
 
 def _check_active(op: str, active) -> None:
-    """``active`` holds 1.0 or 0.0 per contact (the C masks rows with it, it does not check)."""
+    """``active`` holds 1.0 or 0.0 per contact (the C masks rows with it and returns status 1 for other values;
+    this names them)."""
     try:
         values = np.asarray(active, dtype=float)
     except (TypeError, ValueError):

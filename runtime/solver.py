@@ -193,7 +193,8 @@ class CompiledSolver(SolverBase):
         st = random_states(self.model, samples, seed, load_links=self.link_names)
         other = random_states(self.model, samples, seed + 1)  # the second state of `difference`
         state: Dict[str, Any] = {"base": st.base, "q": st.q, "qd": st.qd, "qdd": st.qdd, "tau": st.tau, "loads": st.loads,
-                                 "v": st.velocities(), "dt": 0.05, "base1": other.base, "q1": other.q}
+                                 "v": st.velocities(), "dt": 0.05, "base1": other.base, "q1": other.q,
+                                 "qd_ref": other.velocities(), "qdd_ref": other.accelerations()}
         if self.contacts:
             state.update(contact_inputs(self.contacts, samples, seed))
         M = getattr(reference, MASS_MATRIX)(*st.head(), st.q)
@@ -227,33 +228,52 @@ class CompiledSolver(SolverBase):
                 scale = max([1.0] + [float(np.abs(state[n]).max(initial=0.0)) for n in ("q", "qd", "qdd", "tau")
                                      if n in self._input_names(record)])
                 floor = 64 * float(np.finfo(self.dtype).eps) * self.generalized_count * scale
+                floors = [floor] * len(pairs)
                 if record.group == "contacts" or (self.model.loops and record.solves):
+                    values = [r for _, r in pairs]
+                    changes = self._sensitivity(op, record, reference, state, mask, values)
+                    # an output the constraints hold at ~ 0 (the velocity an impact stops on a mechanism the contacts
+                    # fix): its rounding grows with cond(J M^-1 J^T); allow 16 x its measured change
+                    floors = [np.maximum(floor, 16 * change) for change in changes]
                     if self.contacts is not None and self.contacts.mu > 0:
-                        changes = self._sensitivity(op, record, reference, state, mask, [r for _, r in pairs])
                         # a damped constraint solve (proximal iterations) amplifies rounding by cond(D + mu I) per
                         # iteration: allow what the problem does to inputs moved by 64 eps, measured
-                        relative = np.max(changes, axis=0) if changes else 0.0
+                        relative = np.max([c / _norms(v) for c, v in zip(changes, values)], axis=0) if changes else 0.0
                         allowed = np.minimum(allowed + 4 * relative, ceiling)
                         bound += ", + 4 x the damped solve's measured change for inputs moved by 64 eps"
-                worst[op] = _check(op, pairs, allowed, f"{what} ({bound})", floor)
+                worst[op] = _check(op, pairs, allowed, f"{what} ({bound})", floors)
                 continue
             worst[op] = 0.0
+            constrained = record.group == "contacts" or (self.model.loops and record.solves)
             for link in [(k,) for k in self.frames[op]] if record.link else [()]:  # each generated link
                 got, analytic, differences, h = self._validation_jacobians(op, reference, state, link)
-                worst[op] = max(worst[op], _check(op, [(got[k], analytic[k]) for k in got], allowed,
-                                f"{what}'s analytic derivatives (the same algorithms in NumPy; {bound})"))
+                ports = [p.name for p in record.output_ports(self.floating)]
+                jacobian_floors: Optional[list] = None
+                rounded: Dict[str, np.ndarray] = {}
+                if constrained:  # Jacobians and values the constraints hold at ~ 0 (a mechanism the contacts fix)
+                    jacobian_floors = [16 * c for c in self._sensitivity(op, record, reference, state, None,
+                                                                         [analytic[k] for k in ports])]
+                    of_values = {of: value for _, value, of in differences.values()}
+                    of_ports = [p.name for p in operation(record.of).output_ports(self.floating)]
+                    rounded = dict(zip(of_ports, self._sensitivity(record.of, operation(record.of), reference, state,
+                                                                   None, [of_values[n] for n in of_ports])))
+                worst[op] = max(worst[op], _check(op, [(got[k], analytic[k]) for k in ports], allowed,
+                                f"{what}'s analytic derivatives (the same algorithms in NumPy; {bound})",
+                                jacobian_floors))
                 # central differences: truncation O(h^2) (in tol) plus the rounding of the NumPy engine's value,
-                # ~ eps64 cond(equilibrated M) ||f|| (Talos: 500 times what it is), over h, in each column
-                for k in got:
-                    difference, value = differences[k]
+                # ~ eps64 cond(equilibrated M) ||f|| (Talos: 500 times what it is), over h, in each column; a value
+                # the constraints hold at ~ 0: 16 x its measured change over h, in each column
+                for k in ports:
+                    difference, value, of = differences[k]
                     f_norm = np.linalg.norm(value.reshape(samples, -1), axis=1)
                     j_norm = np.maximum(np.linalg.norm(difference.reshape(samples, -1), axis=1),
                                         np.finfo(float).tiny)
                     rounding = (np.finfo(float).eps * kappa * f_norm
                                 * np.sqrt(difference.shape[-1]) / (h * j_norm))
+                    held = [16 * rounded[of] * np.sqrt(difference.shape[-1]) / h] if of in rounded else None
                     worst[op] = max(worst[op], _check(op, [(got[k], difference)], allowed + rounding,
                                     f"central differences (h = {h:g}) of {what}'s {record.of} ({bound} + eps "
-                                    f"cond(equilibrated M) ||{record.of}|| sqrt(columns) / (h ||Jacobian||))"))
+                                    f"cond(equilibrated M) ||{record.of}|| sqrt(columns) / (h ||Jacobian||))", held))
         log.info("validated %s: %s", self.prefix, worst)
         return worst
 
@@ -264,23 +284,25 @@ class CompiledSolver(SolverBase):
         return list(zip(*(_outputs(engine, op, record, state, mask, links) for engine in (self, reference))))
 
     def _sensitivity(self, op, record, reference, state, mask, values) -> list:
-        """Per output of ``op`` (`_outputs`' order), per state: the NumPy engine's normwise relative change from
-        its ``values`` at ``state`` when q, qd, qdd and tau move by 64 eps relative (random signs), how much the
-        problem itself amplifies rounding; zeros where a moved state reports a status."""
+        """Per output of ``op`` (`_outputs`' order), per state: the largest norm of the NumPy engine's change from
+        its ``values`` at ``state`` when q, qd, qdd and tau move by 64 eps relative (random signs, `SENSITIVITY_DRAWS`
+        draws), how much the problem itself amplifies rounding; zeros where a moved state reports a status. An
+        output the constraints hold at zero changes only by rounding, which one draw can leave unchanged: the
+        largest of a few draws is its rounding's size."""
         rng = np.random.default_rng(7)
         eps = float(np.finfo(self.dtype).eps)
-        moved = {k: (v * (1 + 64 * eps * rng.choice([-1.0, 1.0], v.shape)) if k in ("q", "qd", "qdd", "tau") else v)
-                 for k, v in state.items()}
         links = [(k,) for k in self.frames[op]] if record.link else [()]
         samples = state["q"].shape[0]
-        try:
-            others = _outputs(reference, op, record, moved, mask, links)
-        except SolverError:
-            return [np.zeros(samples) for _ in values]
-        changes = []
-        for a, b in zip(values, others):
-            a, b = a.reshape(samples, -1), b.reshape(samples, -1)
-            changes.append(np.linalg.norm(a - b, axis=1) / np.maximum(np.linalg.norm(a, axis=1), np.finfo(float).tiny))
+        changes = [np.zeros(samples) for _ in values]
+        for _ in range(SENSITIVITY_DRAWS):
+            moved = {k: (v * (1 + 64 * eps * rng.choice([-1.0, 1.0], v.shape)) if k in ("q", "qd", "qdd", "tau")
+                         else v) for k, v in state.items()}
+            try:
+                others = _outputs(reference, op, record, moved, mask, links)
+            except SolverError:
+                return [np.zeros(samples) for _ in values]
+            changes = [np.maximum(c, np.linalg.norm((a - b).reshape(samples, -1), axis=1))
+                       for c, a, b in zip(changes, values, others)]
         return changes
 
     def _same_statuses(self, op, record, reference, state) -> np.ndarray:
@@ -335,8 +357,8 @@ class CompiledSolver(SolverBase):
 
     def _validation_jacobians(self, op, reference, state, link=(), h=1e-5):
         """``op``'s Jacobians of the compiled solver and of the NumPy engine (analytic), and per Jacobian the
-        central differences of the NumPy engine's operation differentiated with that output's value:
-        ``(got, analytic, {name: (differences, value)}, h)``, the Jacobians as ``{output: (N, rows,
+        central differences of the NumPy engine's operation differentiated with that output's value and name:
+        ``(got, analytic, {name: (differences, value, output)}, h)``, the Jacobians as ``{output: (N, rows,
         columns)}`` (no columns where J = 0); ``link``: ``(link id,)`` for an operation on a link."""
         record = operation(op)
         names = [n for n in self._input_names(record) if n != "loads"]
@@ -357,7 +379,7 @@ class CompiledSolver(SolverBase):
             for k in range(expected.shape[-1]):
                 plus, minus = _perturbed(args, port.wrt, k, h), _perturbed(args, port.wrt, k, -h)
                 expected[..., k] = (f(**plus)[of] - f(**minus)[of]) / (2 * h)
-            differences[port.name] = (expected, values[of])
+            differences[port.name] = (expected, values[of], of)
         return got, analytic, differences, h
 
 
@@ -365,6 +387,9 @@ class CompiledSolver(SolverBase):
 #: equilibrated M is too ill-conditioned for this, the generated solve's conditioning check (pivots over
 #: sqrt(eps)) already returns IllConditionedError (double: G eps 6.7e7 stays under 1e-5 up to G = 500).
 CONDITIONED_CEILING = {"double": 1e-5, "float": 5e-2}
+
+#: Draws of `CompiledSolver._sensitivity`'s moved inputs (rounding's size: the largest change of a few).
+SENSITIVITY_DRAWS = 4
 
 
 def _equilibrated_condition(M) -> np.ndarray:
@@ -396,12 +421,18 @@ def _outputs(engine, op, record, state, mask, links) -> list:
     return [getattr(engine, op)(*args, *k, mask=mask, **kwargs) for k in links]
 
 
-def _check(op, pairs, allowed, reference: str, floor: float = 0.0) -> float:
+def _norms(values) -> np.ndarray:
+    """The norm of each state's ``values`` (the first axis the states), at least the smallest normal float."""
+    return np.maximum(np.linalg.norm(values.reshape(values.shape[0], -1), axis=1), np.finfo(float).tiny)
+
+
+def _check(op, pairs, allowed, reference: str, floors=None) -> float:
     """The worst normwise relative error of ``pairs`` (got, expected) of N states; `ValidationError`
-    where a state's exceeds ``allowed`` (per state), but for an expected value of norm at most ``floor`` (the
-    rounding of an output that is zero) whose absolute error is at most ``floor`` too, naming ``reference``."""
+    where a state's exceeds ``allowed`` (per state), but for an expected value of norm at most its pair's floor
+    (``floors``, one per pair, per state or for all: the rounding of an output that is zero) whose absolute
+    error is at most that floor too, naming ``reference``."""
     worst = 0.0
-    for got, ref in pairs:
+    for (got, ref), floor in zip(pairs, floors if floors is not None else [0.0] * len(pairs)):
         n = got.shape[0]
         got, ref = got.reshape(n, -1), ref.reshape(n, -1)
         err = np.linalg.norm(got - ref, axis=1)

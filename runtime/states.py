@@ -99,6 +99,10 @@ class States:
         """The generalized velocities ``(N, G)``: the base velocity then ``qd`` (a fixed base: ``qd``)."""
         return np.concatenate([self.velocity, self.qd], axis=1) if self.floating else self.qd
 
+    def accelerations(self) -> np.ndarray:
+        """The generalized accelerations ``(N, G)``: the base acceleration then ``qdd`` (a fixed base: ``qdd``)."""
+        return np.concatenate([self.acceleration, self.qdd], axis=1) if self.floating else self.qdd
+
     def flat(self) -> dict:
         """The generated C's flat inputs, ``(N, size)`` arrays: ``base`` (`operations.BASE`),
         ``q``, ``qd``, ``qdd``, ``tau`` and ``loads`` (``6 L`` values per state)."""

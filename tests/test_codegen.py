@@ -805,6 +805,44 @@ def test_ltdl_plan_solves_only_the_rows_read():
         first += width
 
 
+def test_ltdl_kernel_leaves_out_structural_zeros():
+    """`solves.ltdl_kernel` of a factor with structural zeros (`contact_derivatives`' KKT factor: contact rows 0-1
+    above a chain 2 <- 3 and a branch 2 <- 4, row 3 coupled with contact row 1 only, row 4 with 0 only): its
+    ``above`` table holds only the other entries, and the kernel's sweeps run over its tables, as the C runs
+    them, give NumPy's dense solve of every column."""
+    from rbdgen.algorithms.ltdl import ancestors
+    lam = (-1, 0, 1, 2, 2)
+    n = len(lam)
+    rng = np.random.default_rng(9)
+    zeros = {(3, 0), (4, 1)}
+    L = [{j: (0 if (k, j) in zeros else float(rng.uniform(-1, 1))) for j in ancestors(lam, k)}
+         for k in range(n)]
+    columns = [[float(v) for v in rng.integers(-3, 4, n)] for _ in range(11)] + [[0, 0, 0, 1.0, 0]]
+    plan = solves.ltdl_plan(lam, columns, None, L)
+    assert plan.entries == ((), (0,), (1, 0), (2, 1), (2, 0))
+    tables = {t.name: t.values for t in solves.ltdl_kernel("p", 0, plan).tables}
+    assert len(tables["above"]) == sum(len(row) for row in L) - len(zeros)
+    values = [L[k][j] for k in range(n) for j in plan.entries[k]]  # the printer's L array
+    dense = np.eye(n)
+    for k, row in enumerate(L):
+        for j, v in row.items():
+            dense[k, j] = v
+    D = rng.uniform(1, 2, n) * np.array([-1, -1, 1, 1, 1])  # indefinite, as the KKT factor
+    H = dense.T @ np.diag(D) @ dense
+    for block in solves.ltdl_kernel("p", 0, plan).blocks:
+        for c in plan.order[block.first:block.end]:
+            x = np.array(columns[c])
+            for t in range(block.row_first, block.row_last):  # L^T over the block's rows, from the leaves
+                k = tables["rows"][t]
+                for p in range(tables["below_start"][t], tables["below_start"][t + 1]):
+                    x[k] -= values[tables["below_entry"][p]] * x[tables["below"][p]]
+            x /= D
+            for k in range(n):  # every row is read: D^-1 and L from the root
+                for p in range(tables["above_start"][k], tables["above_start"][k + 1]):
+                    x[k] -= values[p] * x[tables["above"][p]]
+            np.testing.assert_allclose(x, np.linalg.solve(H, columns[c]), rtol=1e-12, atol=1e-12)
+
+
 def test_part_peak_against_counting_each_step():
     """`layout._Held.peak` (where parts end) against a plain count, step by step, of the values a run of steps
     holds: each value it computes from there to its last read in the run (to the end if it is stored), each

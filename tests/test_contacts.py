@@ -104,6 +104,24 @@ def test_batches_and_inactive_forces(solo_model, solo_c):
     assert _rel(acc[1], free) < TOL                              # no active contact: forward dynamics
 
 
+def test_c_refuses_active_values_between(solo_model, solo_c):
+    """The C function itself (a controller calls it without the Python wrapper's check) returns the invalid-input
+    status for an ``active`` flag that is neither 1.0 nor 0.0, in each constrained operation, and computes the
+    flags it is given."""
+    st = random_states(solo_model, 1, 3).flat()
+    for op, args, outputs in (("contact_dynamics", (st["base"][0], st["q"][0], st["qd"][0], st["tau"][0]), (18, 12)),
+                              ("impulse_dynamics", (st["base"][0], st["q"][0], st["qd"][0]), (18, 12))):
+        ffi, fn = solo_c.c_function(op)
+        for active, status in (([1, 0, 1, 1], 0), ([0.5, 1, 1, 1], 1), ([1, 1, 2, 1], 1), ([1, 1, 1, -1e-9], 1)):
+            buffers = [np.ascontiguousarray(a, dtype=float) for a in (*args, active)]
+            outs = [np.zeros(n) for n in outputs]
+            pointers = [ffi.from_buffer("double[]", b) for b in buffers]
+            if op == "contact_dynamics":
+                pointers.append(ffi.NULL)  # no loads
+            assert fn(*pointers, *[ffi.from_buffer("double[]", o) for o in outs]) == status, (op, active)
+        assert np.abs(outs[1]).max() == 0.0  # the refused call's forces are not a blend
+
+
 def _null_space_velocity(J, rng):
     """A velocity nu with J nu = 0 (J: the stacked contact Jacobians, Pinocchio's)."""
     _, sv, Vt = np.linalg.svd(J)
@@ -255,6 +273,62 @@ def test_energy_does_not_grow_through_an_impulse(solo_model, solo_ref, solo_c):
         qd_e, _ = elastic.impulse_dynamics(*head, st.q[i], st.qd[i], np.ones(4))
         kept = solo_ref.kinetic_energy((b[0], b[1], qd_e[:6], b[3]), st.q[i], qd_e[6:])
         assert abs(kept - before) <= 1e-10 * before
+
+
+ARM_WITH_MIMIC = """\
+<?xml version="1.0"?>
+<robot name="arm">
+  <link name="base"/>
+  <link name="a"><inertial><origin xyz="0.02 0.01 0.1" rpy="0.1 0.2 0.3"/><mass value="1.3"/><inertia ixx="0.02" iyy="0.015" izz="0.01" ixy="0.001" ixz="0" iyz="0.002"/></inertial></link>
+  <link name="b"><inertial><origin xyz="0 0.03 0.15"/><mass value="0.9"/><inertia ixx="0.012" iyy="0.011" izz="0.006" ixy="0" ixz="0.001" iyz="0"/></inertial></link>
+  <link name="c"><inertial><origin xyz="0.01 0 0.05"/><mass value="0.5"/><inertia ixx="0.004" iyy="0.004" izz="0.003" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="d"><inertial><origin xyz="0.0 0 0.05"/><mass value="0.4"/><inertia ixx="0.003" iyy="0.004" izz="0.003" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tool"><inertial><origin xyz="0 0 0.02"/><mass value="0.2"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tcp"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="10" velocity="3"/></joint>
+  <joint name="j2" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0 0 0.2" rpy="0.3 0 0"/><axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="10" velocity="3"/></joint>
+  <joint name="j3" type="revolute"><parent link="b"/><child link="c"/><origin xyz="0 0.05 0.3" rpy="0 0.4 0.2"/><axis xyz="1 0 0"/><limit lower="-3" upper="3" effort="10" velocity="3"/></joint>
+  <joint name="j4" type="revolute"><parent link="c"/><child link="d"/><origin xyz="0 0 0.1"/><axis xyz="0 1 0"/><mimic joint="j3" multiplier="-1.5" offset="0.2"/><limit lower="-3" upper="3" effort="10" velocity="3"/></joint>
+  <joint name="fix" type="fixed"><parent link="d"/><child link="tool"/><origin xyz="0.03 0.01 0.12" rpy="0.5 -0.3 0.7"/></joint>
+  <joint name="fix2" type="fixed"><parent link="tool"/><child link="tcp"/><origin xyz="0 0.02 0.05" rpy="0.2 0.1 -0.4"/></joint>
+</robot>
+"""
+
+
+def test_a_contact_that_holds_the_whole_mechanism(tmp_path, build_cache):
+    """A 4-joint arm whose last joint mimics the third (3 coordinates) with a point contact on a link two fixed
+    joints merge: the contact holds every motion, so an inelastic impact stops it (qd_plus ~ 0, its rounding
+    growing with cond(J M^-1 J^T), and so do its Jacobians and acc's: validation used to refuse these builds)
+    and the impulses are Pinocchio's -J^-T M qd on the same robot without the mimic tag (q_full = P q + o),
+    their Jacobian by qd -J^-T M."""
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(ARM_WITH_MIMIC)
+    model = rbdgen.load_urdf(urdf)
+    offset = (0.01, -0.02, 0.03)
+    contact = [rbdgen.Contact("tcp", offset=offset)]
+    ops = ["contact_dynamics", "impulse_dynamics", "contact_dynamics_derivatives", "impulse_dynamics_derivatives"]
+    solver = rbdgen.generate(model, ops=ops, contacts=contact).compile(TEST_FLAGS, build_cache)  # validates
+    # (seed 0: a state where cond(J) is 32; the Jacobians of acc and qd_plus are ~ 0, and central differences too)
+    full = pin.buildModelFromXML(without_mimic(ARM_WITH_MIMIC))
+    data = full.createData()
+    P = np.vstack([np.eye(3), [0.0, 0.0, -1.5]])
+    st = random_states(model, 8, 0)
+    for q, qd in zip(st.q, st.qd):
+        qf = P @ q + [0.0, 0.0, 0.0, 0.2]
+        pin.computeJointJacobians(full, data, qf)
+        pin.updateFramePlacements(full, data)
+        frame = full.getFrameId("tcp")
+        J6 = pin.getFrameJacobian(full, data, frame, pin.LOCAL_WORLD_ALIGNED)
+        J = (J6[:3] - pin.skew(data.oMf[frame].rotation @ offset) @ J6[3:]) @ P
+        M = P.T @ pin.crba(full, data, qf) @ P
+        M = np.triu(M) + np.triu(M, 1).T
+        qd_plus, impulses = solver.impulse_dynamics(q, qd, np.ones(1))
+        expected = -np.linalg.solve(J.T, M @ qd)
+        assert np.linalg.norm(qd_plus) <= 1e-12 * np.linalg.cond(J) ** 2 * np.linalg.norm(qd)
+        assert rel_error(impulses, expected) <= TOL * np.linalg.cond(J) ** 2
+        d = solver.impulse_dynamics_derivatives(q, qd, np.ones(1))  # the impulses are linear in qd: -J^-T M
+        assert rel_error(d["dimpulses_dqd"], -np.linalg.solve(J.T, M)) <= TOL * np.linalg.cond(J) ** 2
+        assert np.linalg.norm(d["dqd_plus_dqd"]) <= 1e-12 * np.linalg.cond(J) ** 2
 
 
 def test_dependent_contacts_status_and_damping(solo_model, build_cache):

@@ -74,6 +74,8 @@ def test_numpy_engine_matches_pinocchio(name):
 @pytest.mark.parametrize("name", ["panda", "solo12"])
 def test_generated_c_matches_pinocchio(name, build_model):
     solver = build_model(model(name), prefix=f"{name}_control", ops=list(CONTROL_OPERATIONS))
+    worst = solver.validate()  # what compile() and `rbdgen generate` run: every input of every operation drawn
+    assert set(worst) == set(CONTROL_OPERATIONS) and max(worst.values()) <= 1e-10, worst
     st = random_states(model(name), STATES, seed=5)
     _check_against_pinocchio(solver, name, st)
     numpy = rbdgen.NumpySolver(model(name))

@@ -195,6 +195,11 @@ def test_dask_errors(compiled):
         solver.velocity_product_forces(_lazy(q), q[:5])
     with pytest.raises(TypeError, match="mask: expected a boolean array"):
         solver.gravity(_lazy(q), mask=_lazy(np.ones(N)))
+    up = _lazy(q)[_lazy(q)[:, 0] > 0]  # boolean indexing: the number of states is unknown until computed
+    with pytest.raises(ValueError, match=r"q: a dask array of unknown chunk sizes .* compute_chunk_sizes\(\) first"):
+        solver.gravity(up)
+    up.compute_chunk_sizes()
+    assert np.array_equal(solver.gravity(up).compute(), solver.gravity(q[q[:, 0] > 0]))
 
 
 def test_example_identifies_on_a_local_cluster(build_cache):

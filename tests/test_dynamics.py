@@ -39,6 +39,7 @@ from helpers import (  # noqa: E402
     solver,
     tolerance,
 )
+from rbdgen.algorithms.rnea import body_steps  # noqa: E402
 from rbdgen.testing import PinocchioReference  # noqa: E402
 from robots import ROBOTS  # noqa: E402
 
@@ -187,6 +188,31 @@ def test_custom_joint_order_g1():
                 assert_close(ours[i], expected[i], tolerance(op), f"{op} (loads={loads}) state {i}")
                 assert_close(ours[i], call_reference(p, op, permuted, i, loads=loads), tolerance(op),
                              f"{op} (loads={loads}) vs Pinocchio, state {i}")
+
+
+@pytest.mark.parametrize("depth_first", [True, False])
+def test_rnea_body_steps(depth_first):
+    """RNEA's order on Talos' tree (branches at the base, the torso, the grippers' mimic bodies): each body's
+    forward step once, after its parent's; its step to the parent once, after every step of its subtree (the
+    sums the steps to the parent make are those of the reversed sweep: siblings in decreasing index order)."""
+    parent = solver("talos").tree.parent
+    steps = body_steps(parent, depth_first)
+    at = {step: k for k, step in enumerate(steps)}
+    assert len(steps) == len(at) == 2 * len(parent)
+    subtree = [{i} for i in range(len(parent))]
+    for i in reversed(range(len(parent))):
+        if parent[i] != -1:
+            subtree[parent[i]] |= subtree[i]
+    for i, p in enumerate(parent):
+        assert p == -1 or at[p, True] < at[i, True]
+        assert all(at[j, True] < at[i, False] and at[j, False] <= at[i, False] for j in subtree[i])
+    to_parent = [i for i, entering in steps if not entering]
+    for p in set(parent):
+        siblings = [i for i in to_parent if parent[i] == p]
+        assert siblings == sorted(siblings, reverse=True)
+    if depth_first:  # a subtree's steps are one run
+        for i in range(len(parent)):
+            assert at[i, False] - at[i, True] == 2 * len(subtree[i]) - 1
 
 
 def test_tolerances_are_meaningful():

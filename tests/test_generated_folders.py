@@ -191,6 +191,37 @@ def test_a_full_disk_during_a_write_changes_nothing(tmp_path, two_robots, monkey
     assert _snapshot(folder) == before
 
 
+def test_what_the_system_refuses_names_the_output_folder(tmp_path, two_robots, monkeypatch, capsys):
+    """A read-only folder (simulated: the tests may run as root), or a parent that is a file: one line naming
+    the output folder and what to do, never the hidden staging folder's name; nothing changes."""
+    from rbdgen.codegen.cli import main
+
+    ur5, pendulum = two_robots
+    folder = pendulum.write(tmp_path / "arm")
+    before = _snapshot(folder)
+    real = Path.mkdir
+
+    def read_only(self, *args, **kwargs):
+        if ".rbdgen-" in self.name:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    for write in (lambda: ur5.write(folder, overwrite=True), lambda: ur5.write_casadi(folder, ["gravity"])):
+        with pytest.raises(PermissionError) as info:
+            write()
+        assert _message(info) == (f"{folder}: cannot write the output folder (Permission denied); choose another "
+                                  "output folder, or make this one writable")
+    assert _snapshot(folder) == before
+    monkeypatch.undo()
+    (tmp_path / "notes.txt").write_text("a file\n")
+    urdf = str(ROBOTS["double_pendulum"].path)
+    assert main(["generate", urdf, "-o", str(tmp_path / "notes.txt" / "arm"), "--no-compile", "-q"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line == (f"rbdgen: error: {tmp_path / 'notes.txt' / 'arm'}: cannot write the output folder (File exists); "
+                    "choose another output folder, or make this one writable")
+
+
 @needs_gcc
 def test_overwrite_removes_the_previous_runs_files_and_nothing_else(tmp_path, generated):
     """All operations in double, then gravity alone in float over them: the folder's C is exactly the new run's
@@ -228,6 +259,40 @@ def test_force_never_replaces_a_file_rbdgen_did_not_write(tmp_path, generated):
     smaller = rbdgen.generate(ROBOTS[name].path, ops=["gravity"], prefix=name)
     smaller.write(folder, overwrite=True)  # rbdgen's README (another list of operations) is replaced
     assert (folder / "README.md").read_text() == smaller.files["README.md"]
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_casadi_files_never_write_through_a_link(tmp_path, generated, dangling):
+    """A symbolic link named like a ``.casadi`` file in an untrusted output folder, to a file outside it or to
+    nowhere: refused, with --force too, and nothing is written there or outside (the files were saved through
+    the link before). A regular file is replaced with ``overwrite`` only, the whole set or none."""
+    name = "double_pendulum"
+    gen = generated(name)
+    folder, outside = tmp_path / "out", tmp_path / "victim.txt"
+    folder.mkdir()
+    if not dangling:
+        outside.write_text("precious\n")
+    (folder / f"{name}_gravity.casadi").symlink_to(outside)
+    for overwrite in (False, True):
+        with pytest.raises(FileExistsError, match=f"{name}_gravity.casadi exist but are not regular files"):
+            gen.write_casadi(folder, ["mass_matrix", "gravity"], overwrite=overwrite)
+    assert sorted(p.name for p in folder.iterdir()) == [f"{name}_gravity.casadi"]
+    assert (outside.read_text() == "precious\n") if not dangling else not outside.exists()
+    (folder / f"{name}_gravity.casadi").unlink()
+    (folder / f"{name}_gravity.casadi").write_text("mine\n")
+    with pytest.raises(FileExistsError, match=f"{name}_gravity.casadi exist .use overwrite=True"):
+        gen.write_casadi(folder, ["mass_matrix", "gravity"])
+    assert sorted(p.name for p in folder.iterdir()) == [f"{name}_gravity.casadi"]
+    written = gen.write_casadi(folder, ["mass_matrix", "gravity"], overwrite=True)
+    assert [p.name for p in written] == [f"{name}_mass_matrix.casadi", f"{name}_gravity.casadi"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in written)  # no staging folder left
+    import casadi
+
+    q = np.array([0.3, -0.7])
+    expected = solver(name).gravity(q)
+    loaded = casadi.Function.load(str(written[1]))
+    assert np.allclose(np.asarray(loaded(q, np.zeros(loaded.size1_in(1)))).ravel(), expected, rtol=1e-14)
+
 
 # -- symbols ---------------------------------------------------------------------------------------------
 MAIN = """\

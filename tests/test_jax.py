@@ -212,6 +212,10 @@ def test_status_of_a_non_finite_input_and_zero_outputs(every_operation):
     assert int(module.gravity(jnp.zeros(7))["status"]) == 0
     with pytest.raises(ValueError, match="expected 7 values"):
         module.gravity(jnp.zeros(6))
+    for value in (np.full(7, 0.5 + 1j), np.ones(7, dtype=bool)):  # refused, never cast (as the solvers do)
+        with pytest.raises(TypeError, match=f"expected real numbers .float or integer., got an array of {value.dtype}"):
+            module.gravity(value)
+    np.testing.assert_array_equal(module.gravity(np.zeros(7, dtype=int))["g"], module.gravity(jnp.zeros(7))["g"])
 
 
 def test_sine_and_cosine_are_the_c_algorithm_within_an_ulp(every_operation):

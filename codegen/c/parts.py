@@ -85,9 +85,9 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
                 arrays += call_arrays(step)
             else:
                 read = [[r.id in plan.live for r in column] for column in step.results]
-                ltdl = this.tree_solves[step.index] = ltdl_plan(step.lam, step.B, read)
+                ltdl = this.tree_solves[step.index] = ltdl_plan(step.lam, step.B, read, step.L)
                 comment, lines = printer.tree_solve(step, ltdl, ltdl_kernel_name(prefix, step.index, ltdl))
-                arrays += tree_solve_arrays(step, ltdl)
+                arrays += tree_solve_arrays(ltdl)
             body.append(Line("", comment))
             body.extend(Line(line) for line in lines)
             for column in step.results:

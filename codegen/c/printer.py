@@ -367,7 +367,7 @@ class Printer:
         """A `TreeSolve` by ``plan`` (`solves.LtdlPlan`): (comment, statements): L and Dinv into arrays, the
         columns into ``x<k>`` as ``plan`` lays them out (zero elsewhere), the call of ``kernel``."""
         k, real, n, m = solve.index, self.real, plan.n, plan.columns
-        entries = [v for row in solve.L for v in row.values()]
+        entries = [row[j] for row, above in zip(solve.L, plan.entries) for j in above]
         lines = [f"{real} L{k}[{max(len(entries), 1)}], d{k}[{n}], x{k}[{n * m}] = {{0}};"]
         lines += [f"L{k}[{p}] = {self.ref(v)};" for p, v in enumerate(entries)]
         lines += [f"d{k}[{r}] = {self.ref(v)};" for r, v in enumerate(solve.Dinv)]

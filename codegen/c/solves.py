@@ -51,13 +51,15 @@ class LtdlPlan:
     ``blocks``: ``(width, rows)`` from the first array column on, ``rows`` the ascending rows the L^T
     sweep visits for every column of the block (the array's columns past the last column are padding);
     ``down``: for each block, the ascending rows its D^-1 and L sweep visits (the rows of its columns'
-    solutions that are read, with their ancestors; the others are left unsolved)."""
+    solutions that are read, with their ancestors; the others are left unsolved); ``entries``: for each row k,
+    the ancestors j whose ``L_kj`` the sweeps use, nearest first (those not a structural zero)."""
 
     n: int
     lam: tuple
     order: tuple
     blocks: tuple
     down: tuple
+    entries: tuple
 
     @property
     def columns(self) -> int:
@@ -92,7 +94,7 @@ def _block_cost(width: int, rows, down, lam, dense: int) -> float:
     return width * LTDL_WIDTHS[width] * (downward + upward) / (2 * dense)
 
 
-def ltdl_plan(lam, columns, read=None) -> LtdlPlan:
+def ltdl_plan(lam, columns, read=None, L=None) -> LtdlPlan:
     """The columns of a `TreeSolve` in blocks of `LTDL_WIDTHS` at the least modelled cost (`_block_cost`).
 
     A column whose non-zero entries lie in one branch (a Jacobian column of a leg joint, the identity's
@@ -106,6 +108,10 @@ def ltdl_plan(lam, columns, read=None) -> LtdlPlan:
     D^-1 and L sweep visits only the rows its columns' read rows need (`read_rows`); the columns are first
     ordered by those, the most rows first (M^-1's columns, read at the rows before them depth first,
     `minv.symmetric_inverse`: a column's rows hold those of the columns after it).
+
+    ``L``: the factor's rows (``L[k][j]`` for the ancestors j of k); its structural zeros are left out of the
+    sweeps (the contact rows of `contact_derivatives`' KKT factor are ancestors of every coordinate, but couple
+    only with the coordinates on their paths). None: every entry.
     """
     n = len(lam)
     rows = [column_rows(lam, column) for column in columns]
@@ -127,7 +133,9 @@ def ltdl_plan(lam, columns, read=None) -> LtdlPlan:
         width, rows_ij, down_ij, i = best[i][1]
         blocks.append((width, rows_ij))
         swept.append(down_ij)
-    return LtdlPlan(n, tuple(lam), tuple(order), tuple(blocks), tuple(swept))
+    entries = tuple(tuple(j for j in ancestors(lam, k) if L is None or isinstance(L[k][j], Expr) or L[k][j] != 0)
+                    for k in range(n))
+    return LtdlPlan(n, tuple(lam), tuple(order), tuple(blocks), tuple(swept), entries)
 
 
 def ltdl_kernel_name(prefix: str, index: int, plan: LtdlPlan) -> str:
@@ -177,11 +185,11 @@ class LtdlKernel:
 
 def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
     """The kernel of the `TreeSolve` ``index`` by ``plan``."""
-    n, lam, m = plan.n, plan.lam, plan.columns
+    n, m = plan.n, plan.columns
     above, above_start, position = [], [], {}
     for k in range(n):
         above_start.append(len(above))
-        for j in ancestors(lam, k):
+        for j in plan.entries[k]:
             position[k, j] = len(above)
             above.append(j)
     above_start.append(len(above))
@@ -208,7 +216,8 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
                 blocks[-1].down_last = len(down)
         first += width
     below_start.append(len(below))
-    tables = [("above", "the ancestors j of each row k, nearest first: L_kj is L[p]", above),
+    tables = [("above", "the ancestors j of each row k (L_kj not a structural zero), nearest first: L_kj is L[p]",
+               above),
               ("above_start", "row k's entries: above_start[k] to above_start[k + 1]", above_start),
               ("rows", "the rows each block's L^T sweep visits, descending", rows),
               ("below", "the descendants i among them of each visited row rows[t], descending", below),

@@ -3,7 +3,7 @@ measures (-fstack-usage)."""
 
 from __future__ import annotations
 
-from ...ir.trace import Call, TreeSolve
+from ...ir.trace import Call
 
 #: Bytes allowed per call level for what a function does not name (saved registers, the return address, loop
 #: counters, pointers), and the call levels below an operation (the checked solve and its helpers, or the
@@ -14,10 +14,10 @@ FRAME, LEVELS = 256, 3
 SINCOS_FRAMES = 1536
 
 
-def tree_solve_arrays(solve: TreeSolve, plan) -> int:
+def tree_solve_arrays(plan) -> int:
     """Reals in the arrays of one `TreeSolve` laid out by ``plan`` (`Printer.tree_solve`): L, Dinv, the
     columns."""
-    return max(sum(len(row) for row in solve.L), 1) + plan.n + plan.n * plan.columns
+    return max(sum(len(above) for above in plan.entries), 1) + plan.n + plan.n * plan.columns
 
 
 def call_arrays(call: Call) -> int:

@@ -72,10 +72,10 @@ extern "C" {
 /* panda_mass_matrix: M(q), the joint-space inertia matrix (CRBA).
  *   q      in  [7] joint positions (J)
  *   M      out [49] mass matrix (G x G, column-major)
- * Cost: 238 mul, 226 add, 6 sin, 6 cos.
- * Stack: at most 6368 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
+ * Cost: 204 mul, 222 add, 6 sin, 6 cos.
+ * Stack: at most 6064 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
  */
-#define RBDGEN_panda_STACK_MASS_MATRIX 6368
+#define RBDGEN_panda_STACK_MASS_MATRIX 6064
 int panda_mass_matrix(const double *q, double *M);
 
 /* panda_mass_matrix_batch: panda_mass_matrix on n states stored one after
@@ -148,10 +148,10 @@ int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 964 mul, 903 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 17952 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
+ * Cost: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Stack: at most 17648 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 17952
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 17648
 int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_batch: panda_forward_dynamics on n states stored one after
@@ -168,10 +168,10 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 964 mul, 903 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 18208 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Stack: at most 17904 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 18208
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17904
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after
@@ -188,10 +188,10 @@ int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, 
  *   M      out [49] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [7] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [7] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 828 mul, 712 add, 6 sin, 6 cos.
- * Stack: at most 14976 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
+ * Cost: 794 mul, 708 add, 6 sin, 6 cos.
+ * Stack: at most 14672 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_panda_STACK_PASSIVE_TERMS 14976
+#define RBDGEN_panda_STACK_PASSIVE_TERMS 14672
 int panda_passive_terms(const double *q, const double *qd, double *M, double *g, double *c);
 
 /* panda_passive_terms_batch: panda_passive_terms on n states stored one after

@@ -86,10 +86,10 @@ extern "C" {
  *   base   in  [19] base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), acceleration [omegadot_W, pddot_W] (6); world frame, angular first
  *   q      in  [12] joint positions (J)
  *   M      out [324] mass matrix (G x G, column-major)
- * Cost: 674 mul, 596 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 12952 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
+ * Cost: 610 mul, 600 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 12472 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
-#define RBDGEN_solo_STACK_MASS_MATRIX 12952
+#define RBDGEN_solo_STACK_MASS_MATRIX 12472
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
 /* solo_mass_matrix_batch: solo_mass_matrix on n states stored one after
@@ -187,10 +187,10 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2437 mul, 2245 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 10872 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 2373 mul, 2249 add, 15 div, 12 sin, 12 cos, 4 sqrt.
+ * Stack: at most 10800 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 10872
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 10800
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
@@ -208,10 +208,10 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   M      out [324] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [18] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 1994 mul, 1630 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 31816 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
+ * Cost: 1930 mul, 1634 add, 1 div, 12 sin, 12 cos.
+ * Stack: at most 31336 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_solo_STACK_PASSIVE_TERMS 31816
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 31336
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after

@@ -13,11 +13,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__7_forward_dynamics_crba(double *rest
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     if (status == RBDGEN_solo_OK && !solo_positive(w[238])) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 12 <= sqrt(eps)) */
     /* mass matrix, LTDL: pivot 12 */
-    const double Dinv12 = 1.0 / w[134];
+    const double Dinv12 = 1.0 / w[129];
     hand[238] = Dinv12;
-    const double L12_8 = w[135] * Dinv12;
-    hand[134] = L12_8;
-    const double t2 = w[135] * L12_8;
+    const double L12_8 = w[130] * Dinv12;
+    hand[129] = L12_8;
+    const double t2 = w[130] * L12_8;
     const double t3 = w[143] - t2;
     if (status == RBDGEN_solo_OK && !solo_positive(t3)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 8) */
     const double tc0 = status == RBDGEN_solo_OK ? t3 : 1.0;
@@ -34,7 +34,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__7_forward_dynamics_crba(double *rest
     const double t14 = w[141] * L12_8;
     const double t15 = w[149] - t14;
     const double L12_5 = w[136] * Dinv12;
-    hand[135] = L12_5;
+    hand[130] = L12_5;
     const double t17 = w[136] * L12_5;
     const double t18 = w[212] - t17;
     const double t19 = w[137] * L12_5;
@@ -246,7 +246,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__7_forward_dynamics_crba(double *rest
     const double t194 = w[187] * L10_0;
     const double t195 = t129 - t194;
     /* mass matrix, LTDL: pivot 9 */
-    const double t196 = w[48] * w[18];
+    const double t196 = w[49] * w[18];
     const double t197 = w[204] - t196;
     if (status == RBDGEN_solo_OK && !solo_positive(t197)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 9 <= sqrt(eps)) */
     const double Dinv9 = 1.0 / w[204];
@@ -306,7 +306,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__7_forward_dynamics_crba(double *rest
     const double t245 = w[210] * L9_0;
     const double t246 = t195 - t245;
     /* mass matrix, LTDL: pivot 8 */
-    const double t247 = w[56] * w[18];
+    const double t247 = w[55] * w[18];
     const double t248 = tc0 - t247;
     if (status == RBDGEN_solo_OK && !solo_positive(t248)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 8 <= sqrt(eps)) */
     const double Dinv8 = 1.0 / tc0;
@@ -366,7 +366,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__7_forward_dynamics_crba(double *rest
     const double t296 = t15 * L8_0;
     const double t297 = t246 - t296;
     /* mass matrix, LTDL: pivot 7 */
-    const double t298 = w[67] * w[18];
+    const double t298 = w[63] * w[18];
     const double t299 = tc1 - t298;
     if (status == RBDGEN_solo_OK && !solo_positive(t299)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 7 <= sqrt(eps)) */
     const double Dinv7 = 1.0 / tc1;
@@ -431,7 +431,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__7_forward_dynamics_crba(double *rest
     const double t348 = t297 - t347;
     hand[209] = t348;
     /* mass matrix, LTDL: pivot 6 */
-    const double t349 = w[78] * w[18];
+    const double t349 = w[74] * w[18];
     const double t350 = tc2 - t349;
     if (status == RBDGEN_solo_OK && !solo_positive(t350)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 6 <= sqrt(eps)) */
     const double Dinv6 = 1.0 / tc2;

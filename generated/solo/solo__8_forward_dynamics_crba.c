@@ -124,7 +124,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__8_forward_dynamics_crba(double *rest
     const double t90 = t59 * L3_0;
     const double t91 = t74 - t90;
     /* mass matrix, LTDL: pivot 2 */
-    const double t92 = w[69] * w[18];
+    const double t92 = w[77] * w[18];
     const double t93 = tc2 - t92;
     if (status == RBDGEN_solo_OK && !solo_positive(t93)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 2 <= sqrt(eps)) */
     const double Dinv2 = 1.0 / tc2;
@@ -139,7 +139,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__8_forward_dynamics_crba(double *rest
     const double t101 = t83 * L2_0;
     const double t102 = t91 - t101;
     /* mass matrix, LTDL: pivot 1 */
-    const double t103 = w[66] * w[18];
+    const double t103 = w[75] * w[18];
     const double t104 = tc3 - t103;
     if (status == RBDGEN_solo_OK && !solo_positive(t104)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 1 <= sqrt(eps)) */
     const double Dinv1 = 1.0 / tc3;
@@ -149,7 +149,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__8_forward_dynamics_crba(double *rest
     if (status == RBDGEN_solo_OK && !solo_positive(t108)) status = RBDGEN_solo_SINGULAR;  /* mass matrix is not positive definite (pivot 0) */
     const double tc4 = status == RBDGEN_solo_OK ? t108 : 1.0;
     /* mass matrix, LTDL: pivot 0 */
-    const double t109 = w[59] * w[18];
+    const double t109 = w[66] * w[18];
     const double t110 = tc4 - t109;
     if (status == RBDGEN_solo_OK && !solo_positive(t110)) status = RBDGEN_solo_ILL_CONDITIONED;  /* mass matrix is ill-conditioned (equilibrated pivot 0 <= sqrt(eps)) */
     const double Dinv0 = 1.0 / tc4;
@@ -168,9 +168,9 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__8_forward_dynamics_crba(double *rest
     const double t123 = w[2] - t122;
     const double t124 = w[17] * w[122];
     const double t125 = w[1] - t124;
-    const double t126 = w[17] * w[132];
+    const double t126 = w[17] * w[124];
     const double t127 = w[0] - t126;
-    const double t128 = w[16] * w[133];
+    const double t128 = w[16] * w[128];
     const double t129 = w[12] - t128;
     const double t130 = w[16] * w[142];
     const double t131 = w[8] - t130;
@@ -232,9 +232,9 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__8_forward_dynamics_crba(double *rest
     const double t187 = t173 - t186;
     const double t188 = w[236] * t113;
     const double t189 = t175 - t188;
-    const double t190 = w[134] * t129;
+    const double t190 = w[129] * t129;
     const double t191 = t131 - t190;
-    const double t192 = w[135] * t129;
+    const double t192 = w[130] * t129;
     const double t193 = t179 - t192;
     const double t194 = w[136] * t129;
     const double t195 = t181 - t194;
@@ -384,55 +384,55 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__8_forward_dynamics_crba(double *rest
     hand[217] = t326;
     const double t327 = 1842.9129686423128 * w[17];
     hand[219] = t327;
-    const double t328 = w[59] * t310;
+    const double t328 = w[66] * t310;
     const double t329 = w[0] - t328;
     const double t330 = L1_0 * t310;
     const double t331 = t311 - t330;
     hand[221] = t331;
-    const double t332 = w[66] * t331;
+    const double t332 = w[75] * t331;
     const double t333 = w[1] - t332;
-    const double t334 = w[59] + w[66];
-    const double t335 = w[64] * t310;
+    const double t334 = w[66] + w[75];
+    const double t335 = w[70] * t310;
     const double t336 = t333 - t335;
-    const double t337 = w[64] * t331;
+    const double t337 = w[70] * t331;
     const double t338 = t329 - t337;
     const double t339 = L2_1 * t331;
     const double t340 = t312 - t339;
     const double t341 = L2_0 * t310;
     const double t342 = t340 - t341;
-    hand[59] = t342;
-    const double t343 = w[69] * t342;
+    hand[66] = t342;
+    const double t343 = w[77] * t342;
     const double t344 = w[2] - t343;
-    const double t345 = w[69] + t334;
-    const double t346 = w[68] * t331;
+    const double t345 = w[77] + t334;
+    const double t346 = w[76] * t331;
     const double t347 = t344 - t346;
-    const double t348 = w[68] * t342;
+    const double t348 = w[76] * t342;
     const double t349 = t336 - t348;
-    const double t350 = w[65] * t310;
+    const double t350 = w[73] * t310;
     const double t351 = t347 - t350;
-    const double t352 = w[65] * t342;
+    const double t352 = w[73] * t342;
     const double t353 = t338 - t352;
-    hand[64] = t353;
+    hand[70] = t353;
     const double t354 = L3_2 * t342;
     const double t355 = t313 - t354;
     const double t356 = L3_1 * t331;
     const double t357 = t355 - t356;
     const double t358 = L3_0 * t310;
     const double t359 = t357 - t358;
-    hand[65] = t359;
+    hand[73] = t359;
     const double t360 = 2.50000279 * t359;
     const double t361 = w[3] - t360;
     const double t362 = 2.50000279 + t345;
-    const double t363 = w[57] * t342;
+    const double t363 = w[64] * t342;
     const double t364 = t361 + t363;
-    const double t365 = w[57] * t359;
+    const double t365 = w[64] * t359;
     const double t366 = t351 + t365;
-    const double t367 = w[58] * t331;
+    const double t367 = w[65] * t331;
     const double t368 = t364 - t367;
-    hand[66] = t368;
-    const double t369 = w[58] * t359;
+    hand[75] = t368;
+    const double t369 = w[65] * t359;
     const double t370 = t349 - t369;
-    hand[68] = t370;
+    hand[76] = t370;
     const double t371 = L4_3 * t359;
     const double t372 = t314 - t371;
     const double t373 = L4_2 * t342;
@@ -441,20 +441,20 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__8_forward_dynamics_crba(double *rest
     const double t376 = t374 - t375;
     const double t377 = L4_0 * t310;
     const double t378 = t376 - t377;
-    hand[69] = t378;
+    hand[77] = t378;
     const double t379 = 2.50000279 * t378;
     const double t380 = w[4] - t379;
     const double t381 = 2.50000279 + t362;
     hand[222] = t381;
-    const double t382 = w[55] * t342;
+    const double t382 = w[62] * t342;
     const double t383 = t380 - t382;
-    const double t384 = w[55] * t378;
+    const double t384 = w[62] * t378;
     const double t385 = t366 - t384;
     hand[223] = t385;
-    const double t386 = w[58] * t310;
+    const double t386 = w[65] * t310;
     const double t387 = t383 + t386;
     hand[225] = t387;
-    const double t388 = w[58] * t378;
+    const double t388 = w[65] * t378;
     hand[226] = t388;
     if (status != RBDGEN_solo_OK) { solo_zero(acc, 18); return status; }
     return RBDGEN_solo_OK;

@@ -7,7 +7,7 @@
 #error "solo_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics_crba: 2437 mul, 2245 add, 15 div, 12 sin, 12 cos, 4 sqrt */
+/* forward_dynamics_crba: 2373 mul, 2249 add, 15 div, 12 sin, 12 cos, 4 sqrt */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -18,9 +18,9 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *b
         double w[239];  /* the values a part computes for a later one */
         int s;
         solo__1_forward_dynamics_crba(q, w);  /* no checks: always OK */
-        solo__2_forward_dynamics_crba(w);  /* no checks: always OK */
-        s = solo__3_forward_dynamics_crba(base, qd, loads, acc, w);
+        s = solo__2_forward_dynamics_crba(base, acc, w);
         if (s != RBDGEN_solo_OK) return s;
+        solo__3_forward_dynamics_crba(base, qd, loads, w);  /* no checks: always OK */
         solo__4_forward_dynamics_crba(qd, loads, w);  /* no checks: always OK */
         solo__5_forward_dynamics_crba(qd, tau, loads, w);  /* no checks: always OK */
         s = solo__6_forward_dynamics_crba(tau, acc, w);

@@ -321,8 +321,8 @@ extern "C" {
 
 /* The parts of solo_forward_dynamics_crba, in order; w hands values from one to the next. */
 int solo__1_forward_dynamics_crba(const double *q, double *restrict w);
-int solo__2_forward_dynamics_crba(double *restrict w);
-int solo__3_forward_dynamics_crba(const double *base, const double *qd, const double *loads, double *acc, double *restrict w);
+int solo__2_forward_dynamics_crba(const double *base, double *acc, double *restrict w);
+int solo__3_forward_dynamics_crba(const double *base, const double *qd, const double *loads, double *restrict w);
 int solo__4_forward_dynamics_crba(const double *qd, const double *loads, double *restrict w);
 int solo__5_forward_dynamics_crba(const double *qd, const double *tau, const double *loads, double *restrict w);
 int solo__6_forward_dynamics_crba(const double *tau, double *acc, double *restrict w);

@@ -22,15 +22,9 @@ import functools
 from .. import spatial as sp
 from ..errors import ModelError
 from .frames import base_pose, body_poses, motion_subspaces, moved_to, velocities
-from .kinematics import Tree, body_scope, coordinate_axis, depth_first, joint_xform, joint_xforms
+from .kinematics import Tree, body_scope, depth_first, joint_frame_inertia, joint_xform, joint_xforms
 
 NO_INERTIA = (0, (0, 0, 0), ((0, 0, 0),) * 3)
-
-
-def _joint_frame(tree: Tree, i: int, XJ, I):
-    """XJ^T I XJ: an inertia in body i's coordinates taken to its joint's frame at q = 0."""
-    k = coordinate_axis(tree, i)
-    return sp.rigid_xform_back(XJ, I) if k is None else sp.rigid_rotate_back(XJ[0], k, I)
 
 
 def composite_inertias(tree: Tree, ops, q, XJ: dict, per_mass=False):
@@ -51,7 +45,7 @@ def composite_inertias(tree: Tree, ops, q, XJ: dict, per_mass=False):
         with body_scope(tree, ops, i, "ICJ, IC to the parent"):
             if i not in XJ:
                 XJ[i] = joint_xform(tree, i, q[i], ops)
-            ICJ[i] = _joint_frame(tree, i, XJ[i], IC[i])                              # ICJ = XJ^T IC XJ
+            ICJ[i] = joint_frame_inertia(tree, i, XJ[i], IC[i])                              # ICJ = XJ^T IC XJ
             IC[tree.parent[i]] = sp.rigid_add(IC[tree.parent[i]], sp.rigid_xform_back(tree.Xtree[i], ICJ[i]))
     return ICJ, IC[-1]
 

@@ -5,11 +5,23 @@
 ``f`` held in world axes at their points) and ``c = J acc + Jdot nu + kd J nu + kp e = 0`` on the active
 rows. Differentiating both at the solution by a state input x (a, f moving with it):
 
-    M da - J^T df = -r_x,   J da = -c_x
-    D df = J M^-1 r_x - c_x,    da = M^-1 J^T df - M^-1 r_x       (D = J M^-1 J^T, masked)
+    M da - J^T df = -r_x,   J da = -c_x,   with r_tau = -I.
 
-with ``r_tau = -I``. ``X = M^-1 J^T`` and the factors of M (tree-sparse LTDL) and of D are the solve's own
-(`contact_dynamics.Solution`). The pieces:
+Every column is one tree-sparse solve with the KKT matrix, the contact rows first:
+
+    K [df; da] = [-a c_x; r_x],    K = [[1 - a, J_a], [J_a^T, -M]]
+
+(``a`` the rows' active flags, ``J_a`` the active rows: an inactive row reads ``df = 0``). Its LTDL factor
+``K = L^T D L`` has the contact rows as a chain above the root coordinate and is assembled from the solve's own
+factors (`contact_dynamics.Solution`), nothing factorised again: the coordinates' rows are M's (``L_M``, ``-D_M``),
+the contacts' those of the masked Delassus matrix ``D = J M^-1 J^T`` (``L_D``, ``D_D``), and between them
+``L_mc = -D_M^-1 L_M^-T J_a^T``, non-zero on the contacts' paths only (then ``L_mc^T (-D_M) L_mc = -J_a M^-1
+J_a^T`` and the contact block is ``D - J_a M^-1 J_a^T = 1 - a``). Eliminating da gives the Schur form,
+``D df = J M^-1 r_x - c_x``, ``da = M^-1 (J^T df - r_x)``, without its products by J and J^T in straight-line code
+and with one solve instead of three. The factors were checked by the solve (positivity, conditioning, residuals).
+By tau (``r_tau = -I``), da is ``-K^-1``'s coordinate block, symmetric: each column is read at the rows up to it
+depth first only, the rest mirrored (`minv.mirrored`), so the C's solve skips the others' L sweep.
+The pieces:
 
 - ``r_x``: `rnea_derivatives` at ``qdd = acc`` (the loads body-fixed, as `rnea` takes them), less
   ``d(J^T f)/dx``: with ``W = [n + p x f, f]`` a contact's wrench (world origin) and ``s_j`` the path's motion
@@ -23,7 +35,7 @@ with ``r_tau = -I``. ``X = M^-1 J^T`` and the factors of M (tree-sparse LTDL) an
   position, ``(tr(A) I - A) J_omega / 2`` for a frame's ``vee(A - A^T) / 2``, ``A = R R_ref^T``.
 
 `impulse_dynamics` likewise: ``r = M (qd_plus - nu) - J^T Lambda`` (``d(M delta)/dq`` is `rnea_derivatives`
-without gravity at zero velocity and ``qdd = delta = qd_plus - nu``; ``r_nu = -M``, so ``M^-1 r_nu = -I``) and
+without gravity at zero velocity and ``qdd = delta = qd_plus - nu``; ``r_nu = -M``) and
 ``c = J (qd_plus + e nu)`` (the twist derivatives at the velocity ``qd_plus + e nu``; ``c_nu = e J``).
 
 Inactive contacts are masked rows (their right-hand sides zero, D's rows the identity): their forces' derivatives
@@ -35,11 +47,11 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from . import coordinates
-from .contact_dynamics import WHAT_MASS, contact_solution, impulse_solution, targets
+from .contact_dynamics import contact_solution, impulse_solution, targets
 from .frames import at_point, base_columns, link_path
 from .kinematics_derivatives import frame_derivatives
-from .ltdl import coordinate_parents
-from .minv import solve_columns
+from .ltdl import ancestors, coordinate_parents, ltdl_sweep_up
+from .minv import mirrored
 from .rnea_derivatives import rnea_derivatives
 
 #: The state inputs of the Jacobians, in the outputs' order (the base's: floating only).
@@ -123,29 +135,33 @@ def _constraint_columns(tree, ops, kin, q, qd, base, qdd, gain, kp, reference):
     return out
 
 
-def _kkt(tree, ops, sol, Y, c):
-    """``{wrt: (dy columns, df columns)}``: ``df = D^-1 (J Y - c)`` on the active rows and ``dy = M^-1 J^T df - Y``
-    (one tree-sparse solve of all the columns, rather than ``X df``: G C products a column) for ``Y = M^-1 r_x``
-    and ``c = c_x`` by each input (``c`` absent: zero). By tau (``r_tau = -I``, no ``Y``): ``J Y = -X^T``
-    (``X = M^-1 J^T``, M symmetric) and ``dy = M^-1 (J^T df + I)``."""
-    _, (L, Dinv, lam) = sol.system
-    G, zero = len(sol.y), [0] * len(sol.rows)
-    pairs = [(wrt, k, y, cx) for wrt, ys in Y.items() for k, (y, cx) in enumerate(zip(ys, c.get(wrt, [zero] * len(ys))))]
-    with ops.scope("KKT: J M^-1 r_x - c_x"):
-        rhs = [[sp.mul(m, sp.neg(x[k])) for m, x in zip(sol.masks, sol.X)] if wrt == "tau" else         # -X^T
-               [sp.mul(m, sp.sub(sp.dot(row, y), e)) for m, row, e in zip(sol.masks, sol.rows, cx)]     # J Y - c
-               for wrt, k, y, cx in pairs]
-    dfs = ops.solve_ltdl(L, Dinv, lam, rhs)
-    with ops.scope("KKT: J^T df"):
-        forces = [[sp.dot([row[g] for row in sol.rows], df) for g in range(G)] for df in dfs]           # J^T df
-    for (wrt, k, _, _), column in zip(pairs, forces):
-        if wrt == "tau":
-            column[k] = sp.add(column[k], 1)                                                            # + I
-    moved = solve_columns(sol.M, coordinate_parents(tree), forces, ops, WHAT_MASS, sol.factor)
-    out = {wrt: ([], []) for wrt in Y}
-    for (wrt, _, y, _), df, dy in zip(pairs, dfs, moved):
-        out[wrt][0].append(dy if wrt == "tau" else [sp.sub(a, b) for a, b in zip(dy, y)])               # - Y
-        out[wrt][1].append(df)
+def _kkt_factor(tree, ops, sol):
+    """``(L, Dinv, lam)`` of ``K = [[1 - a, J_a], [J_a^T, -M]]``, the contact rows first (the module docstring)."""
+    L_M, Dinv_M = sol.factor
+    _, (L_D, Dinv_D, lam_D) = sol.system
+    lam_M, C = coordinate_parents(tree), len(sol.rows)
+    lam = tuple(lam_D) + tuple(C + j if j != -1 else C - 1 for j in lam_M)
+    with ops.scope("KKT: L_mc = -D_M^-1 L_M^-T J_a^T"):
+        W = [ltdl_sweep_up(L_M, lam_M, [sp.mul(sp.neg(m), x) for x in row]) for m, row in zip(sol.masks, sol.rows)]
+        L = list(L_D)
+        for k, d in enumerate(Dinv_M):                                              # the ancestors nearest first
+            L.append({j: L_M[k][j - C] if j >= C else sp.mul(d, W[j][k]) for j in ancestors(lam, C + k)})
+    return L, list(Dinv_D) + [sp.neg(d) for d in Dinv_M], lam
+
+
+def _kkt(tree, ops, sol, rhs):
+    """``{wrt: (da columns, df columns)}`` from ``{wrt: [(c, r)]}`` (``c = c_x``, None: zero; ``r = r_x``): the
+    columns of ``K [df; da] = [-a c; r]`` in one solve with K's factor (`_kkt_factor`)."""
+    L, Dinv, lam = _kkt_factor(tree, ops, sol)
+    C = len(sol.rows)
+    pairs = [(wrt, c, r) for wrt, columns in rhs.items() for c, r in columns]
+    with ops.scope("KKT: -a c_x"):
+        B = [([0] * C if c is None else [sp.mul(sp.neg(m), e) for m, e in zip(sol.masks, c)]) + list(r)
+             for _, c, r in pairs]
+    out = {wrt: ([], []) for wrt in rhs}
+    for (wrt, _, _), x in zip(pairs, ops.solve_ltdl(L, Dinv, lam, B)):
+        out[wrt][0].append(x[C:])
+        out[wrt][1].append(x[:C])
     return out
 
 
@@ -170,20 +186,16 @@ def contact_dynamics_derivatives(tree, ops, q, qd, nu, tau, h, base, active, ref
     keys = JOINTS + (BASE if tree.floating else ())
     with ops.scope("r_x: the contact forces turned"):
         r = _residual_columns(tree, dID, _force_columns(tree, sol.kin, sol.f, base), keys)
-    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in keys for y in r[wrt]], ops, WHAT_MASS,
-                           sol.factor)
-    Y, at = {}, 0
-    for wrt in keys:
-        Y[wrt], at = solved[at: at + len(r[wrt])], at + len(r[wrt])
-    Y = {"q": Y["q"], "qd": Y["qd"], "tau": [None] * G, **{wrt: Y[wrt] for wrt in keys[2:]}}       # outputs' order
     u = [sp.add(a, sp.mul(model.kd, v)) for a, v in zip(acc, nu)]                   # acc + kd nu
     u_base = (base[0], base[1], base[2], u[:6]) if tree.floating else None
     with ops.scope("c_x: the contact points' accelerations"):
         c = _constraint_columns(tree, ops, sol.kin, q, qd, u_base, coordinates.rates(tree, u[off:]), model.kd,
                                 model.kp, reference)
-    out = _kkt(tree, ops, sol, Y, c)
-    C = len(sol.kin.rows)
-    return {"acc": {wrt: v[0] for wrt, v in out.items()}, "forces": {wrt: [f[:C] for f in v[1]] for wrt, v in out.items()}}
+    rhs = {wrt: list(zip(c[wrt], r[wrt])) for wrt in keys}
+    rhs["tau"] = [(None, [-int(g == k) for g in range(G)]) for k in range(G)]          # r_tau = -I
+    out = _kkt(tree, ops, sol, rhs)
+    out["tau"] = (mirrored(out["tau"][0], coordinate_parents(tree)), out["tau"][1])   # -K^-1's block: symmetric
+    return {"acc": {wrt: v[0] for wrt, v in out.items()}, "forces": {wrt: v[1] for wrt, v in out.items()}}
 
 
 def impulse_dynamics_derivatives(tree, ops, q, nu, base, active) -> dict:
@@ -192,7 +204,6 @@ def impulse_dynamics_derivatives(tree, ops, q, nu, base, active) -> dict:
     model = tree.contacts
     off = 6 if tree.floating else 0
     sol = impulse_solution(tree, ops, q, nu, base, active)
-    G = len(nu)
     delta = [sp.sub(a, b) for a, b in zip(sol.y, nu)]                                  # qd_plus - nu = M^-1 J^T Lambda
     still = (base[1], (0,) * 6, delta[:6]) if tree.floating else None
     with ops.scope("r_x: d(M delta)/dx"):
@@ -201,19 +212,13 @@ def impulse_dynamics_derivatives(tree, ops, q, nu, base, active) -> dict:
     turns = ("q",) + (("base_rotation",) if tree.floating else ())
     with ops.scope("r_x: the impulses turned"):
         r = _residual_columns(tree, dM, _force_columns(tree, sol.kin, sol.f, base), turns)
-    solved = solve_columns(sol.M, coordinate_parents(tree), [y for wrt in turns for y in r[wrt]], ops, WHAT_MASS,
-                           sol.factor)
-    Y = {"q": solved[:tree.nj]}
-    Y["qd"] = [[-int(g == off + j) for g in range(G)] for j in range(tree.nj)]      # M^-1 r_nu = -I
+    r["qd"] = [[sp.neg(x) for x in sol.M[off + j]] for j in range(tree.nj)]         # r_nu = -M (M symmetric)
     if tree.floating:
-        Y["base_velocity"] = [[-int(g == k) for g in range(G)] for k in range(6)]
-        Y["base_rotation"] = solved[tree.nj:]
+        r["base_velocity"] = [[sp.neg(x) for x in sol.M[k]] for k in range(6)]
     u = [sp.add(a, sp.mul(model.restitution, v)) for a, v in zip(sol.y, nu)]        # qd_plus + e nu
     u_base = (base[0], base[1], u[:6], (0,) * 6) if tree.floating else None
     with ops.scope("c_x: the contact points' velocities"):
         c = _constraint_columns(tree, ops, sol.kin, q, coordinates.rates(tree, u[off:]), u_base, None,
                                 model.restitution, 0, None)
-    out = _kkt(tree, ops, sol, Y, c)
-    C = len(sol.kin.rows)
-    return {"qd_plus": {wrt: v[0] for wrt, v in out.items()},
-            "impulses": {wrt: [f[:C] for f in v[1]] for wrt, v in out.items()}}
+    out = _kkt(tree, ops, sol, {wrt: list(zip(c[wrt], r[wrt])) for wrt in c})
+    return {"qd_plus": {wrt: v[0] for wrt, v in out.items()}, "impulses": {wrt: v[1] for wrt, v in out.items()}}

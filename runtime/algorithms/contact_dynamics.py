@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .. import spatial as sp
-from ..errors import ConstraintError
+from ..errors import ConstraintError, InvalidInputError
 from ..model import quaternion_matrix
 from . import coordinates
 from .crba import crba
@@ -125,8 +125,13 @@ def _errors(model, kin, reference):
     return e
 
 
-def _masks(model, active):
-    """The active flag of each constraint row."""
+def _masks(model, ops, active):
+    """The active flag of each constraint row; `InvalidInputError` unless each contact's is 1.0 or 0.0 (a value
+    between would blend the contact's rows: ``-(a (1 - a))^2 >= 0`` holds only at 0 and 1)."""
+    for k, a in enumerate(active):
+        between = sp.mul(a, sp.sub(1, a))
+        ops.require_not_negative(sp.neg(sp.mul(between, between)), InvalidInputError,
+                                 f"active[{k}] is neither 1.0 nor 0.0")
     return [active[k] for k, c in enumerate(model.contacts) for _ in range(c.rows)]
 
 
@@ -200,7 +205,7 @@ def contact_solution(tree, ops, q, qd, nu, tau, h, base, active, reference, loop
     target = [sp.neg(sp.mul(model.kd, v)) for v in kin.velocity]                     # -kd v_c
     if model.kp:
         target = [sp.sub(t, sp.mul(model.kp, e)) for t, e in zip(target, _errors(model, kin, reference))]
-    rows, drift, masks = kin.rows, kin.drift, _masks(model, active)
+    rows, drift, masks = kin.rows, kin.drift, _masks(model, ops, active)
     if loops:
         rows, drift, target = rows + loops.rows, drift + loops.drift, target + loops.target(model.kp, model.kd)
         masks = masks + [1] * len(loops.rows)
@@ -223,7 +228,7 @@ def impulse_solution(tree, ops, q, nu, base, active, loops=None) -> Solution:
     qd = [0] * tree.nb  # only the Jacobian is needed: the velocities of the contact points are J nu
     kin = ContactKinematics(tree, ops, q, qd, base)
     M = mass_matrix(tree, ops, q, None if base is None else base[1])
-    rows, masks = kin.rows, _masks(model, active)
+    rows, masks = kin.rows, _masks(model, ops, active)
     gains = [-(1 + model.restitution)] * len(rows)
     if loops:
         rows, masks, gains = rows + loops.rows, masks + [1] * len(loops.rows), gains + [-1] * len(loops.rows)

@@ -209,6 +209,13 @@ def xup_congruence(tree: Tree, i: int, XJ, M):
     return sp.mat_congruence(tree.Xtree[i], MJ)
 
 
+def joint_frame_inertia(tree: Tree, i: int, XJ, I):
+    """XJ^T I XJ: a rigid inertia in body i's coordinates taken to its joint's frame at q = 0; for a revolute
+    joint about a coordinate axis only the plane of the other two axes turns (`spatial.rigid_rotate_back`)."""
+    k = coordinate_axis(tree, i)
+    return sp.rigid_xform_back(XJ, I) if k is None else sp.rigid_rotate_back(XJ[0], k, I)
+
+
 def depth_first(tree: Tree) -> list:
     """The bodies in depth-first order (each before its subtree, children in index order): a pass over them
     finishes one branch before the next, so little is pending at once."""

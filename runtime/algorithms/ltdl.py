@@ -116,17 +116,23 @@ def ltdl(H, lam, ops, what: str, errors=None, conditioned: bool = True):
     return A, Dinv
 
 
+def ltdl_sweep_up(L, lam, b) -> list:
+    """``L^-T b`` (the first half of `ltdl_apply_inverse`), from the leaves: ``x_j -= L_kj x_k``. A row stays a
+    structural zero where ``b`` is zero on it and on all its descendants."""
+    x = list(b)
+    for k in reversed(range(len(x))):
+        for j in ancestors(lam, k):
+            x[j] = sp.sub(x[j], sp.mul(L[k][j], x[k]))                              # x_j -= L_kj x_k
+    return x
+
+
 def ltdl_apply_inverse(L, Dinv, lam, b, each=None):
     """``x = (L^T D L)^-1 b`` (RBDA table 6.4): ``L^T`` from the leaves, ``D``, then ``L`` from the root.
 
     ``each(k, x)``, if given, runs as soon as ``x[k]`` is final (root first): `solve_tree` folds the
     residual in there, so each row of H is last read early (fewer values live at once: less stack).
     """
-    x = list(b)
-    for k in reversed(range(len(x))):
-        for j in ancestors(lam, k):
-            x[j] = sp.sub(x[j], sp.mul(L[k][j], x[k]))                              # x_j -= L_kj x_k
-    x = [sp.mul(xk, dk) for xk, dk in zip(x, Dinv)]                                 # x = D^-1 x
+    x = [sp.mul(xk, dk) for xk, dk in zip(ltdl_sweep_up(L, lam, b), Dinv)]        # x = D^-1 L^-T b
     for k in range(len(x)):
         for j in ancestors(lam, k):
             x[k] = sp.sub(x[k], sp.mul(L[k][j], x[j]))                              # x_k -= L_kj x_j

@@ -47,7 +47,13 @@ def symmetric_inverse(H, lam, ops, what: str) -> list:
     branches before its own, a set that holds the ancestors of each of its members, so the L sweep (from the
     root) of its solve need visit no other row (the generated C's kernel skips them, `solves.ltdl_plan`)."""
     G = len(H)
-    X = solve_columns(H, lam, [[int(r == c) for r in range(G)] for c in range(G)], ops, what)
+    return mirrored(solve_columns(H, lam, [[int(r == c) for r in range(G)] for c in range(G)], ops, what), lam)
+
+
+def mirrored(X, lam) -> list:
+    """The symmetric matrix, as rows, whose column c is ``X[c]`` at c and the rows before it depth first
+    (`kinematics.preorder` of ``lam``; None: in index order), its other rows never read (`symmetric_inverse`)."""
+    G = len(X)
     rank = {k: i for i, k in enumerate(preorder(lam) if lam is not None else range(G))}
     return [[X[c][r] if rank[r] <= rank[c] else X[r][c] for c in range(G)] for r in range(G)]
 

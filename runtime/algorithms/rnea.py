@@ -27,7 +27,8 @@ class RneaPasses:
 
 
 def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True) -> RneaPasses:
-    """The forward pass (v, a, f per body) and the backward pass (tau, accumulating f); see `rnea`."""
+    """The forward pass (v, a, f per body) and the backward pass (tau, accumulating f), body by body in the
+    order of `body_steps`; see `rnea`."""
     nb = tree.nb
     S, I = tree.S, tree.I
     a_grav = tree.a_grav if gravity else sp.Motion((0,) * 6)
@@ -43,7 +44,17 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
     Xup = body_xforms(tree, joint_xforms(tree, q, ops), ops)
     f_load, f_load0 = link_forces(tree, loads)
     vJ, v, a, f = [None] * nb, [None] * nb, [None] * nb, [None] * nb
-    for i in range(nb):
+    tau = [None] * nb
+    f0 = None
+
+    def base_force():  # the floating base's own force, computed before its children's are added
+        return sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0), f_load0)) if tree.floating else None
+
+    depth_first = nb > DEPTH_FIRST_BODIES and not all(sp.is_zero(x) for x in list(qd) + list(v0))
+    for i, entering in body_steps(tree.parent, depth_first):
+        if not entering:
+            tau[i], f0 = body_to_parent(tree, ops, i, Xup, f, f0 or base_force(), qdd)
+            continue
         with body_scope(tree, ops, i, "v, a, f"):
             p = tree.parent[i]
             vp, ap = (v0, a0) if p == -1 else (v[p], a[p])
@@ -54,11 +65,46 @@ def rnea_passes(tree: Tree, ops, q, qd, qdd, base=None, loads=None, gravity=True
             ops.label(v[i], f"v{i}")
             ops.label(a[i], f"a{i}")
             ops.label(f[i], f"f{i}")
-    f0 = None
-    if tree.floating:
-        f0 = sp.Force(add_load(sp.rigid_force(tree.I_base, a0, v0), f_load0))
-    tau, f0 = backward_pass(tree, ops, Xup, f, f0, qdd)
-    return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0, E0)
+    return RneaPasses(Xup, vJ, v, a, f, tau, v0, a0, f0 or base_force(), E0)
+
+
+#: `rnea_passes` takes its bodies depth first (`body_steps`) in a tree of more bodies than this, where the two
+#: sweeps leave too many forces pending (the measurements: docs/benchmarks.md, "Summary of the latest run").
+DEPTH_FIRST_BODIES = 20
+
+
+def body_steps(parent, depth_first: bool) -> list:
+    """The order of RNEA's steps per body: ``(i, True)`` its forward step, ``(i, False)`` its step to the parent
+    (once its subtree's are done). ``depth_first``: each subtree's steps to the parent right after its forward
+    steps, so few forces are pending at once (children in decreasing index order: a parent's forces are summed
+    as in the sweeps); else the two sweeps, which keep the sibling chains side by side (where all velocities
+    are zero, as for gravity, a body's steps are short and a chain's latencies add up)."""
+    if not depth_first:
+        return [(i, True) for i in range(len(parent))] + [(i, False) for i in reversed(range(len(parent)))]
+    children = {}
+    for i, p in enumerate(parent):
+        children.setdefault(p, []).append(i)
+    out, stack = [], [(i, True) for i in children.get(-1, [])]
+    while stack:
+        i, entering = stack.pop()
+        out.append((i, entering))
+        if entering:
+            stack.append((i, False))
+            stack.extend((c, True) for c in children.get(i, []))
+    return out
+
+
+def body_to_parent(tree: Tree, ops, i, Xup, f, f0, qdd) -> tuple:
+    """``(tau_i, f0)``: tau_i = S_i . f_i + armature_i qdd_i, and body i's force added to its parent's."""
+    with body_scope(tree, ops, i, "tau, f to the parent"):
+        tau = sp.add(tree.S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
+        ops.label(tau, f"tau{i}")
+        p = tree.parent[i]
+        if p != -1:
+            f[p] = f[p] + Xup[i].T @ f[i]
+        elif tree.floating:
+            f0 = f0 + Xup[i].T @ f[i]
+    return tau, f0
 
 
 def backward_pass(tree: Tree, ops, Xup, f, f0, qdd) -> tuple:
@@ -67,14 +113,7 @@ def backward_pass(tree: Tree, ops, Xup, f, f0, qdd) -> tuple:
     body's ``f0``."""
     tau = [None] * tree.nb
     for i in reversed(range(tree.nb)):
-        with body_scope(tree, ops, i, "tau, f to the parent"):
-            tau[i] = sp.add(tree.S[i] @ f[i], sp.mul(tree.armature[i], qdd[i]))
-            ops.label(tau[i], f"tau{i}")
-            p = tree.parent[i]
-            if p != -1:
-                f[p] = f[p] + Xup[i].T @ f[i]
-            elif tree.floating:
-                f0 = f0 + Xup[i].T @ f[i]
+        tau[i], f0 = body_to_parent(tree, ops, i, Xup, f, f0, qdd)
     return tau, f0
 
 

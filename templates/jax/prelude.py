@@ -35,8 +35,12 @@ def _dtype():
 
 
 def _real(x, size):
-    """``x`` as an array of the real type holding ``size`` values (any shape); a ValueError otherwise."""
-    x = jnp.asarray(x, dtype=_dtype())
+    """``x`` as an array of the real type holding ``size`` values (any shape); a TypeError for what is not real
+    numbers (complex, boolean), never cast; a ValueError for another size."""
+    x = jnp.asarray(x)
+    if x.dtype.kind not in "fiu":
+        raise TypeError(f"expected real numbers (float or integer), got an array of {x.dtype}")
+    x = x.astype(_dtype())
     if x.size != size:
         raise ValueError(f"expected {size} values (one state; jax.vmap for a batch), got shape {x.shape}")
     return x
