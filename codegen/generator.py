@@ -113,16 +113,16 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
 #: The algorithms ``forward_dynamics`` can be generated with: ``"aba"``, the articulated-body
 #: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
-#: CRBA unless its `optimize.estimated_cycles` exceed ABA's by more than `CRBA_MARGIN`; mimic joints
+#: ABA unless its `optimize.estimated_cycles` exceed CRBA's by more than `ABA_MARGIN`; mimic joints
 #: always take CRBA. Both from the operation's record (`Operation.algorithms`).
 FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms and isinstance(op.algorithms[0][1], str))
 FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
 
-#: How much more CRBA may be estimated to cost than ABA and still be taken: the estimate counts ABA's
-#: serial divisions and its floating base's dense solve too lightly. Solo12 (CRBA estimated 1.10x ABA)
-#: measures CRBA at 0.76x ABA's time, G1 (1.19x) ABA at 0.89x CRBA's (docs/benchmarks.md, "Pinocchio's
-#: generated code").
-CRBA_MARGIN = 1.15
+#: How much more ABA may be estimated to cost than CRBA and still be taken: the estimate's critical path
+#: weighs ABA's chain of divisions more than the measured times do. UR5 (ABA estimated 1.015x CRBA) measures
+#: ABA at 0.91x CRBA's time, Panda (1.10x) at 1.01x, Solo12 (0.85x) at 0.84x (docs/benchmarks.md,
+#: "Pinocchio's generated code").
+ABA_MARGIN = 1.05
 
 #: The operations whose `Operation.algorithms` are functions (``mass_matrix_inverse``: ``"ltdl"``, CRBA and the
 #: checked tree-sparse LTDL factor, the record's, what the NumPy engine runs; ``"aba"``, Carpentier's
@@ -157,7 +157,7 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
         kernel.algorithm = "crba"
         return kernel
     return trace_cheapest(model, tree, FORWARD_DYNAMICS, list(FD_ALGORITHMS) if choice == "auto" else [choice],
-                          "crba", CRBA_MARGIN)
+                          "aba", ABA_MARGIN)
 
 
 def trace_by_cost(model: RobotModel, tree: Tree, op: str) -> Kernel:

@@ -190,7 +190,7 @@ class FixedBaseMethods(SolverBase, metaclass=abc.ABCMeta):
 
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
         """Forward dynamics qdd = M^-1 (tau - C qd - g - J^T loads) (articulated-body algorithm; the
-        generated C usually uses CRBA and a tree-sparse solve instead: its manifest says which).
+        generated C may use CRBA and a tree-sparse solve instead: its manifest says which).
 
         Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
         float64 once); an unbatched argument is shared by every state of a batch.
@@ -2234,7 +2234,7 @@ class FloatingBaseMethods(SolverBase, metaclass=abc.ABCMeta):
 
     def forward_dynamics(self, base: BaseState, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *, loads: Loads = None, out: Out = None, mask: Mask = None, threads: Threads = None) -> np.ndarray:
         """Forward dynamics qdd = M^-1 (tau - C qd - g - J^T loads) (articulated-body algorithm; the
-        generated C usually uses CRBA and a tree-sparse solve instead: its manifest says which).
+        generated C may use CRBA and a tree-sparse solve instead: its manifest says which).
 
         Arrays of floats or integers, or nested lists of numbers, are accepted (converted to
         float64 once); an unbatched argument is shared by every state of a batch.

@@ -391,6 +391,19 @@ def mat_sub_outer(M, u, s):
     return tuple(tuple(row) for row in out)
 
 
+def mat_project_out(M, u, w, null=None):
+    """M - u w^T for a symmetric M and w = u / d, a multiple of u (an articulated inertia less its joint's
+    share, IA - U U^T / d): one product per entry of the upper triangle, mirrored. ``null``: the index of a
+    row and column that are exactly 0 (a joint whose motion subspace is the coordinate axis ``null``, without
+    armature: d = U_null, so M e_null - u w_null = 0), left out."""
+    keep = [i for i in range(6) if i != null]
+    out = [[0] * 6 for _ in range(6)]
+    for a, i in enumerate(keep):
+        for j in keep[a:]:
+            out[i][j] = out[j][i] = sub(M[i][j], mul(u[i], w[j]))
+    return tuple(tuple(row) for row in out)
+
+
 def mat_add(A, B):
     return tuple(tuple(add(a, b) for a, b in zip(ra, rb)) for ra, rb in zip(A, B))
 

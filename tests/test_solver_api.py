@@ -356,17 +356,17 @@ def test_tiny_rotational_inertia_is_equilibrated(tmp_path):
 FLOATING_FAILURES = {
     # a point mass at the base origin has no rotational inertia at all
     "point mass at the origin": ((0.0, 0.0, 0.0), "0 0 0", rbdgen.SingularError,
-                                 r"floating-base articulated inertia.*diagonal entry 0 is not positive",
+                                 r"^floating-base articulated inertia is not positive definite \(pivot [0-5]\) \(state 0\)$",
                                  r"^mass matrix is not positive definite \(pivot 2\) \(state 0\)$",
                                  "singular floating-base articulated inertia"),
     # off the origin, rounding leaves a slightly negative pivot
     "nearly point mass off the origin": ((1e-20, 1e-20, 1e-20), "0.1 0.2 0", rbdgen.SingularError,
-                                         r"floating-base articulated inertia.*pivot 1 is not positive",
+                                         r"^floating-base articulated inertia is not positive definite \(pivot [0-5]\) \(state 0\)$",
                                          r"^mass matrix is not positive definite \(pivot [0-2]\) \(state 0\)$",
                                          "singular floating-base articulated inertia"),
     # positive definite, but the scaled condition number is ~4e10 > 1/sqrt(eps)
     "ill-conditioned": ((1e-12, 1e-12, 1e-12), "0.1 0 0", rbdgen.IllConditionedError,
-                        r"floating-base articulated inertia.*reciprocal condition estimate .* <= sqrt\(eps\)",
+                        r"^floating-base articulated inertia is ill-conditioned \(equilibrated pivot [0-5] <= sqrt\(eps\)\)",
                         r"^mass matrix is ill-conditioned \(equilibrated pivot [0-2] <= sqrt\(eps\)\)",
                         "ill-conditioned scaled floating-base articulated inertia"),
 }
@@ -403,7 +403,7 @@ OVERFLOW = {
     "panda forward_dynamics_crba": (FIXED, "forward_dynamics_crba", r"^forward_dynamics_crba: numerical failure.*\(state 1\)$"),
     "panda inverse_dynamics": (FIXED, "inverse_dynamics", r"^inverse_dynamics: numerical failure.*\(state 1\)$"),
     "panda velocity_product_forces": (FIXED, "velocity_product_forces", r"^velocity_product_forces: numerical failure.*\(state 1\)$"),
-    "solo12 forward_dynamics": (FLOATING, "forward_dynamics", r"floating-base articulated inertia at batch index \(1,\).*non-finite entry"),
+    "solo12 forward_dynamics": (FLOATING, "forward_dynamics", r"^forward_dynamics: numerical failure.*\(state 1\)$"),
     "solo12 forward_dynamics_crba": (FLOATING, "forward_dynamics_crba", r"^forward_dynamics_crba: numerical failure.*\(state 1\)$"),
     "solo12 inverse_dynamics": (FLOATING, "inverse_dynamics", r"^inverse_dynamics: numerical failure.*\(state 1\)$"),
 }

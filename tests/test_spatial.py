@@ -109,3 +109,20 @@ def test_articulated_inertia_congruence(values):
     X, X6, _, I6, v, _, _ = values
     M = I6 - 0.3 * np.outer(v, v)
     np.testing.assert_allclose(np.array(sp.mat_congruence(X, tuple(map(tuple, M)))), X6.T @ M @ X6, atol=1e-12)
+
+
+@pytest.mark.parametrize("m", range(6))
+def test_articulated_inertia_less_a_coordinate_axis_joint(values, m):
+    """`mat_project_out` equals IA - U U^T / d (RBDA table 7.1) for a joint of motion subspace S = e_m:
+    U = IA S, d = S^T U; without armature its row and column m are exactly 0 (IA^a S = 0), with armature
+    (d = S^T U + 0.01) the full update."""
+    _, _, _, I6, v, _, _ = values
+    IA = I6 + np.outer(v, v)
+    U = IA[:, m]
+    for armature, null in ((0.0, m), (0.01, None)):
+        d = U[m] + armature
+        Ia = np.array(sp.mat_project_out(tuple(map(tuple, IA)), tuple(U), tuple(U / d), null))
+        np.testing.assert_allclose(Ia, IA - np.outer(U, U) / d, atol=1e-13)
+        if null is not None:
+            assert not Ia[m].any() and not Ia[:, m].any()
+            assert np.linalg.eigvalsh(np.delete(np.delete(Ia, m, 0), m, 1)).min() > 0  # positive on the rest

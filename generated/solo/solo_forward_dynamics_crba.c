@@ -3,15 +3,41 @@
  * solo_forward_dynamics_crba and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x964881b38063f324ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbc2cd56291159913ULL
 #error "solo_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
 /* forward_dynamics_crba: 2373 mul, 2249 add, 15 div, 12 sin, 12 cos, 4 sqrt */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
-    /* the same algorithm as solo_forward_dynamics: its checks and results */
-    return solo_forward_dynamics(base, q, qd, tau, loads, acc);
+    if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
+        solo_zero(acc, 18);
+        return RBDGEN_solo_INVALID_INPUT;
+    }
+    {
+        double w[239];  /* the values a part computes for a later one */
+        int s;
+        solo__1_forward_dynamics_crba(q, w);  /* no checks: always OK */
+        s = solo__2_forward_dynamics_crba(base, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        solo__3_forward_dynamics_crba(base, qd, loads, w);  /* no checks: always OK */
+        solo__4_forward_dynamics_crba(qd, loads, w);  /* no checks: always OK */
+        solo__5_forward_dynamics_crba(qd, tau, loads, w);  /* no checks: always OK */
+        s = solo__6_forward_dynamics_crba(tau, acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo__7_forward_dynamics_crba(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        s = solo__8_forward_dynamics_crba(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+        solo__9_forward_dynamics_crba(acc, w);  /* no checks: always OK */
+        s = solo__10_forward_dynamics_crba(acc, w);
+        if (s != RBDGEN_solo_OK) return s;
+    }
+    if (!solo_finite(acc, 18)) {
+        solo_zero(acc, 18);
+        return RBDGEN_solo_NON_FINITE;
+    }
+    return RBDGEN_solo_OK;
 }
 
 int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc, const unsigned char *mask, int *status)

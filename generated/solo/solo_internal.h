@@ -319,17 +319,17 @@ RBDGEN_HOST_DEVICE static inline double solo_cos(double x)
 extern "C" {
 #endif
 
-/* The parts of solo_forward_dynamics, in order; w hands values from one to the next. */
-int solo__1_forward_dynamics(const double *q, double *restrict w);
-int solo__2_forward_dynamics(const double *base, double *acc, double *restrict w);
-int solo__3_forward_dynamics(const double *base, const double *qd, const double *loads, double *restrict w);
-int solo__4_forward_dynamics(const double *qd, const double *loads, double *restrict w);
-int solo__5_forward_dynamics(const double *qd, const double *tau, const double *loads, double *restrict w);
-int solo__6_forward_dynamics(const double *tau, double *acc, double *restrict w);
-int solo__7_forward_dynamics(double *acc, double *restrict w);
-int solo__8_forward_dynamics(double *acc, double *restrict w);
-int solo__9_forward_dynamics(double *acc, double *restrict w);
-int solo__10_forward_dynamics(double *acc, double *restrict w);
+/* The parts of solo_forward_dynamics_crba, in order; w hands values from one to the next. */
+int solo__1_forward_dynamics_crba(const double *q, double *restrict w);
+int solo__2_forward_dynamics_crba(const double *base, double *acc, double *restrict w);
+int solo__3_forward_dynamics_crba(const double *base, const double *qd, const double *loads, double *restrict w);
+int solo__4_forward_dynamics_crba(const double *qd, const double *loads, double *restrict w);
+int solo__5_forward_dynamics_crba(const double *qd, const double *tau, const double *loads, double *restrict w);
+int solo__6_forward_dynamics_crba(const double *tau, double *acc, double *restrict w);
+int solo__7_forward_dynamics_crba(double *acc, double *restrict w);
+int solo__8_forward_dynamics_crba(double *acc, double *restrict w);
+int solo__9_forward_dynamics_crba(double *acc, double *restrict w);
+int solo__10_forward_dynamics_crba(double *acc, double *restrict w);
 
 #ifdef __cplusplus
 }

@@ -1,16 +1,21 @@
 """Articulated-body algorithm for forward dynamics (RBDA tables 7.1 and 9.6; spatial_v2 ``FDab.m``).
 
 Runtime checks are explicit: ``ops.require_positive`` for each joint's
-articulated inertia ``d`` and ``ops.solve_spd`` (the one checked Cholesky) for
-the floating base's 6x6 articulated inertia.
+articulated inertia ``d``, and for the floating base's 6x6 articulated inertia the
+checks of the tree-sparse solve (`ltdl.solve_tree`, its six coordinates in a chain:
+positive pivots, equilibrated pivots above sqrt(eps), the residual), traced inline
+like the rest.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 from .. import spatial as sp
 from ..errors import SingularError
-from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, joint_xforms, link_forces, rotate,
-                         rotate_back, xup_congruence)
+from .ltdl import dof_parents, solve_tree
+from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, depth_first, joint_xforms, link_forces,
+                         rotate, rotate_back, xup_congruence)
 
 
 def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
@@ -21,6 +26,7 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     (classical acceleration of the base origin) then the joint accelerations. The
     floating base's own quantities (v0, IA0, pA0, a0) are in its body frame.
     """
+    tree = along_axes(tree)
     nb = tree.nb
     S, I = tree.S, tree.I
     if tree.floating:
@@ -33,8 +39,9 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     XJ = joint_xforms(tree, q, ops)
     Xup = body_xforms(tree, XJ, ops)
     f_load, f_load0 = link_forces(tree, loads)
+    order = depth_first(tree)
     v, c, IA, pA = [None] * nb, [None] * nb, [None] * nb, [None] * nb
-    for i in range(nb):
+    for i in order:
         with body_scope(tree, ops, i, "v, c, pA"):
             p = tree.parent[i]
             vJ = S[i] * qd[i]
@@ -50,7 +57,7 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
         IA0 = sp.rigid_matrix(I0)
         pA0 = sp.Force(add_load(v0.cross(I0 @ v0), f_load0))
     U, dinv, u = [None] * nb, [None] * nb, [None] * nb
-    for i in reversed(range(nb)):
+    for i in reversed(order):
         with body_scope(tree, ops, i, "U, d, u, IA and pA to the parent"):
             U[i] = sp.Force(sp.mat_vec(IA[i], S[i]))                                  # U = IA S
             d = sp.add(S[i] @ U[i], tree.armature[i])
@@ -63,8 +70,9 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
             p = tree.parent[i]
             if p == -1 and not tree.floating:
                 continue
-            Ia = sp.mat_sub_outer(IA[i], U[i], dinv[i])                               # Ia = IA - U U^T / d
-            pa = pA[i] + sp.mat_vec(Ia, c[i]) + U[i] * sp.mul(u[i], dinv[i])
+            Ud = U[i] * dinv[i]                                                       # U / d
+            Ia = sp.mat_project_out(IA[i], U[i], Ud, null_axis(tree, i))               # Ia = IA - U U^T / d
+            pa = pA[i] + sp.mat_vec(Ia, c[i]) + Ud * u[i]
             ops.label(pa, f"pa{i}")
             Ia_p = xup_congruence(tree, i, XJ[i], Ia)                                  # Xup^T Ia Xup
             if p == -1:
@@ -74,11 +82,13 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
                 IA[p] = sp.mat_add(IA[p], Ia_p)
                 pA[p] = pA[p] + Xup[i].T @ pa
     if tree.floating:
-        a0 = sp.Motion(ops.solve_spd(IA0, f_root - pA0, "floating-base articulated inertia"))  # IA_0 a_0 = f - pA_0
+        chain = dof_parents((), True)                                                 # the base's 6 coordinates
+        what = "floating-base articulated inertia"
+        a0 = sp.Motion(solve_tree(IA0, f_root - pA0, chain, ops, what))              # IA_0 a_0 = f - pA_0
     else:
         a0 = -tree.a_grav
     a, qdd = [None] * nb, [None] * nb
-    for i in range(nb):
+    for i in order:
         with body_scope(tree, ops, i, "a, qdd"):
             p = tree.parent[i]
             a[i] = Xup[i] @ (a0 if p == -1 else a[p]) + c[i]
@@ -91,3 +101,57 @@ def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
     a0 = rotate_back(E0, a0) + tree.a_grav                                            # a_W = X0^-1 a0 + a_g
     w, pdot = velocity[:3], velocity[3:]
     return list(a0[:3]) + list(sp.vadd(a0[3:], sp.cross(w, pdot))) + qdd               # pddot = a_lin + omega x pdot
+
+
+def null_axis(tree: Tree, i: int):
+    """m when joint i moves along the coordinate axis m of its frame (S = +-e_m) without armature: then
+    Ia = IA - U U^T / d has row and column m exactly 0 (`spatial.mat_project_out`); else None."""
+    nonzero = [m for m in range(6) if not sp.is_zero(tree.S[i][m])]
+    if len(nonzero) != 1 or type(tree.S[i][nonzero[0]]) is not int or not sp.is_zero(tree.armature[i]):
+        return None
+    return nonzero[0]
+
+
+def along_axes(tree: Tree) -> Tree:
+    """``tree`` with each body's frame slid along its joint axis so that its offset from its parent has no
+    component along that axis, where the axis is a coordinate axis of the parent's frame and that leaves
+    fewer nonzero offsets (its own and its children's): fewer products in every transform to the parent.
+
+    A revolute joint turns about a line and a prismatic one slides along a direction: moving the body's
+    origin by ``s a`` along its axis ``a`` keeps XJ(q) and S. Its offset becomes ``r + s E^T a - s_p a_p``
+    (``s_p a_p``: the parent's slide), its inertia and its links' poses are taken in the slid frame; the
+    joint accelerations are the same, the base (the root) stays.
+    """
+    slide, offsets = [0] * tree.nb, [None] * tree.nb
+    children = [[c for c in range(tree.nb) if tree.parent[c] == i] for i in range(tree.nb)]
+
+    def offset(i, s_p):  # body i's offset from its parent slid by s_p, before its own slide: r - s_p a_p
+        p, r = tree.parent[i], tree.Xtree[i][1]
+        return r if p == -1 else tuple(sp.const(sp.sub(r[n], sp.mul(s_p, tree.axis[p][n]))) for n in range(3))
+
+    def nonzero(offsets_):
+        return sum(not sp.is_zero(x) for r in offsets_ for x in r)
+
+    for i in depth_first(tree):
+        r = offsets[i] = offset(i, slide[tree.parent[i]] if tree.parent[i] != -1 else 0)
+        b = sp.mtv3(tree.Xtree[i][0], tree.axis[i])                                  # the axis in the parent's frame
+        along = [m for m in range(3) if not sp.is_zero(b[m])]
+        if len(along) != 1 or type(b[along[0]]) is not int:
+            continue
+        m = along[0]
+        s_i = sp.neg(sp.mul(r[m], b[m]))                                              # r_m + s_i b_m = 0, b_m = +-1
+        slid = tuple(0 if n == m else r[n] for n in range(3))                         # r + s_i b, b = +-e_m
+        if nonzero([slid] + [offset(c, s_i) for c in children[i]]) < nonzero([r] + [offset(c, 0) for c in children[i]]):
+            slide[i], offsets[i] = s_i, slid
+    return dataclasses.replace(
+        tree,
+        Xtree=tuple((X[0], r) for X, r in zip(tree.Xtree, offsets)),
+        I=tuple(sp.RigidInertia(sp.rigid_xform_back(_slid(tree, i, s), I)) if s else I
+                for i, (s, I) in enumerate(zip(slide, tree.I))),
+        Xlink=tuple(sp.xform_compose(X, _slid(tree, body, slide[body])) if body != -1 and slide[body] else X
+                    for X, body in zip(tree.Xlink, tree.link_body)))
+
+
+def _slid(tree: Tree, i: int, s):
+    """X from body i's frame slid by ``s`` along its joint axis to its frame: a translation by -s a."""
+    return ((1, 0, 0), (0, 1, 0), (0, 0, 1)), tuple(sp.const(sp.neg(sp.mul(s, x))) for x in tree.axis[i])

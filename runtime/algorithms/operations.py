@@ -619,7 +619,7 @@ OPERATIONS = {op.name: op for op in (
               derivative="forward_dynamics_derivatives", solves=True,
               algorithms=(("aba", "forward_dynamics"), ("crba", "forward_dynamics_crba")),
               summary="Forward dynamics qdd = M^-1 (tau - C qd - g - J^T loads) (articulated-body algorithm; the\n"
-                      "generated C usually uses CRBA and a tree-sparse solve instead: its manifest says which).",
+                      "generated C may use CRBA and a tree-sparse solve instead: its manifest says which).",
               returns="Generalized accelerations; floating base: the base's classical acceleration "
                       "[omegadot_W, pddot_W] first [rad/s^2, m/s^2].",
               mimic_doc="qdd = M^-1 (tau - C qd - g - J^T loads); with mimic joints by CRBA, one RNEA bias and one "
