@@ -19,15 +19,19 @@ from rbdgen.errors import BuildError
 __all__ = ["BuildError", "compile_program"]
 
 
-def compile_program(cache: Path, name: str, files: dict, command: list, extra_key=()) -> tuple:
+def compile_program(cache: Path, name: str, files: dict, command: list, extra_key=(), missing=None) -> tuple:
     """``(executable, seconds spent compiling, 0.0 on a cache hit)`` of a program.
 
     ``files``: ``{file name: text or bytes}`` written into the build folder; ``command``: the
     compiler and its arguments, the sources as paths relative to the build folder (it runs
     there), which must write the executable ``name``. ``extra_key``: what else the result
-    depends on (a library version, header folders). Raises `BuildError`.
+    depends on (a library version, header folders). ``missing``: where the cache lacks the
+    program, a `BuildError` with this text instead of a build (a build too long to start
+    unasked). Raises `BuildError`.
     """
     key = build.digest(*(part for n in sorted(files) for part in (n, files[n])), *command, *extra_key)
+    if missing is not None and not (Path(cache) / f"{name}-{key}" / name).is_file():
+        raise BuildError(f"{name} is not in the cache {cache}: {missing}")
     seconds = 0.0
 
     def make(folder: Path) -> Path:

@@ -2,7 +2,7 @@
 
 Usage: python -m benchmarks.codegen_peer [--robots panda ur5 solo12 g1 talos]
                                          [--flags "-O3 -march=native -std=c99 -ffp-contract=fast"]
-                                         [--rounds 5] [--cache DIR] [--ops OP ...]
+                                         [--rounds 5] [--cache DIR] [--ops OP ...] [--build-peer]
 
 Pinocchio tapes its own algorithms on CppAD's code-generation scalar and CppADCodeGen
 writes them out as C (`pinocchio/codegen/cppadcg-algo.hpp`: `CodeGenRNEA`,
@@ -18,7 +18,9 @@ What it needs and costs (an optional benchmark build, never part of the tests):
 ``pip install -e ".[bench]"`` (cmeel-cppad, cmeel-cppadcodegen and cmeel-eigen; the pin
 wheel ships the codegen headers). Compiling Pinocchio on CppAD's types takes about three
 minutes and 7 GB of memory, once: the taping program is cached in ``--cache`` by its
-source, flags and versions, and each robot's taped C by its model. The taping side is
+source, flags and versions, and each robot's taped C by its model; compiling a humanoid's taped
+C takes 10-30 minutes more (per flags). Those builds start only with ``--build-peer``: without
+it, a cache that lacks them stops the run with a message saying so. The taping side is
 built without ``-march=native`` (Eigen's 6x6 inverse on CppAD scalars, in the free-flyer
 ABA, is known to crash when built with it); only the generated C gets ``--flags``.
 
@@ -70,8 +72,13 @@ OPS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "forward_dynamics_
 PEER_OF = {"forward_dynamics_crba": "forward_dynamics"}
 
 
-def taping_program(cache: Path) -> tuple:
-    """``(executable, compile seconds or 0.0)`` of benchmarks/pinocchio_codegen.cpp; raises `Unavailable`."""
+#: Why a missing peer build is not started unasked (`compile_program`'s ``missing``).
+ASK = "it takes minutes to hours and gigabytes to build: pass --build-peer to build it, or --cache the folder that has it"
+
+
+def taping_program(cache: Path, build_peer: bool = True) -> tuple:
+    """``(executable, compile seconds or 0.0)`` of benchmarks/pinocchio_codegen.cpp; raises `Unavailable` (also
+    where it is not in ``cache`` and not ``build_peer``)."""
     prefix = cmeel_prefix()
     try:
         cppadcg = Path(importlib.metadata.distribution("cmeel-cppadcodegen").locate_file("cmeel.prefix"))
@@ -90,7 +97,7 @@ def taping_program(cache: Path) -> tuple:
           file=sys.stderr)
     try:
         return compile_program(cache, "pinocchio-codegen", {source: (HERE / source).read_bytes()}, command,
-                               extra_key=versions)
+                               extra_key=versions, missing=None if build_peer else ASK)
     except build.BuildError as exc:
         raise Unavailable(str(exc)) from None
 
@@ -209,9 +216,9 @@ def check_peer(dump: Path, model, states: dict) -> float:
     return worst
 
 
-def bench_robot(name, flags, rounds, cache, ops=OPS) -> dict:
+def bench_robot(name, flags, rounds, cache, ops=OPS, build_peer=True) -> dict:
     robot = ROBOTS[name]
-    exe, _ = taping_program(cache)
+    exe, _ = taping_program(cache, build_peer)
     model = pinocchio_model(robot)
     t0 = time.perf_counter()
     sources = tape(exe, model, cache)
@@ -220,9 +227,13 @@ def bench_robot(name, flags, rounds, cache, ops=OPS) -> dict:
     generated = rbdgen.generate(robot.path, floating=robot.floating, ops=list(ops))
     # Pinocchio's side: its C (large functions come in several files) and the loop, cached by content and flags
     pin_files = {c.name: c.read_bytes() for c in sorted(sources.glob("pin_*_forward_zero*.c"))}
-    peer, peer_compile_s = compile_program(
-        cache, f"pin-codegen-loop-{name}", {**pin_files, "peer.c": peer_program(sources, model, states)},
-        ["gcc", *flags, "-o", f"pin-codegen-loop-{name}", "peer.c", *pin_files, "-lm"])
+    try:
+        peer, peer_compile_s = compile_program(
+            cache, f"pin-codegen-loop-{name}", {**pin_files, "peer.c": peer_program(sources, model, states)},
+            ["gcc", *flags, "-o", f"pin-codegen-loop-{name}", "peer.c", *pin_files, "-lm"],
+            missing=None if build_peer else ASK)
+    except build.BuildError as exc:
+        raise Unavailable(str(exc)) from None
     # rbdgen's side, the same flags
     data = random_states(generated.model, STATES, seed=0).flat()
     files = {n: t for n, t in generated.files.items() if n.endswith((".c", ".h"))}
@@ -285,6 +296,8 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "rbdgen-bench-cache")
     p.add_argument("--ops", nargs="+", default=list(OPS), choices=OPS)
+    p.add_argument("--build-peer", action="store_true",
+                   help="build what the cache lacks of Pinocchio's side (minutes to hours, gigabytes of memory)")
     args = p.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     flags = shlex.split(args.flags)
@@ -293,7 +306,7 @@ def main(argv=None) -> int:
     try:
         for name in args.robots:
             print(f"{name} ...", file=sys.stderr)
-            results.append(bench_robot(name, flags, args.rounds, args.cache, tuple(args.ops)))
+            results.append(bench_robot(name, flags, args.rounds, args.cache, tuple(args.ops), args.build_peer))
     except Unavailable as reason:
         print(f"Pinocchio's code generation is unavailable here: {reason}", file=sys.stderr)
         return 3

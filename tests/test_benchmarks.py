@@ -226,3 +226,22 @@ def test_codegen_peer_says_what_is_missing(monkeypatch, capsys):
     monkeypatch.setattr(importlib.metadata, "distribution", without_cppadcg)
     assert codegen_peer.main(["--robots", "panda"]) == 3
     assert 'cmeel-cppadcodegen is not installed: pip install -e ".[bench]"' in capsys.readouterr().err
+
+
+def test_codegen_peer_builds_only_when_asked(tmp_path, capsys):
+    """A cache without Pinocchio's side (its taping program: minutes and gigabytes; a humanoid's taped C: up to
+    half an hour) stops the run with exit 3 and a message, unless --build-peer asks for the build; a program the
+    cache holds is used as it is."""
+    from benchmarks import codegen_peer
+    from benchmarks.builds import compile_program
+    from rbdgen import build
+
+    code = codegen_peer.main(["--robots", "panda", "--cache", str(tmp_path / "empty")])
+    err = capsys.readouterr().err
+    if "is not installed" not in err:  # with the [bench] extra: the taping program is missing from the cache
+        assert code == 3 and "is not in the cache" in err and "--build-peer" in err
+    files, command = {"p.c": "int main(void) { return 0; }\n"}, ["gcc", "-o", "p", "p.c"]
+    with pytest.raises(build.BuildError, match="p is not in the cache .*: ask first"):
+        compile_program(tmp_path, "p", files, command, missing="ask first")
+    exe, _ = compile_program(tmp_path, "p", files, command)
+    assert compile_program(tmp_path, "p", files, command, missing="ask first") == (exe, 0.0)
