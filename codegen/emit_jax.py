@@ -135,7 +135,7 @@ def function(kernel: Kernel, floating: bool, dims: dict, structure: str = "flat"
     required = [n for n in kernel.inputs if n not in optional]
     params = required + [f"{n}=None" for n in kernel.inputs if n in optional]
     lines = [f"def {kernel.name}({', '.join(params)}):", f'    r"""{kernel.doc}"""']
-    lines += [f"    {n} = _real({n}, {kernel.inputs[n]})" for n in required]
+    lines += [f"    {n} = _real({n}, {kernel.inputs[n]}, {n!r})" for n in required]
     finite = " & ".join(f"_finite({n})" for n in required) or "True"
     leaves = {(x.args[0], x.args[1]): x for x in kernel.graph.nodes if x.op == "in"}
 
@@ -152,7 +152,7 @@ def function(kernel: Kernel, floating: bool, dims: dict, structure: str = "flat"
         lines.append(f"    if {opt.name} is None:")
         lines.append(f"        {' = '.join(zero + ['0.0']) if zero else 'pass'}")
         lines.append("    else:")
-        lines.append(f"        {opt.name} = _real({opt.name}, {kernel.inputs[opt.name]})")
+        lines.append(f"        {opt.name} = _real({opt.name}, {kernel.inputs[opt.name]}, {opt.name!r})")
         lines.append(f"        status = jnp.where(_finite({opt.name}), status, INVALID_INPUT)")
         lines += unpack(opt.name, kernel.inputs[opt.name], "        ")
         lines += [f"        {line}" for index in opt.blocks for n in opt.blocks[index] if n.op != "in"

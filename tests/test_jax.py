@@ -210,10 +210,13 @@ def test_status_of_a_non_finite_input_and_zero_outputs(every_operation):
     loads[3, 2] = np.inf
     assert int(module.gravity(jnp.zeros(7), loads)["status"]) == 1
     assert int(module.gravity(jnp.zeros(7))["status"]) == 0
-    with pytest.raises(ValueError, match="expected 7 values"):
+    with pytest.raises(ValueError, match=r"q: expected 7 values for one state .* got shape \(6,\)"):
         module.gravity(jnp.zeros(6))
+    with pytest.raises(ValueError, match=r"q: expected 7 values .* got shape \(\); states along a leading axis go "
+                                         r"through jax.vmap or this module's batch"):
+        module.batch(module.gravity)(jnp.zeros(7))  # one state given to the batch: each element taken as a state
     for value in (np.full(7, 0.5 + 1j), np.ones(7, dtype=bool)):  # refused, never cast (as the solvers do)
-        with pytest.raises(TypeError, match=f"expected real numbers .float or integer., got an array of {value.dtype}"):
+        with pytest.raises(TypeError, match=f"q: expected real numbers .float or integer., got an array of {value.dtype}"):
             module.gravity(value)
     np.testing.assert_array_equal(module.gravity(np.zeros(7, dtype=int))["g"], module.gravity(jnp.zeros(7))["g"])
 

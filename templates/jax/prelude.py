@@ -37,15 +37,16 @@ def _dtype():
     return jnp.result_type(float)
 
 
-def _real(x, size):
-    """``x`` as an array of the real type holding ``size`` values (any shape); a TypeError for what is not real
-    numbers (complex, boolean), never cast; a ValueError for another size."""
+def _real(x, size, name):
+    """``x``, the input ``name``, as an array of the real type holding ``size`` values (any shape); a TypeError
+    for what is not real numbers (complex, boolean), never cast; a ValueError for another size."""
     x = jnp.asarray(x)
     if x.dtype.kind not in "fiu":
-        raise TypeError(f"expected real numbers (float or integer), got an array of {x.dtype}")
+        raise TypeError(f"{name}: expected real numbers (float or integer), got an array of {x.dtype}")
     x = x.astype(_dtype())
     if x.size != size:
-        raise ValueError(f"expected {size} values (one state; jax.vmap for a batch), got shape {x.shape}")
+        raise ValueError(f"{name}: expected {size} values for one state (in any shape), got shape {x.shape}; "
+                         f"states along a leading axis go through jax.vmap or this module's batch")
     return x
 
 
