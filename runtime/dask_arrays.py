@@ -23,7 +23,7 @@ from typing import Optional
 
 import numpy as np
 
-from .algorithms.operations import INPUTS, operation
+from .algorithms.operations import INPUTS, NUMBER_KINDS, operation
 from .errors import SolverError
 
 
@@ -80,6 +80,9 @@ def evaluate(solver, op: str, args: tuple, loads, mask, threads: Optional[int], 
             if any(np.isnan(n) for n in value.shape):
                 raise ValueError(f"{op}: {_label(solver, op, where)}: a dask array of unknown chunk sizes (shape "
                                  f"{value.shape}, as boolean indexing makes): call its compute_chunk_sizes() first")
+            if where != ("mask", None) and value.dtype.kind not in NUMBER_KINDS:  # refused now, not at compute()
+                raise TypeError(f"{op}: {_label(solver, op, where)}: expected real numbers (float or integer), got a "
+                                f"dask array of {value.dtype}")
             batched[where] = value
         elif value is not None and ndim is not None and (where[0] != "loads" or isinstance(value, np.ndarray)):
             array = np.asarray(value)  # a NumPy batch beside the dask ones (not a list of `Load`s)

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from . import dask_arrays, parameters
 from .contacts import REFERENCE_SIZE
 from .algorithms.kinematics import Tree
-from .algorithms.operations import BASE, INPUTS, OPERATIONS as RECORDS, dimensions, operation
+from .algorithms.operations import BASE, INPUTS, NUMBER_KINDS, OPERATIONS as RECORDS, dimensions, operation
 from .model import RobotModel
 
 #: The single-result dynamics operations (dynibo's); ``passive_terms`` adds the combined one.
@@ -73,10 +73,6 @@ class Load:
     torque: object = (0.0, 0.0, 0.0)
     force: object = (0.0, 0.0, 0.0)
 
-
-#: Array kinds accepted as numbers: floating point, signed and unsigned integers.
-#: Bool, complex, strings and objects would lose or invent information: a TypeError.
-NUMBER_KINDS = "fiu"
 
 
 def _numbers(value, name: str) -> np.ndarray:

@@ -195,6 +195,8 @@ def test_dask_errors(compiled):
         solver.velocity_product_forces(_lazy(q), q[:5])
     with pytest.raises(TypeError, match="mask: expected a boolean array"):
         solver.gravity(_lazy(q), mask=_lazy(np.ones(N)))
+    with pytest.raises(TypeError, match="q: expected real numbers .float or integer., got a dask array of complex128"):
+        solver.gravity(_lazy(q + 1j))  # when called, not at compute()
     up = _lazy(q)[_lazy(q)[:, 0] > 0]  # boolean indexing: the number of states is unknown until computed
     with pytest.raises(ValueError, match=r"q: a dask array of unknown chunk sizes .* compute_chunk_sizes\(\) first"):
         solver.gravity(up)

@@ -99,6 +99,10 @@ class Port:
 _BASE_DOCS = {"translation": "translation", "quat": "quaternion xyzw", "velocity": "velocity [omega_W, pdot_W]",
               "acceleration": "acceleration [omegadot_W, pddot_W]"}
 
+#: Array kinds every input accepts as numbers: floating point, signed and unsigned integers.
+#: Bool, complex, strings and objects would lose or invent information: a TypeError.
+NUMBER_KINDS = "fiu"
+
 #: The inputs, shared by every operation that takes them.
 INPUTS = {p.name: p for p in (
     Port("base", (BASE_SIZE,), f"base state, {BASE_SIZE} values: "
