@@ -2,31 +2,26 @@
 
 M (CRBA, the floating base's rows in world axes) is factorised once by the checked
 tree-sparse LTDL (`ltdl`: positivity and conditioning of its pivots) and every column solved
-by it in one loop (`ops.solve_ltdl`, the generated C's solve kernel), with one probe column,
-the columns' sum, whose residual is checked for all (as `fd_derivatives` checks its solves);
-where mimic joints leave no tree pattern, each column is a dense checked solve. A dense
-matrix is a tree of one chain (`chain`): the task-space inertia's 6 x 6 solves take the same
-path.
+by it in one loop (`ops.solve_ltdl`, the generated C's solve kernel); where mimic joints leave
+no tree pattern, each column is a dense checked solve. A dense matrix is a tree of one chain
+(`chain`): the task-space inertia's 6 x 6 solves take the same path.
 
-An inverse (`symmetric_inverse`) has no probe: with every pivot positive, the LTDL solve is
-backward stable in the norm that check bounds. Each column solved satisfies
+No solve here checks a residual (as `fd_derivatives` does with a probe column, the columns'
+sum): with every pivot positive, the LTDL solve is backward stable in the norm that check bounds. Each column solved satisfies
 ``(H + dH) x = b`` with ``|dH| <= gamma_{3n+1} |L^T| D |L|`` (Higham, "Accuracy and Stability of
 Numerical Algorithms", thm. 10.4, with ``R = D^1/2 L``), and ``|L^T| D |L|``, positive
 semi-definite, has a 2-norm at most its trace, ``sum_k D_k L_ki^2`` over i: the trace of
 ``L^T D L``, that is of H to first order. So ``||b - H x||_2 <= (3n + 1) eps trace(H) ||x||_2``
 (to first order), inside the residual check's bound ``100 n eps (trace(H) ||x||_2 + ||b||_2)``:
-the check cannot fail once the pivot checks pass, and the inverse skips its cost.
+the check cannot fail once the pivot checks pass, and the solves skip its cost.
 """
 
 from __future__ import annotations
 
-import functools
-
-from .. import spatial as sp
 from . import coordinates
 from .crba import crba
 from .kinematics import preorder
-from .ltdl import check_residual, coordinate_parents, ltdl
+from .ltdl import coordinate_parents, ltdl
 
 WHAT = "mass matrix (inverse)"
 
@@ -38,14 +33,12 @@ def chain(n: int) -> tuple:
 
 def solve_columns(H, lam, columns, ops, what: str, factor=None) -> list:
     """The columns of X = H^-1 B for the columns of B (``lam``: H's tree pattern, None for a dense solve each;
-    ``factor``: H's ``(L, Dinv)`` where a caller has it, else factorised here), the residual checked."""
+    ``factor``: H's ``(L, Dinv)`` where a caller has it, else factorised here, its pivots checked; no residual:
+    the module docstring)."""
     if lam is None:
         return [list(ops.solve_spd(H, b, what)) for b in columns]
     L, Dinv = factor if factor is not None else ltdl(H, lam, ops, what)
-    probe = [functools.reduce(sp.add, row) for row in zip(*columns)]                # the columns summed
-    *X, x_probe = ops.solve_ltdl(L, Dinv, lam, list(columns) + [probe])
-    check_residual(H, lam, x_probe, probe, ops, what)
-    return X
+    return list(ops.solve_ltdl(L, Dinv, lam, list(columns)))
 
 
 def symmetric_inverse(H, lam, ops, what: str) -> list:
