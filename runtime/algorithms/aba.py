@@ -14,8 +14,8 @@ import dataclasses
 from .. import spatial as sp
 from ..errors import SingularError
 from .ltdl import dof_parents, solve_tree
-from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, depth_first, joint_xforms, link_forces,
-                         rotate, rotate_back, xup_congruence)
+from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, children_of, depth_first, joint_xforms,
+                         link_forces, rotate, rotate_back, xup_congruence)
 
 
 def aba(tree: Tree, ops, q, qd, tau, base=None, loads=None):
@@ -123,7 +123,7 @@ def along_axes(tree: Tree) -> Tree:
     joint accelerations are the same, the base (the root) stays.
     """
     slide, offsets = [0] * tree.nb, [None] * tree.nb
-    children = [[c for c in range(tree.nb) if tree.parent[c] == i] for i in range(tree.nb)]
+    children = children_of(tree.parent)
 
     def offset(i, s_p):  # body i's offset from its parent slid by s_p, before its own slide: r - s_p a_p
         p, r = tree.parent[i], tree.Xtree[i][1]
@@ -141,7 +141,8 @@ def along_axes(tree: Tree) -> Tree:
         m = along[0]
         s_i = sp.neg(sp.mul(r[m], b[m]))                                              # r_m + s_i b_m = 0, b_m = +-1
         slid = tuple(0 if n == m else r[n] for n in range(3))                         # r + s_i b, b = +-e_m
-        if nonzero([slid] + [offset(c, s_i) for c in children[i]]) < nonzero([r] + [offset(c, 0) for c in children[i]]):
+        kids = children.get(i, ())
+        if nonzero([slid] + [offset(c, s_i) for c in kids]) < nonzero([r] + [offset(c, 0) for c in kids]):
             slide[i], offsets[i] = s_i, slid
     return dataclasses.replace(
         tree,

@@ -222,12 +222,19 @@ def depth_first(tree: Tree) -> list:
     return preorder(tree.parent)
 
 
-def preorder(parent) -> list:
-    """The nodes of a forest given by its ``parent`` array (-1: a root) depth first, each before its subtree,
-    children in index order: every ancestor of a node comes before it, and a subtree is one run."""
+def children_of(parent) -> dict:
+    """``{node: its children in index order}`` of a forest given by its ``parent`` array (key -1: the roots);
+    a leaf has no key."""
     children = {}
     for i, p in enumerate(parent):
         children.setdefault(p, []).append(i)
+    return children
+
+
+def preorder(parent) -> list:
+    """The nodes of a forest given by its ``parent`` array (-1: a root) depth first, each before its subtree,
+    children in index order: every ancestor of a node comes before it, and a subtree is one run."""
+    children = children_of(parent)
     order, stack = [], children.get(-1, [])[::-1]
     while stack:
         i = stack.pop()

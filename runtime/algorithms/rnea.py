@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import spatial as sp
-from .kinematics import (Tree, add_load, base_rotation, base_spatial_acceleration, body_scope, body_xforms,
+from .kinematics import (Tree, add_load, base_rotation, base_spatial_acceleration, body_scope, body_xforms, children_of,
                          joint_xforms, link_forces, rotate, rotate_back)
 
 
@@ -81,9 +81,7 @@ def body_steps(parent, depth_first: bool) -> list:
     are zero, as for gravity, a body's steps are short and a chain's latencies add up)."""
     if not depth_first:
         return [(i, True) for i in range(len(parent))] + [(i, False) for i in reversed(range(len(parent)))]
-    children = {}
-    for i, p in enumerate(parent):
-        children.setdefault(p, []).append(i)
+    children = children_of(parent)
     out, stack = [], [(i, True) for i in children.get(-1, [])]
     while stack:
         i, entering = stack.pop()
