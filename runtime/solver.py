@@ -213,6 +213,7 @@ class CompiledSolver(SolverBase):
             allowed = np.minimum(tol + self.generalized_count * float(np.finfo(self.dtype).eps) * kappa, ceiling)
             bound = f"tolerance {tol:g}" + (f" + G eps cond(equilibrated M), cond {kappa.max():.3g}" if record.solves else "")
             what = "the NumPy engine"
+            constrained = record.group == "contacts" or (self.model.loops and record.solves)
             if record.of is None:
                 mask = None
                 try:
@@ -229,7 +230,7 @@ class CompiledSolver(SolverBase):
                                      if n in self._input_names(record)])
                 floor = 64 * float(np.finfo(self.dtype).eps) * self.generalized_count * scale
                 floors = [floor] * len(pairs)
-                if record.group == "contacts" or (self.model.loops and record.solves):
+                if constrained:
                     values = [r for _, r in pairs]
                     changes = self._sensitivity(op, record, reference, state, mask, values)
                     # an output the constraints hold at ~ 0 (the velocity an impact stops on a mechanism the contacts
@@ -244,7 +245,6 @@ class CompiledSolver(SolverBase):
                 worst[op] = _check(op, pairs, allowed, f"{what} ({bound})", floors)
                 continue
             worst[op] = 0.0
-            constrained = record.group == "contacts" or (self.model.loops and record.solves)
             for link in [(k,) for k in self.frames[op]] if record.link else [()]:  # each generated link
                 got, analytic, differences, h = self._validation_jacobians(op, reference, state, link)
                 ports = [p.name for p in record.output_ports(self.floating)]

@@ -229,17 +229,19 @@ def ltdl_kernel(prefix: str, index: int, plan: LtdlPlan) -> LtdlKernel:
                 blocks[-1].down_last = len(down)
         first += width
     below_start.append(len(below))
-    written = []  # each block's sweeps written out: (up, sweep) as `LtdlBlock` holds them
-    for block in blocks:
-        swept = range(n) if block.down_first is None else down[block.down_first:block.down_last]
-        written.append((tuple((rows[t], tuple((below_entry[p], below[p]) for p in range(below_start[t], below_start[t + 1])))
-                              for t in range(block.row_first, block.row_last) if below_start[t] < below_start[t + 1]),
-                        tuple((k, tuple((p, above[p]) for p in range(above_start[k], above_start[k + 1]))) for k in swept)))
-    terms = sum(len(row) for sweeps in written for sweep in sweeps for _, row in sweep)
-    if plan.inverse and max(block.width for block in blocks) <= 16 and terms <= LTDL_UNROLL_MAX:
-        for block, (up, sweep) in zip(blocks, written):
-            block.up, block.sweep = up, sweep
-        return LtdlKernel(ltdl_kernel_name(prefix, index, plan), n, m, tuple(blocks), ())
+    if plan.inverse and max(block.width for block in blocks) <= 16:  # written out where small (`LTDL_UNROLL_MAX`)
+        written = []  # each block's sweeps: (up, sweep) as `LtdlBlock` holds them
+        for block in blocks:
+            swept = range(n) if block.down_first is None else down[block.down_first:block.down_last]
+            written.append((tuple((rows[t], tuple((below_entry[p], below[p])
+                                                  for p in range(below_start[t], below_start[t + 1])))
+                                  for t in range(block.row_first, block.row_last) if below_start[t] < below_start[t + 1]),
+                            tuple((k, tuple((p, above[p]) for p in range(above_start[k], above_start[k + 1])))
+                                  for k in swept)))
+        if sum(len(row) for sweeps in written for sweep in sweeps for _, row in sweep) <= LTDL_UNROLL_MAX:
+            for block, (up, sweep) in zip(blocks, written):
+                block.up, block.sweep = up, sweep
+            return LtdlKernel(ltdl_kernel_name(prefix, index, plan), n, m, tuple(blocks), ())
     tables = [("above", "the ancestors j of each row k (L_kj not a structural zero), nearest first: L_kj is L[p]",
                above),
               ("above_start", "row k's entries: above_start[k] to above_start[k + 1]", above_start),
