@@ -148,10 +148,10 @@ int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 17648 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
+ * Cost: 857 mul, 824 add, 6 div, 6 sin, 6 cos, 1 sqrt.
+ * Stack: at most 16440 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 17648
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 16440
 int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_batch: panda_forward_dynamics on n states stored one after
@@ -168,10 +168,10 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt.
- * Stack: at most 17904 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 857 mul, 824 add, 6 div, 6 sin, 6 cos, 1 sqrt.
+ * Stack: at most 16696 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17904
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 16696
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after

@@ -4,7 +4,7 @@
  * Model digest: 124d76141b0aa8e127c43edd1a7526395ff5414fe4a4e5c123de4a4b99c6f5bb
  * Operations:   mass_matrix, velocity_product_forces, gravity, inverse_dynamics, forward_dynamics, forward_dynamics_crba, passive_terms
  * Precision:    double
- * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_forward_dynamics_crba.c, solo__1_forward_dynamics_crba.c, solo__2_forward_dynamics_crba.c, solo__3_forward_dynamics_crba.c, solo__4_forward_dynamics_crba.c, solo__5_forward_dynamics_crba.c, solo__6_forward_dynamics_crba.c, solo__7_forward_dynamics_crba.c, solo__8_forward_dynamics_crba.c, solo__9_forward_dynamics_crba.c, solo__10_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
+ * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_forward_dynamics_crba.c, solo__1_forward_dynamics_crba.c, solo__2_forward_dynamics_crba.c, solo__3_forward_dynamics_crba.c, solo__4_forward_dynamics_crba.c, solo__5_forward_dynamics_crba.c, solo__6_forward_dynamics_crba.c, solo__7_forward_dynamics_crba.c, solo__8_forward_dynamics_crba.c, solo__9_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
  *
  * Conventions (dynibo 0.5.2):
  *   J = 12 moving joints, G = 18 generalized coordinates (floating base: G = J + 6),
@@ -71,7 +71,7 @@ extern "C" {
 #define RBDGEN_solo_L 17
 /* The interface of these files (a hash of the model, the sizes, the functions and the file names):
  * every source of this robot refuses to compile against a header with another one. */
-#define RBDGEN_solo_INTERFACE 0xbc2cd56291159913ULL
+#define RBDGEN_solo_INTERFACE 0xbfbe6eab83d43f15ULL
 #define RBDGEN_solo_BASE_SIZE 19
 
 /* Status codes */
@@ -166,10 +166,10 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1871 mul, 1891 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 33512 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Cost: 1814 mul, 1833 add, 15 div, 12 sin, 12 cos, 1 sqrt.
+ * Stack: at most 32568 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33512
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 32568
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -187,10 +187,10 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2373 mul, 2249 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 10800 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Cost: 2120 mul, 1983 add, 15 div, 12 sin, 12 cos, 1 sqrt.
+ * Stack: at most 10704 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 10800
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 10704
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after

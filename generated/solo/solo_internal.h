@@ -329,7 +329,6 @@ int solo__6_forward_dynamics_crba(const double *tau, double *acc, double *restri
 int solo__7_forward_dynamics_crba(double *acc, double *restrict w);
 int solo__8_forward_dynamics_crba(double *acc, double *restrict w);
 int solo__9_forward_dynamics_crba(double *acc, double *restrict w);
-int solo__10_forward_dynamics_crba(double *acc, double *restrict w);
 
 #ifdef __cplusplus
 }

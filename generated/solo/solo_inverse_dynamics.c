@@ -3,7 +3,7 @@
  * solo_inverse_dynamics and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbc2cd56291159913ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfbe6eab83d43f15ULL
 #error "solo_inverse_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
