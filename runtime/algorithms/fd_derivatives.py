@@ -10,7 +10,8 @@ of all the columns ``dID/dx`` and of the identity's (``M^-1 = -M^-1 (-I)``) toge
 the factor of ``-M = L^T (-D) L`` (``-Dinv``: no column is negated, and ``x (-d)`` is
 ``-(x d)`` exactly), never a dense one: ``ops.solve_ltdl`` is `ltdl_apply_inverse` of
 each column, which the generated C runs as one loop over the columns
-(`rbdgen.ir.trace.TreeSolve`). No solve checks a residual: with M's pivots checked, none
+(`rbdgen.ir.trace.TreeSolve`); ``M^-1``, symmetric, is read from the half of each column at and
+before it depth first (`minv.mirrored`), so the C's kernel leaves the rest of those columns unsolved. No solve checks a residual: with M's pivots checked, none
 could fail (`ltdl`'s module docstring).
 """
 
@@ -20,6 +21,7 @@ from .. import spatial as sp
 from . import coordinates
 from .crba import crba
 from .ltdl import coordinate_parents, ltdl, ltdl_apply_inverse
+from .minv import mirrored
 from .rnea import rnea
 from .rnea_derivatives import rnea_derivatives
 
@@ -59,7 +61,8 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
         xs += [list(ops.solve_spd(H, [sp.neg(x) for x in b], WHAT)) for b in bs[-G:]]  # M^-1 I: I solved as is
     else:
         minus_Dinv = [sp.neg(d) for d in Dinv]                                     # -M = L^T (-D) L
-        xs = ops.solve_ltdl(L, minus_Dinv, lam, bs)                                # -M^-1 b
+        xs = list(ops.solve_ltdl(L, minus_Dinv, lam, bs))                          # -M^-1 b
+        xs[-G:] = mirrored(xs[-G:], lam)                                            # M^-1: symmetric, half read
     out, start = {}, 0
     for wrt, columns in rhs.items():
         out[wrt], start = xs[start:start + len(columns)], start + len(columns)
