@@ -23,10 +23,10 @@ epsilon of the backend's precision, ``ops.eps``):
    proves ill-conditioning; a passing one can miss it (it may overestimate the
    reciprocal condition number).
 
-No residual is checked, and none need be: the dense solve's residual check
-(``||b - H x|| <= 100 n eps (||H|| ||x|| + ||b||)``, `check_residual` in the
-2-norm with ``trace(H)`` for ``||H||_2``) cannot fail once every pivot is
-positive. The solve is then backward stable in that norm: each column solved
+No residual is checked, and none need be: a residual check as the dense
+solve's, ``||b - H x||_2 <= 100 n eps (trace(H) ||x||_2 + ||b||_2)`` (for a
+positive definite H, ``trace(H)`` bounds ``||H||_2``), cannot fail once every
+pivot is positive. The solve is then backward stable in that norm: each column solved
 satisfies ``(H + dH) x = b`` with ``|dH| <= gamma_{3n+2} |L^T| D |L|`` (Higham,
 "Accuracy and Stability of Numerical Algorithms", thm. 10.4, with
 ``R = D^1/2 L``: its ``gamma_{3n+1}`` and one rounding more, multiplying by
@@ -37,8 +37,8 @@ pivoting, and a skipped structural zero is an exact term), and
 order. So ``||b - H x||_2 <= (3n + 2) eps trace(H) ||x||_2`` to first order,
 inside the check's bound, whichever vector is solved. Every solve by a factor
 of `ltdl` relies on this (`solve_tree`, `minv`, `fd_derivatives`, the contact
-solves' M): a probe column or a residual would cost operations and could not
-fail. NaN would pass a residual check anyway: a non-finite right-hand side or
+solves by M and by the Delassus matrix): a probe column or a residual would cost
+operations and could not fail. NaN would pass a residual check anyway: a non-finite right-hand side or
 solution is reported as `NonFiniteError` by the finiteness check of every
 operation's outputs, as the dense solve reports it.
 """
@@ -47,7 +47,6 @@ from __future__ import annotations
 
 from .. import spatial as sp
 from ..errors import IllConditionedError, SingularError
-from .cholesky import residual_tolerance
 
 
 def dof_parents(parent, floating: bool) -> tuple:
@@ -147,27 +146,6 @@ def ltdl_apply_inverse(L, Dinv, lam, b):
         for j in ancestors(lam, k):
             x[k] = sp.sub(x[k], sp.mul(L[k][j], x[j]))                              # x_k -= L_kj x_j
     return x
-
-
-def _norm2(values, ops):
-    return ops.sqrt(sp.dot(values, values))
-
-
-def check_residual(H, lam, x, b, ops, what: str, error=IllConditionedError):
-    """``||b - H x||_2 <= 100 n eps (trace(H) ||x||_2 + ||b||_2)`` over the pattern of ``lam``, else ``error``
-    (for a positive definite ``H``, ``trace(H)`` bounds ``||H||_2``, the largest eigenvalue, at the cost of n
-    additions). A solve by a factor of `ltdl` whose pivots were checked needs no such check (the module
-    docstring); the contact constraints' solve keeps it."""
-    r, trace = list(b), 0
-    for k in range(len(b)):
-        r[k] = sp.sub(r[k], sp.mul(H[k][k], x[k]))                                  # r = b - H x
-        trace = sp.add(trace, H[k][k])
-        for j in ancestors(lam, k):
-            r[k] = sp.sub(r[k], sp.mul(H[k][j], x[j]))
-            r[j] = sp.sub(r[j], sp.mul(H[k][j], x[k]))
-    bound = sp.mul(residual_tolerance(len(b), ops.eps), sp.add(sp.mul(trace, _norm2(x, ops)), _norm2(b, ops)))
-    ops.require_not_negative(sp.sub(bound, _norm2(r, ops)), error,
-                             f"{what}: residual check failed (||b - H x||_2 above its bound)")
 
 
 def solve_tree(H, b, lam, ops, what: str):
