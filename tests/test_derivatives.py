@@ -355,7 +355,8 @@ def test_statuses_of_the_mass_matrix_factor(build_model):
         head = (base,) if floating else ()
         assert np.linalg.cond(s.mass_matrix(*head, q[0])) > 1e10
         tau = np.ones(q.shape[1] + (6 if floating else 0))
-        for solver, message in ((c, "forward_dynamics_derivatives: "), (s, "mass matrix (forward-dynamics derivatives) ")):
+        messages = ((c, "forward_dynamics_derivatives: "), (s, "mass matrix (forward-dynamics derivatives) "))
+        for solver, message in messages:
             with pytest.raises(error, match=rf"^{re.escape(message)}.*\(state 0\)$"):
                 solver.forward_dynamics_derivatives(*head, q[0], np.ones_like(q[0]), tau)
         if not floating:  # the fine state beside it: the Jacobians of both engines agree

@@ -92,8 +92,8 @@ FAULTS = {
     "cholesky_positivity": (_cross, "forward_dynamics", replaced("d = cj[j];", "d = -cj[j];"), rbdgen.SingularError),
     # FD derivatives: the checks of M's factor, which every solve of the operation uses
     "fd_derivatives_positivity": (_panda, "forward_dynamics_derivatives",
-                                  scaled("mass matrix (forward-dynamics derivatives) is not positive definite (pivot 4)",
-                                         "-1.0"), rbdgen.SingularError),
+                                  scaled("mass matrix (forward-dynamics derivatives) is not positive definite "
+                                         "(pivot 4)", "-1.0"), rbdgen.SingularError),
     "fd_derivatives_conditioning": (_panda, "forward_dynamics_derivatives",
                                     scaled("mass matrix (forward-dynamics derivatives) is ill-conditioned "
                                            "(equilibrated pivot 1 <= sqrt(eps))", "-1.0"), rbdgen.IllConditionedError),

@@ -11,8 +11,9 @@ the factor of ``-M = L^T (-D) L`` (``-Dinv``: no column is negated, and ``x (-d)
 ``-(x d)`` exactly), never a dense one: ``ops.solve_ltdl`` is `ltdl_apply_inverse` of
 each column, which the generated C runs as one loop over the columns
 (`rbdgen.ir.trace.TreeSolve`); ``M^-1``, symmetric, is read from the half of each column at and
-before it depth first (`minv.mirrored`), so the C's kernel leaves the rest of those columns unsolved. No solve checks a residual: with M's pivots checked, none
-could fail (`ltdl`'s module docstring).
+before it depth first (`minv.mirrored`), so the C's kernel leaves the rest of those columns
+unsolved. No solve checks a residual: with M's pivots checked, none could fail (`ltdl`'s module
+docstring).
 """
 
 from __future__ import annotations
