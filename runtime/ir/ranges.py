@@ -208,9 +208,9 @@ class Analysis:
                 continue
             least = min(abs(r.low), abs(r.high))  # |w| >= lam^d least, and |w| <= max
             if r.degree > 0:
-                high = min(high, (self.p.max / least) ** (2 / r.degree))
+                high = min(high, _power(self.p.max / least, 2 / r.degree))
             else:
-                low = max(low, (least / self.p.max) ** (2 / -r.degree))
+                low = max(low, _power(least / self.p.max, 2 / -r.degree))
         while stack:
             w = stack.pop()
             if w.id not in assured:
@@ -235,6 +235,14 @@ class Analysis:
         if abs(r.degree) > 2 or low < 1 / self.p.max or high > self.p.max * (1 + 16 * self.p.u):
             return math.inf  # the widening covers subnormals only for lam^2 >= 1 / max, degrees up to 2
         return r.bound * (high if r.degree > 0 else 1 / low) ** (abs(r.degree) / 2)
+
+
+def _power(x: float, e: float) -> float:
+    """``x ** e``, inf where it overflows."""
+    try:
+        return x ** e
+    except OverflowError:
+        return math.inf
 
 
 def bounded_outputs(kernel: Kernel, precision: str = "double", absent=()) -> dict:
