@@ -24,9 +24,13 @@ What is known of the inputs:
 
 Every operation's interval is widened by its rounding: ``4 u`` relatively (the operation's and the bound's
 own), and the absolute error of a subnormal result, ``tiny * max`` in units of ``lam^d`` where
-``lam^2 >= 1 / max``. A node is finite when its operands are, its interval is defined (no division by
-an interval containing zero, no square root of a possibly negative value) and its bound, scaled by the
-largest ``lam^d``, is at most `MARGIN` times the largest value.
+``lam^2 >= 1 / max``; a constant added to a finite value near the largest (a joint angle's offset) or a
+factor of magnitude at most 1 (a mimic multiplier) keeps it finite. A node is finite when its operands
+are, its interval is defined (no division by an interval containing zero, no square root of a possibly
+negative value) and its bound, scaled by the largest ``lam^d``, is at most the largest value; or when a
+check makes it finite (``w`` above, and the operands of a finite sum, product or square root). An
+output is bounded where every entry is finite, of degree 0 and within `MARGIN` times the largest value;
+``absent`` inputs (an optional input not given) are zero.
 """
 
 from __future__ import annotations
