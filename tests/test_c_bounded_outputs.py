@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import rbdgen
 from helpers import pinocchio
+from robots import ROBOTS
 
 OK, INVALID, NONFINITE = 0, 1, 4
 
@@ -88,3 +90,22 @@ def test_a_tiny_quaternion_is_refused(compiled):
         inputs = {"q": np.zeros(12), "base": np.r_[np.zeros(3), 0, 0, 0, scale, np.zeros(12)]}
         status, out = raw(solver, "mass_matrix", inputs)
         assert status == INVALID and not out["M"].any()
+
+
+def test_fixed_base_kinematics_on_huge_angles(build_model):
+    """A fixed base's pose and Jacobian of a link are bounded (sines, cosines, lever arms): no check, and at
+    q ~ 1e300 Pinocchio's (the quaternion up to its sign)."""
+    model = rbdgen.load_urdf(ROBOTS["panda"].path)
+    link = "panda_hand"
+    solver = build_model(model, prefix="panda_huge", ops=["forward_kinematics", "jacobian"], frames=[link])
+    ref = pinocchio("panda")
+    q = np.random.default_rng(11).uniform(-1, 1, model.joint_count) * 1e300
+    status, out = raw(solver, f"forward_kinematics_{link}", {"q": q})
+    pose = ref.forward_kinematics(None, q, link)
+    assert status == OK
+    np.testing.assert_allclose(out["pose"][:3], pose[:3], rtol=1e-9, atol=1e-12)
+    sign = np.sign(out["pose"][3:] @ pose[3:])
+    np.testing.assert_allclose(sign * out["pose"][3:], pose[3:], rtol=1e-9, atol=1e-12)
+    status, out = raw(solver, f"jacobian_{link}", {"q": q})
+    assert status == OK
+    np.testing.assert_allclose(out["jacobian"].reshape(-1, 6).T, ref.jacobian(None, q, link), rtol=1e-9, atol=1e-12)
