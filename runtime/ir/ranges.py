@@ -99,7 +99,7 @@ class Analysis:
             return self.ranges[x.id]
         return self._widen(Range(0, float(x), float(x)), absolute=False)
 
-    def _widen(self, r: Range, absolute: bool = True) -> Range:
+    def _widen(self, r: Range, absolute: bool = True) -> Optional[Range]:
         if not (math.isfinite(r.low) and math.isfinite(r.high)):
             return None
         slack = self.p.tiny * self.p.max if absolute else 0.0
