@@ -97,9 +97,11 @@ FAULTS = {
     "fd_derivatives_conditioning": (_panda, "forward_dynamics_derivatives",
                                     scaled("mass matrix (forward-dynamics derivatives) is ill-conditioned "
                                            "(equilibrated pivot 1 <= sqrt(eps))", "-1.0"), rbdgen.IllConditionedError),
-    # the outputs' finiteness check
-    "output_finiteness": (_panda, "mass_matrix", lambda text: re.sub(r"(\n +M\[0\] = \w+);", r"\1 + HUGE_VAL;",
-                                                                     text, count=1), rbdgen.NonFiniteError),
+    # the outputs' finiteness check (inverse dynamics keeps it: its velocities are squared; the mass matrix's
+    # entries are bounded, `rbdgen.ir.ranges`, and it has none)
+    "output_finiteness": (_panda, "inverse_dynamics", lambda text: re.sub(r"(\n +tau\[0\] = \w+);",
+                                                                          r"\1 + HUGE_VAL;", text, count=1),
+                          rbdgen.NonFiniteError),
 }
 
 
