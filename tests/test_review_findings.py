@@ -36,7 +36,7 @@ def test_a_subnormal_total_mass_is_refused_not_printed_as_inf():
                    "with M = inf; fix: refuse a constant that is not finite in the emitted precision (ModelError "
                    "naming the precision, e.g. in printer.literal or when tracing)")
 def test_a_constant_beyond_the_float_range_is_refused():
-    """One joint of axial inertia 1e39 + 0.01: M is the constant 1.0e39, ``M[0] = 1.000...e+39f;`` in a float build,
+    """One joint of axial inertia 1e39 (+ 0.01): M is a constant, ``M[0] = 1e+39f;`` in a float build,
     inf in the output of a call that returns status OK (compiled by hand in the review)."""
     model = rbdgen.load_urdf_string(_chain(1.0, inertia=1e39, joints=1))
     with pytest.raises(ModelError, match="float"):
