@@ -34,13 +34,14 @@ from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 
 from .builds import compile_program
-from .c_loop import STATES, c_array
+from .c_loop import PLACEMENT, STATES, c_array
 
 PROGRAM = r"""
-#define _POSIX_C_SOURCE 199309L
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+@PLACEMENT@
 {includes}
 {arrays}
 static double now(void) {{ struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }}
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "%.17g\n", sink);
     return 0;
 }}
-"""
+""".replace("@PLACEMENT@", PLACEMENT)
 
 BODY = r"""
     {{
@@ -69,6 +70,7 @@ BODY = r"""
         }}
         for (r = 0; r < rounds; ++r)
             for (s = 0; s < 2; ++s) {{
+                if (s == 0) bench_place_code();  /* each round on other physical pages (placement.h) */
                 t0 = now();
                 if ((r + s) % 2 == 0) {{
                     for (rep = 0; rep < reps; ++rep) for (i = 0; i < {STATES}; ++i) {a};
