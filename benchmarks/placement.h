@@ -1,10 +1,9 @@
 /* bench_place_code(): moves the program's machine code to other physical pages (Linux; elsewhere it
  * does nothing and returns -1), the same bytes at the same addresses.
  *
- * The same program runs at different speeds depending on the physical pages its code lies in: on
- * the benchmark machine, G1's inverse dynamics (64 KB of code, more than the 32 KB instruction cache)
- * takes 0.96 us in most placements and up to 1.39 us in others, and a program keeps its pages for as
- * long as its file stays in the page cache (docs/benchmarks.md, "Where the code lies").
+ * The same program runs at different speeds depending on the physical pages its code lies in, where
+ * the code is larger than the instruction cache, and a program keeps its pages for as long as its file
+ * stays in the page cache (docs/benchmarks.md, "Where the code lies").
  * The C loops (c_loop.py, ab.py) and the C++ loops (timing.hpp) call this before each timed round,
  * so that the rounds sample placements and their median is the usual one. 0 when it moved the code.
  */

@@ -193,17 +193,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, 
         const double t168 = tau[5] * t109;
         const double t169 = t167 + t168;
         /* body 0 FL_SHOULDER: XJ */
-        double t170, t171, t172, t173; solo_sincos2(q[0], q[1], &t170, &t171, &t172, &t173);
-        /* body 2 HL_SHOULDER: XJ */
-        double t174, t175, t176, t177; solo_sincos2(q[2], q[3], &t174, &t175, &t176, &t177);
+        double t170, t171, t172, t173, t174, t175, t176, t177; solo_sincos4(q[0], q[1], q[2], q[3], &t170, &t171, &t172, &t173, &t174, &t175, &t176, &t177);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t178, t179, t180, t181; solo_sincos2(q[4], q[5], &t178, &t179, &t180, &t181);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t182, t183, t184, t185; solo_sincos2(q[6], q[7], &t182, &t183, &t184, &t185);
+        double t178, t179, t180, t181, t182, t183, t184, t185; solo_sincos4(q[4], q[5], q[6], q[7], &t178, &t179, &t180, &t181, &t182, &t183, &t184, &t185);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t186, t187, t188, t189; solo_sincos2(q[8], q[9], &t186, &t187, &t188, &t189);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t190, t191, t192, t193; solo_sincos2(q[10], q[11], &t190, &t191, &t192, &t193);
+        double t186, t187, t188, t189, t190, t191, t192, t193; solo_sincos4(q[8], q[9], q[10], q[11], &t186, &t187, &t188, &t189, &t190, &t191, &t192, &t193);
         /* body 0 FL_SHOULDER: v, c, pA */
         const double t194 = t119 * t171;
         const double t195 = t124 * t170;

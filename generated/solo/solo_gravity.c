@@ -136,17 +136,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const dou
         const double t111 = 9.80665 * t107;
         const double t112 = 9.80665 * t109;
         /* body 0 FL_SHOULDER: XJ */
-        double t113, t114, t115, t116; solo_sincos2(q[0], q[1], &t113, &t114, &t115, &t116);
-        /* body 2 HL_SHOULDER: XJ */
-        double t117, t118, t119, t120; solo_sincos2(q[2], q[3], &t117, &t118, &t119, &t120);
+        double t113, t114, t115, t116, t117, t118, t119, t120; solo_sincos4(q[0], q[1], q[2], q[3], &t113, &t114, &t115, &t116, &t117, &t118, &t119, &t120);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t121, t122, t123, t124; solo_sincos2(q[4], q[5], &t121, &t122, &t123, &t124);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t125, t126, t127, t128; solo_sincos2(q[6], q[7], &t125, &t126, &t127, &t128);
+        double t121, t122, t123, t124, t125, t126, t127, t128; solo_sincos4(q[4], q[5], q[6], q[7], &t121, &t122, &t123, &t124, &t125, &t126, &t127, &t128);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t129, t130, t131, t132; solo_sincos2(q[8], q[9], &t129, &t130, &t131, &t132);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t133, t134, t135, t136; solo_sincos2(q[10], q[11], &t133, &t134, &t135, &t136);
+        double t129, t130, t131, t132, t133, t134, t135, t136; solo_sincos4(q[8], q[9], q[10], q[11], &t129, &t130, &t131, &t132, &t133, &t134, &t135, &t136);
         /* body 0 FL_SHOULDER: v, a, f */
         const double t137 = t111 * t114;
         const double t138 = t112 * t113;

@@ -206,17 +206,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_inverse_dynamics(const double *base, 
         const double t181 = t109 * t152;
         const double t182 = t180 + t181;
         /* body 0 FL_SHOULDER: XJ */
-        double t183, t184, t185, t186; solo_sincos2(q[0], q[1], &t183, &t184, &t185, &t186);
-        /* body 2 HL_SHOULDER: XJ */
-        double t187, t188, t189, t190; solo_sincos2(q[2], q[3], &t187, &t188, &t189, &t190);
+        double t183, t184, t185, t186, t187, t188, t189, t190; solo_sincos4(q[0], q[1], q[2], q[3], &t183, &t184, &t185, &t186, &t187, &t188, &t189, &t190);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t191, t192, t193, t194; solo_sincos2(q[4], q[5], &t191, &t192, &t193, &t194);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t195, t196, t197, t198; solo_sincos2(q[6], q[7], &t195, &t196, &t197, &t198);
+        double t191, t192, t193, t194, t195, t196, t197, t198; solo_sincos4(q[4], q[5], q[6], q[7], &t191, &t192, &t193, &t194, &t195, &t196, &t197, &t198);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t199, t200, t201, t202; solo_sincos2(q[8], q[9], &t199, &t200, &t201, &t202);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t203, t204, t205, t206; solo_sincos2(q[10], q[11], &t203, &t204, &t205, &t206);
+        double t199, t200, t201, t202, t203, t204, t205, t206; solo_sincos4(q[8], q[9], q[10], q[11], &t199, &t200, &t201, &t202, &t203, &t204, &t205, &t206);
         /* body 0 FL_SHOULDER: v, a, f */
         const double t207 = t119 * t184;
         const double t208 = t124 * t183;

@@ -111,17 +111,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_velocity_product_forces(const double 
         const double t87 = t31 * t70;
         const double t88 = t86 - t87;
         /* body 0 FL_SHOULDER: XJ */
-        double t89, t90, t91, t92; solo_sincos2(q[0], q[1], &t89, &t90, &t91, &t92);
-        /* body 2 HL_SHOULDER: XJ */
-        double t93, t94, t95, t96; solo_sincos2(q[2], q[3], &t93, &t94, &t95, &t96);
+        double t89, t90, t91, t92, t93, t94, t95, t96; solo_sincos4(q[0], q[1], q[2], q[3], &t89, &t90, &t91, &t92, &t93, &t94, &t95, &t96);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t97, t98, t99, t100; solo_sincos2(q[4], q[5], &t97, &t98, &t99, &t100);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t101, t102, t103, t104; solo_sincos2(q[6], q[7], &t101, &t102, &t103, &t104);
+        double t97, t98, t99, t100, t101, t102, t103, t104; solo_sincos4(q[4], q[5], q[6], q[7], &t97, &t98, &t99, &t100, &t101, &t102, &t103, &t104);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t105, t106, t107, t108; solo_sincos2(q[8], q[9], &t105, &t106, &t107, &t108);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t109, t110, t111, t112; solo_sincos2(q[10], q[11], &t109, &t110, &t111, &t112);
+        double t105, t106, t107, t108, t109, t110, t111, t112; solo_sincos4(q[8], q[9], q[10], q[11], &t105, &t106, &t107, &t108, &t109, &t110, &t111, &t112);
         /* body 0 FL_SHOULDER: v, a, f */
         const double t113 = t41 * t90;
         const double t114 = t46 * t89;
