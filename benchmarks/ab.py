@@ -9,7 +9,7 @@ checkouts, or with two options). One C program calls both: for each operation co
 both, ``--rounds`` rounds each time A's and B's loop over the same random states, A first in
 even rounds and B first in odd ones, on the thread's CPU-time clock (time the process spends
 descheduled does not count). Each round first moves the program's code to other physical
-pages (placement.h): the same bytes run up to 40% slower on unlucky pages, so the median
+pages (placement.h): the same bytes run up to 45% slower on unlucky pages, so the median
 ratio is the usual placement's. A process on a loaded machine can run slower throughout:
 compare the ratios of the fastest round, the first quartile and the median, and repeat a
 run (two folders of the same code give the noise).

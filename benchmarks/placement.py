@@ -6,7 +6,7 @@ Per robot and set of flags, one C loop program (`c_loop.build_c_bench`, 64 rando
 CPU-time clock) whose every timed round first moves the program's code to other physical pages
 (`placement.h`): per operation the median time per call over the rounds, the 90th percentile, the
 slowest, and how many rounds ran more than 5% slower than the median. Where the code of an operation is
-larger than the instruction cache, a round on unlucky pages runs up to 40% slower with the same bytes at
+larger than the instruction cache, a round on unlucky pages runs up to 45% slower with the same bytes at
 the same addresses (docs/benchmarks.md, "Where the code lies"). Prints a Markdown table.
 """
 
