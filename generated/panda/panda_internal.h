@@ -248,9 +248,19 @@ RBDGEN_HOST_DEVICE static inline panda_v2 panda_sincos_abs2(panda_v2 x)
     return (panda_v2)((panda_u2)x & ~((uint64_t)1 << 63));
 }
 
+/* The two steps below are inlined into panda_sincos2 and panda_sincos4 where the compiler optimises, and
+   called at -O0, where inlining them would give each caller the frames of both (the stack bound, stack.py). */
+#ifndef RBDGEN_SINCOS_STEP
+#if defined(__OPTIMIZE__)
+#define RBDGEN_SINCOS_STEP __attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline
+#else
+#define RBDGEN_SINCOS_STEP RBDGEN_HOST_DEVICE static inline
+#endif
+#endif
+
 /* The reduction of panda_sincos for two angles, lane by lane: y = hi + lo and the quadrant's bits n; the lanes
    where it holds (all ones), as `usual` in panda_sincos. */
-__attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline panda_m2 panda_sincos_reduce2(panda_v2 x, panda_v2 *hi_, panda_v2 *lo_, panda_u2 *n)
+RBDGEN_SINCOS_STEP panda_m2 panda_sincos_reduce2(panda_v2 x, panda_v2 *hi_, panda_v2 *lo_, panda_u2 *n)
 {
     const panda_v2 shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
     const panda_v2 fk = shifted - 0x1.8p52;
@@ -267,7 +277,7 @@ __attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline panda_m2 panda_s
 }
 
 /* The sines and cosines of two angles from their reduction (panda_sincos_reduce2), lane by lane. */
-__attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline void panda_sincos_finish2(panda_v2 hi, panda_v2 lo, panda_u2 n, panda_v2 *s, panda_v2 *c)
+RBDGEN_SINCOS_STEP void panda_sincos_finish2(panda_v2 hi, panda_v2 lo, panda_u2 n, panda_v2 *s, panda_v2 *c)
 {
     const panda_v2 z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
     const panda_v2 P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)

@@ -248,9 +248,19 @@ RBDGEN_HOST_DEVICE static inline solo_v2 solo_sincos_abs2(solo_v2 x)
     return (solo_v2)((solo_u2)x & ~((uint64_t)1 << 63));
 }
 
+/* The two steps below are inlined into solo_sincos2 and solo_sincos4 where the compiler optimises, and
+   called at -O0, where inlining them would give each caller the frames of both (the stack bound, stack.py). */
+#ifndef RBDGEN_SINCOS_STEP
+#if defined(__OPTIMIZE__)
+#define RBDGEN_SINCOS_STEP __attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline
+#else
+#define RBDGEN_SINCOS_STEP RBDGEN_HOST_DEVICE static inline
+#endif
+#endif
+
 /* The reduction of solo_sincos for two angles, lane by lane: y = hi + lo and the quadrant's bits n; the lanes
    where it holds (all ones), as `usual` in solo_sincos. */
-__attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline solo_m2 solo_sincos_reduce2(solo_v2 x, solo_v2 *hi_, solo_v2 *lo_, solo_u2 *n)
+RBDGEN_SINCOS_STEP solo_m2 solo_sincos_reduce2(solo_v2 x, solo_v2 *hi_, solo_v2 *lo_, solo_u2 *n)
 {
     const solo_v2 shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
     const solo_v2 fk = shifted - 0x1.8p52;
@@ -267,7 +277,7 @@ __attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline solo_m2 solo_sin
 }
 
 /* The sines and cosines of two angles from their reduction (solo_sincos_reduce2), lane by lane. */
-__attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline void solo_sincos_finish2(solo_v2 hi, solo_v2 lo, solo_u2 n, solo_v2 *s, solo_v2 *c)
+RBDGEN_SINCOS_STEP void solo_sincos_finish2(solo_v2 hi, solo_v2 lo, solo_u2 n, solo_v2 *s, solo_v2 *c)
 {
     const solo_v2 z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
     const solo_v2 P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
