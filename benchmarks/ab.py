@@ -15,7 +15,8 @@ compare the ratios of the fastest round, the first quartile and the median, and 
 run (two folders of the same code give the noise).
 
 ``--asm``: per operation and folder, the instructions and the stack references (``(%rsp)``
-operands: spills and reloads, mostly) of its objects, counted by objdump: they do not depend
+operands, and ``(%rbp)`` ones in a function whose frame pointer %rbp is: spills and reloads,
+mostly) of its objects, counted by objdump: they do not depend
 on the machine's load.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import subprocess
 import tempfile
@@ -174,10 +176,21 @@ def asm_counts(folder: Folder, name: str, flags, extra) -> tuple:
                             str(obj)], check=True)
             text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(obj)], check=True, capture_output=True,
                                   text=True).stdout
-            lines = [line for line in text.splitlines() if line.startswith(" ") and "\t" in line]
-            instructions += len(lines)
-            stack += sum("(%rsp)" in line for line in lines)
+            for function in re.split(r"\n[0-9a-f]+ <[^>]+>:\n", text)[1:]:
+                lines = [line for line in function.splitlines() if line.startswith(" ") and "\t" in line]
+                instructions += len(lines)
+                stack += sum(_stack_reference(line, _frame_pointer(lines)) for line in lines)
     return instructions, stack
+
+
+def _frame_pointer(lines) -> bool:
+    """Whether a function's prologue makes %rbp its frame pointer (GCC does for a frame aligned past 16 bytes, as
+    for -march=native's vectors): its stack slots are then ``(%rbp)`` operands."""
+    return any(line.endswith("mov    %rsp,%rbp") for line in lines[:8])
+
+
+def _stack_reference(line: str, frame_pointer: bool) -> bool:
+    return "(%rsp)" in line or (frame_pointer and "(%rbp)" in line)
 
 
 def quantile(values, q):

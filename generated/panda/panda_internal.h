@@ -34,6 +34,16 @@
 #define RBDGEN_ALIGNED
 #endif
 #endif
+/* RBDGEN_NOINLINE keeps a tree-sparse solve kernel with tables (templates/c/ltdl.c.j2) a function of its
+   own (GCC and Clang; nvcc reads the same attribute): inlined into the straight-line code that calls it,
+   GCC -O2 allocates registers for both at once (UR5's FD derivatives 1.2x slower; docs/benchmarks.md). */
+#ifndef RBDGEN_NOINLINE
+#if defined(__GNUC__)
+#define RBDGEN_NOINLINE __attribute__((noinline))
+#else
+#define RBDGEN_NOINLINE
+#endif
+#endif
 typedef char panda_ieee_double_[(sizeof(double) == sizeof(uint64_t)) ? 1 : -1];
 
 /* x's bits as an unsigned integer. */

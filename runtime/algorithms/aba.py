@@ -3,8 +3,8 @@
 Runtime checks are explicit: ``ops.require_positive`` for each joint's
 articulated inertia ``d``, and for the floating base's 6x6 articulated inertia the
 checks of the tree-sparse solve (`ltdl.solve_tree`, its six coordinates in a chain:
-positive pivots, equilibrated pivots above sqrt(eps), the residual), traced inline
-like the rest.
+positive pivots, equilibrated pivots above sqrt(eps); no residual, which could not
+fail: `ltdl`'s module docstring), traced inline like the rest.
 """
 
 from __future__ import annotations
