@@ -88,9 +88,9 @@ extern "C" {
  *   M      out [324] mass matrix (G x G, column-major)
  * Cost: 610 mul, 600 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT.
- * Stack: at most 12480 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
+ * Stack: at most 13248 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
-#define RBDGEN_solo_STACK_MASS_MATRIX 12480
+#define RBDGEN_solo_STACK_MASS_MATRIX 13248
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
 /* solo_mass_matrix_batch: solo_mass_matrix on n states stored one after
@@ -108,9 +108,9 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
  * Cost: 1047 mul, 832 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 17832 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
+ * Stack: at most 18600 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17832
+#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 18600
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
 /* solo_velocity_product_forces_batch: solo_velocity_product_forces on n states stored one after
@@ -128,9 +128,9 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
  * Cost: 321 mul, 346 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 8568 bytes (RBDGEN_solo_STACK_GRAVITY).
+ * Stack: at most 9336 bytes (RBDGEN_solo_STACK_GRAVITY).
  */
-#define RBDGEN_solo_STACK_GRAVITY 8568
+#define RBDGEN_solo_STACK_GRAVITY 9336
 int solo_gravity(const double *base, const double *q, const double *loads, double *g);
 
 /* solo_gravity_batch: solo_gravity on n states stored one after
@@ -150,9 +150,9 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   tau    out [18] generalized forces (G)
  * Cost: 1125 mul, 1024 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 20424 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
+ * Stack: at most 21192 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20424
+#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 21192
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* solo_inverse_dynamics_batch: solo_inverse_dynamics on n states stored one after
@@ -172,9 +172,9 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1814 mul, 1833 add, 16 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
- * Stack: at most 32576 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 33344 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 32576
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33344
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -194,9 +194,9 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2120 mul, 1983 add, 16 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
- * Stack: at most 10704 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 11472 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 10704
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 11472
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
@@ -216,9 +216,9 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 1930 mul, 1634 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 31344 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
+ * Stack: at most 32112 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_solo_STACK_PASSIVE_TERMS 31344
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 32112
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after

@@ -11,37 +11,31 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__1_forward_dynamics_crba(const double
 {
     volatile double *const hand = w;  /* the values for later parts: stored one by one, each when computed */
     /* body 0 FL_SHOULDER: XJ */
-    double t0, t1, t2, t3; solo_sincos2(q[0], q[1], &t0, &t1, &t2, &t3);
+    double t0, t1, t2, t3, t4, t5, t6, t7; solo_sincos4(q[0], q[1], q[2], q[3], &t0, &t1, &t2, &t3, &t4, &t5, &t6, &t7);
     hand[0] = t1;
     hand[1] = t0;
     hand[2] = t3;
     hand[3] = t2;
-    /* body 2 HL_SHOULDER: XJ */
-    double t4, t5, t6, t7; solo_sincos2(q[2], q[3], &t4, &t5, &t6, &t7);
     hand[4] = t5;
     hand[5] = t4;
     hand[6] = t7;
     hand[7] = t6;
     /* body 4 FL_UPPER_LEG: XJ */
-    double t8, t9, t10, t11; solo_sincos2(q[4], q[5], &t8, &t9, &t10, &t11);
+    double t8, t9, t10, t11, t12, t13, t14, t15; solo_sincos4(q[4], q[5], q[6], q[7], &t8, &t9, &t10, &t11, &t12, &t13, &t14, &t15);
     hand[8] = t9;
     hand[9] = t8;
     hand[10] = t11;
     hand[11] = t10;
-    /* body 6 HL_UPPER_LEG: XJ */
-    double t12, t13, t14, t15; solo_sincos2(q[6], q[7], &t12, &t13, &t14, &t15);
     hand[12] = t13;
     hand[13] = t12;
     hand[14] = t15;
     hand[15] = t14;
     /* body 8 FL_LOWER_LEG: XJ */
-    double t16, t17, t18, t19; solo_sincos2(q[8], q[9], &t16, &t17, &t18, &t19);
+    double t16, t17, t18, t19, t20, t21, t22, t23; solo_sincos4(q[8], q[9], q[10], q[11], &t16, &t17, &t18, &t19, &t20, &t21, &t22, &t23);
     hand[16] = t17;
     hand[17] = t16;
     hand[18] = t19;
     hand[19] = t18;
-    /* body 10 HL_LOWER_LEG: XJ */
-    double t20, t21, t22, t23; solo_sincos2(q[10], q[11], &t20, &t21, &t22, &t23);
     hand[20] = t21;
     hand[21] = t20;
     hand[22] = t23;

@@ -195,17 +195,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, 
         const double t169 = tau[5] * t110;
         const double t170 = t168 + t169;
         /* body 0 FL_SHOULDER: XJ */
-        double t171, t172, t173, t174; solo_sincos2(q[0], q[1], &t171, &t172, &t173, &t174);
-        /* body 2 HL_SHOULDER: XJ */
-        double t175, t176, t177, t178; solo_sincos2(q[2], q[3], &t175, &t176, &t177, &t178);
+        double t171, t172, t173, t174, t175, t176, t177, t178; solo_sincos4(q[0], q[1], q[2], q[3], &t171, &t172, &t173, &t174, &t175, &t176, &t177, &t178);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t179, t180, t181, t182; solo_sincos2(q[4], q[5], &t179, &t180, &t181, &t182);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t183, t184, t185, t186; solo_sincos2(q[6], q[7], &t183, &t184, &t185, &t186);
+        double t179, t180, t181, t182, t183, t184, t185, t186; solo_sincos4(q[4], q[5], q[6], q[7], &t179, &t180, &t181, &t182, &t183, &t184, &t185, &t186);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t187, t188, t189, t190; solo_sincos2(q[8], q[9], &t187, &t188, &t189, &t190);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t191, t192, t193, t194; solo_sincos2(q[10], q[11], &t191, &t192, &t193, &t194);
+        double t187, t188, t189, t190, t191, t192, t193, t194; solo_sincos4(q[8], q[9], q[10], q[11], &t187, &t188, &t189, &t190, &t191, &t192, &t193, &t194);
         /* body 0 FL_SHOULDER: v, c, pA */
         const double t195 = t120 * t172;
         const double t196 = t125 * t171;
