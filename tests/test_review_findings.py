@@ -20,9 +20,6 @@ def _chain(mass: float, inertia: float = 1e-3, joints: int = 2) -> str:
     return f'<robot name="r">{links}{joints}</robot>'
 
 
-@pytest.mark.xfail(strict=True, reason="review: 1 / total mass folds to inf and the printer writes `inf.0` into "
-                   "the C (a compile error); fix: refuse it with a ModelError naming the mass (centroidal."
-                   "_require_mass: 1 / m not finite), and let printer.literal refuse any non-finite constant")
 def test_a_subnormal_total_mass_is_refused_not_printed_as_inf():
     """Masses of 1e-320 (the loader accepts them): the centre of mass' 1 / m overflows while tracing."""
     model = rbdgen.load_urdf_string(_chain(1e-320))

@@ -18,6 +18,7 @@ frame is known, so that a pass holds one branch's values, not every pose until c
 from __future__ import annotations
 
 import functools
+import math
 
 from .. import spatial as sp
 from ..errors import ModelError
@@ -63,6 +64,9 @@ def _joint_frames(tree: Tree, XJ: dict, X0b):
 def _require_mass(m):
     if sp.is_zero(m):
         raise ModelError("center of mass: the moving bodies have no mass")
+    if isinstance(m, float) and not (m != 0 and math.isfinite(1 / m)):
+        raise ModelError(f"center of mass: the moving bodies' total mass, {m!r} kg, has no finite reciprocal: "
+                         f"give the links their real masses")
     return m
 
 
