@@ -28,10 +28,6 @@ def test_a_subnormal_total_mass_is_refused_not_printed_as_inf():
         assert "inf.0" not in "".join(generated.files.values())
 
 
-@pytest.mark.xfail(strict=True, reason="review: a folded constant beyond FLT_MAX is printed as a float literal (inf "
-                   "at compile time) and the finiteness check reads only an output's computed entries: status OK "
-                   "with M = inf; fix: refuse a constant that is not finite in the emitted precision (ModelError "
-                   "naming the precision, e.g. in printer.literal or when tracing)")
 def test_a_constant_beyond_the_float_range_is_refused():
     """One joint of axial inertia 1e39 (+ 0.01): M is a constant, ``M[0] = 1e+39f;`` in a float build,
     inf in the output of a call that returns status OK (compiled by hand in the review)."""

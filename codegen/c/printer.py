@@ -8,9 +8,10 @@ out what these return.
 
 from __future__ import annotations
 
+import math
 import re
 
-from ...errors import STATUS
+from ...errors import STATUS, ModelError
 from ...names import c_text, check_prefix
 from ...ir.trace import Expr
 
@@ -24,6 +25,10 @@ PRECISIONS = {
     "double": ("double", "", "", "2.220446049250313e-16"),
     "float": ("float", "f", "f", "1.1920928955078125e-07"),
 }
+
+#: Per precision, the magnitude from which a literal rounds to infinity: halfway between the largest finite
+#: value (FLT_MAX = 2^128 - 2^104) and 2^128, which rounds to even, 2^128 (C99 6.4.4.2: the nearest value).
+OVERFLOW = {"double": math.inf, "float": 2.0 ** 128 - 2.0 ** 103}
 
 #: Per precision, for the checks that read a value's bits (checks.c.j2): the unsigned type as
 #: wide as the real, the exponent mask (all ones: inf or NaN), its lowest bit and the sign bit.
@@ -187,6 +192,7 @@ class Printer:
 
     def __init__(self, precision: str, prefix: str, reserved=()):
         self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
+        self.precision = precision
         self.prefix = prefix
         self.reserved = set(reserved) | RESERVED  # identifiers a label must not take: the parameters, C's words
         self.taken = set()  # the labels given as names
@@ -202,6 +208,12 @@ class Printer:
         self.solved = {}  # index of a `TreeSolve` -> (rows, array columns, column -> its array column)
 
     def literal(self, x) -> str:
+        """A constant as a C literal of the real type; one that is not finite in that type (a model's value
+        beyond the float range, or a folded one that overflowed: 1 / a subnormal mass) is refused."""
+        if not abs(float(x)) < OVERFLOW[self.precision]:
+            raise ModelError(f"the generated {self.precision} code would need the constant {float(x)!r}, which is not "
+                             f"finite in {self.precision} precision: check the model's values (masses, inertias, "
+                             f"lengths)" + (", or generate in double precision" if self.precision == "float" else ""))
         text = repr(float(x))
         if "e" not in text and "." not in text:
             text += ".0"
