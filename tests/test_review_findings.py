@@ -37,11 +37,6 @@ def test_a_constant_beyond_the_float_range_is_refused():
         assert "e+39f" not in generated.files["huge_mass_matrix.c"]
 
 
-@pytest.mark.xfail(strict=True, reason="review: -ffast-math (its -freciprocal-math) folds the quaternion's third "
-                   "check 1 / (2 / |q|^2) > 0 into |q|^2 / 2 > 0, which a quaternion of |q|^2 < 2 / DBL_MAX passes; "
-                   "s = 2 / |q|^2 is inf and M, g (no finiteness check since 9461c75) come back NaN with status OK "
-                   "(before: status 4). Fix: keep the dropped checks where __FAST_MATH__ is defined, and test the "
-                   "third check's s by its bits (finite), not through 1 / s")
 def test_fast_math_keeps_unchecked_outputs_finite(build_cache):
     """robot.h promises any optimisation level with or without -ffast-math; solo12's M and g at a quaternion of
     norm 1e-155 built with -O2 -ffast-math: refused (status 1) or finite."""

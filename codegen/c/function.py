@@ -93,6 +93,9 @@ class CFunction:
     bounded: list = field(default_factory=list)  # `Bound` of each output proven finite, with no check (or fewer)
     invalid: str = ""  # the condition under which the inputs are refused
     nonfinite: str = ""  # the condition under which the checked outputs fail
+    fast_checked: list = field(default_factory=list)  # where some are `bounded`: the `Check` of every output, which
+    # replaces ``checked`` under -ffast-math (the range analysis assumes IEEE arithmetic)
+    fast_nonfinite: str = ""  # the condition under which the outputs of ``fast_checked`` fail
     fail: str = ""  # statement that zeroes the outputs on a failed check
     counts: dict = field(default_factory=dict)
     handover: int = 0  # reals in ``w``: the values a part computes for a later one

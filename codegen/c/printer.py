@@ -146,7 +146,8 @@ def nonfinite_outputs(prefix: str, checks: list) -> str:
 def bound_comment(b) -> str:
     """Why an output has no finiteness check (`function.Bound`)."""
     where = f"without {' and '.join(b.given)}, " if b.given else ""
-    then = f"checked only where {' or '.join(b.given)} is given" if b.given else "no check"
+    then = (f"checked only where {' or '.join(b.given)} is given (always with -ffast-math)" if b.given
+            else "no check (but with -ffast-math)")
     return (f"{b.name}: {where}every entry is finite and within +-{b.bound:.3g} for every input the checks accept "
             f"(range analysis, rbdgen.ir.ranges): {then}")
 

@@ -46,6 +46,7 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
     bounded = bounded_outputs(kernel, precision)
     optional = [p for p in inputs if p.optional]
     without = bounded_outputs(kernel, precision, absent=[p.name for p in optional]) if optional else {}
+    every = []  # the check of each output with computed entries, whatever is given: kept under -ffast-math
     for p in outputs:
         computed = {}  # each distinct computed value -> its first entry
         for k, v in enumerate(kernel.outputs[p.name]):
@@ -53,15 +54,20 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
                 computed.setdefault(v.id, k)
         if not computed:
             continue
+        sparse = not fn.split and 2 * len(computed) <= p.size
+        at = tuple(computed.values()) if sparse else ()
+        every.append(Check(p, at))
         if p.name in bounded:
             fn.bounded.append(Bound(p.name, bounded[p.name]))
             continue
         given = tuple(optional) if p.name in without else ()
         if given:
             fn.bounded.append(Bound(p.name, without[p.name], tuple(q.name for q in given)))
-        sparse = not fn.split and 2 * len(computed) <= p.size
-        fn.checked.append(Check(p, tuple(computed.values()) if sparse else (), given))
+        fn.checked.append(Check(p, at, given))
     fn.nonfinite = printer.nonfinite_outputs(prefix, fn.checked)
+    if fn.bounded:
+        fn.fast_checked = every
+        fn.fast_nonfinite = printer.nonfinite_outputs(prefix, every)
     fn.statuses = returned_statuses(plan, bool(fn.checked))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
     fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8, trig=precision == "double")
@@ -88,7 +94,7 @@ def alias_function(kernel: Kernel, target: CFunction) -> CFunction:
     target's; its stack one frame more."""
     fn = CFunction(kernel.name, list(target.params), fail=target.fail, doc=kernel.doc, calls=target.op)
     fn.counts, fn.summary, fn.stack = dict(target.counts), target.summary, target.stack + FRAME
-    fn.statuses = target.statuses
+    fn.statuses, fn.fast_checked = target.statuses, target.fast_checked
     return fn
 
 

@@ -20,7 +20,12 @@
  *
  * Compiler flags: any optimisation level, with or without -ffast-math / -Ofast:
  * the checks of finiteness and positivity read the values' bits as integers, so
- * fast-math cannot remove them. Needs IEEE 754 double (checked at compile time).
+ * fast-math cannot remove them. Outputs that the range analysis proves finite for
+ * IEEE arithmetic are checked only where __FAST_MATH__ (-ffast-math, -Ofast),
+ * __RECIPROCAL_MATH__ or __ASSOCIATIVE_MATH__ (GCC: -freciprocal-math,
+ * -fassociative-math, -funsafe-math-optimizations) is defined; Clang defines
+ * neither for those options alone: there build with -ffast-math or without them.
+ * Needs IEEE 754 double (checked at compile time).
  * Stack: each function's bound below counts its arrays and one slot per scalar
  * it names, plus 256 bytes for it and for each of 3 levels of calls below it.
  *
@@ -74,6 +79,8 @@ extern "C" {
  *   M      out [49] mass matrix (G x G, column-major)
  * Cost: 204 mul, 222 add, 6 sin, 6 cos.
  * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT.
+ * Built with -ffast-math, -Ofast or GCC's -freciprocal-math, also RBDGEN_panda_NON_FINITE
+ * (outputs proven finite for IEEE arithmetic are checked there).
  * Stack: at most 6832 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
  */
 #define RBDGEN_panda_STACK_MASS_MATRIX 6832

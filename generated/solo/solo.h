@@ -23,7 +23,12 @@
  *
  * Compiler flags: any optimisation level, with or without -ffast-math / -Ofast:
  * the checks of finiteness and positivity read the values' bits as integers, so
- * fast-math cannot remove them. Needs IEEE 754 double (checked at compile time).
+ * fast-math cannot remove them. Outputs that the range analysis proves finite for
+ * IEEE arithmetic are checked only where __FAST_MATH__ (-ffast-math, -Ofast),
+ * __RECIPROCAL_MATH__ or __ASSOCIATIVE_MATH__ (GCC: -freciprocal-math,
+ * -fassociative-math, -funsafe-math-optimizations) is defined; Clang defines
+ * neither for those options alone: there build with -ffast-math or without them.
+ * Needs IEEE 754 double (checked at compile time).
  * Stack: each function's bound below counts its arrays and one slot per scalar
  * it names, plus 256 bytes for it and for each of 3 levels of calls below it.
  *
@@ -88,6 +93,8 @@ extern "C" {
  *   M      out [324] mass matrix (G x G, column-major)
  * Cost: 610 mul, 600 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT.
+ * Built with -ffast-math, -Ofast or GCC's -freciprocal-math, also RBDGEN_solo_NON_FINITE
+ * (outputs proven finite for IEEE arithmetic are checked there).
  * Stack: at most 13248 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
 #define RBDGEN_solo_STACK_MASS_MATRIX 13248

@@ -900,11 +900,21 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const dou
         g[5] = t746;
         if (status != RBDGEN_solo_OK) { solo_zero(g, 18); return status; }
     }
-    /* g: without loads, every entry is finite and within +-6.24e+03 for every input the checks accept (range analysis, rbdgen.ir.ranges): checked only where loads is given */
+    /* g: without loads, every entry is finite and within +-6.24e+03 for every input the checks accept (range analysis, rbdgen.ir.ranges): checked only where loads is given (always with -ffast-math) */
+#if defined(__FAST_MATH__) || defined(__RECIPROCAL_MATH__) || defined(__ASSOCIATIVE_MATH__)
+    /* -ffast-math or -Ofast (GCC and Clang define __FAST_MATH__; GCC the others for -freciprocal-math,
+       -fassociative-math, -funsafe-math-optimizations): the range analysis assumes IEEE arithmetic and checks that
+       hold as written, which reciprocal math breaks (1 / (2 / |q|^2) > 0 becomes |q|^2 / 2 > 0): all are checked */
+    if (!solo_finite(g, 18)) {
+        solo_zero(g, 18);
+        return RBDGEN_solo_NON_FINITE;
+    }
+#else
     if (loads != NULL && !solo_finite(g, 18)) {
         solo_zero(g, 18);
         return RBDGEN_solo_NON_FINITE;
     }
+#endif
     return RBDGEN_solo_OK;
 }
 

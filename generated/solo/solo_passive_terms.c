@@ -4049,12 +4049,23 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_passive_terms(const double *base, con
         }
         if (status != RBDGEN_solo_OK) { solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18); return status; }
     }
-    /* M: every entry is finite and within +-14.1 for every input the checks accept (range analysis, rbdgen.ir.ranges): no check */
-    /* g: every entry is finite and within +-6.24e+03 for every input the checks accept (range analysis, rbdgen.ir.ranges): no check */
+    /* M: every entry is finite and within +-14.1 for every input the checks accept (range analysis, rbdgen.ir.ranges): no check (but with -ffast-math) */
+    /* g: every entry is finite and within +-6.24e+03 for every input the checks accept (range analysis, rbdgen.ir.ranges): no check (but with -ffast-math) */
+#if defined(__FAST_MATH__) || defined(__RECIPROCAL_MATH__) || defined(__ASSOCIATIVE_MATH__)
+    /* -ffast-math or -Ofast (GCC and Clang define __FAST_MATH__; GCC the others for -freciprocal-math,
+       -fassociative-math, -funsafe-math-optimizations): the range analysis assumes IEEE arithmetic and checks that
+       hold as written, which reciprocal math breaks (1 / (2 / |q|^2) > 0 becomes |q|^2 / 2 > 0): all are checked */
+    static const int checked_M[104] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 40, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 114, 118, 122, 133, 137, 141, 152, 156, 160, 171, 175, 179, 190, 194, 209, 213, 228, 232, 247, 251};  /* its computed entries */
+    if ((M != NULL && !solo_finite_at(M, checked_M, 104)) || (g != NULL && !solo_finite(g, 18)) || (c != NULL && !solo_finite(c, 18))) {
+        solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18);
+        return RBDGEN_solo_NON_FINITE;
+    }
+#else
     if (c != NULL && !solo_finite(c, 18)) {
         solo_zero(M, 324); solo_zero(g, 18); solo_zero(c, 18);
         return RBDGEN_solo_NON_FINITE;
     }
+#endif
     return RBDGEN_solo_OK;
 }
 
