@@ -94,15 +94,18 @@ SMALL = {
         + _joint("last", "u", "v", axis="1 0 0", mimic=_mimic("after_mimic", offset="0.4"))
     ),
     # a hand: a finger and three joints following it with multipliers and offsets (a prismatic one, a
-    # mimic of a mimic) hang from the palm, an independent joint below one of them: ABA's macro joint
+    # mimic of a mimic) hang from the palm: ABA's macro joint; below one of them a second macro joint, a
+    # joint and its mimic on that body
     "hand": (
         _link("base") + _link("palm") + _link("fa") + _link("fb") + _link("tb") + _link("sl") + _link("nail")
+        + _link("nail_b")
         + _joint("wrist", "base", "palm", axis="0 1 0")
         + _joint("finger_a", "palm", "fa", axis="0 0 1")
         + _joint("finger_b", "palm", "fb", axis="0 0 1", mimic=_mimic("finger_a", "-0.7", "0.1"))
         + _joint("tip_b", "fb", "tb", axis="1 0 0", mimic=_mimic("finger_b", "1.5", "-0.2"))
         + _joint("slide", "palm", "sl", kind="prismatic", axis="0 1 0", mimic=_mimic("finger_a", "0.05", "0.01"))
         + _joint("nail", "tb", "nail", axis="0 1 0")
+        + _joint("nail_b", "tb", "nail_b", axis="1 0 0", mimic=_mimic("nail", "0.8", "0.05"))
     ),
     # a joint and its mimic both on the base, the mimic carrying an independent joint: a macro joint whose
     # root is the base (the world for a fixed base)
@@ -192,10 +195,11 @@ def test_small_mimic_models_compiled(case, floating, tmp_path, build_model):
     _check(solver, Reduced(text, tmp_path, floating, model), model, 2)
 
 
-@pytest.mark.parametrize("case,floating", [("chain", False), ("mixed", True)])
+@pytest.mark.parametrize("case,floating", [("chain", False), ("mixed", True), ("hand", True)])
 def test_mimic_casadi(case, floating, tmp_path):
-    """Every dynamics operation as a casadi.Function (M, ID, g, C qd, FD by ABA and by CRBA), with a load
-    on the last link, against Pinocchio reduced by the mimic map: 1e-12 (FD: 1e-10) normwise relative."""
+    """Every dynamics operation as a casadi.Function (M, ID, g, C qd, FD by ABA and by CRBA; "hand": ABA's
+    macro joints), with a load on the last link, against Pinocchio reduced by the mimic map: 1e-12 (FD: 1e-10)
+    normwise relative."""
     pytest.importorskip("casadi")
     from helpers import call_reference, rel_error, tolerance
     from test_casadi import casadi_map
@@ -227,7 +231,7 @@ def test_macro_joints_by_aba(case, floating, tmp_path, build_cache):
     armature = {k: v for k, v in armature.items() if f'"{k}"' in text}
     model = rbdgen.load_urdf_string(text, floating=floating, armature=armature)
     tree = Tree.from_model(model)
-    assert aba_obstacle(tree) is None and len(macro_joints(tree)) == 1
+    assert aba_obstacle(tree) is None and len(macro_joints(tree)) == {"hand": 2, "twins": 1}[case]
     generated = rbdgen.generate(model, ops=["forward_dynamics", "forward_dynamics_crba"], fd_algorithm="aba")
     assert generated.manifest["operations"]["forward_dynamics"]["algorithm"] == "aba"
     compiled = generated.compile(flags=TEST_FLAGS, cache=build_cache, validate=False)
