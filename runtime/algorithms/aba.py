@@ -21,8 +21,9 @@ force ``tau_theta = sum_j s_j^T f_j`` is then ``U^T a_p + D theta_ddot + E`` wit
 
     U = sum_tops Xup^T W,    D = sum_j (s_j^T (W_j + Fr_j) + a_j^2 armature_j),    E = sum_j (W_j^T c_j + s_j^T P_j)
 
-(``s_j^T IC_j Xup_j a_par``, written through the parents' accelerations, sums to the Fr terms), and the
-force on p is ``IC a_p + U theta_ddot + pC`` (``IC = sum_tops Xup^T IC Xup``, ``pC = sum_tops Xup^T Y``).
+(from the leaves up, the sum of ``s_k^T f_k`` over j's part is ``W_j^T a_j + s_j^T Fr_j theta_ddot +
+s_j^T P_j`` plus the D and E terms below j, the inertias being symmetric; ``a_j = Xup_j a_par + c_j +
+s_j theta_ddot`` turns it into ``W_j^T Xup_j a_par`` plus j's own D and E terms), and the force on p is ``IC a_p + U theta_ddot + pC`` (``IC = sum_tops Xup^T IC Xup``, ``pC = sum_tops Xup^T Y``).
 Eliminating ``theta_ddot = (u - U^T a_p) / D``, ``u = tau_theta - E``, leaves p the articulated inertia
 ``IC - U U^T / D`` and bias ``pC + U u / D``: one joint of ABA with a 6-vector U that no single axis gives.
 A group that does not hang from one body (a mimic joint in another branch than its master, below
