@@ -95,9 +95,11 @@ FAULTS = {
     # written out: `solves.LTDL_UNROLL_MAX`, Dinv[<row>])
     "fd_derivatives_probe": (_panda, "forward_dynamics_derivatives",
                              substituted(r"\* Dinv\[(\w+)\];", r"* (Dinv[\1] * 1.001);"), rbdgen.IllConditionedError),
-    # the outputs' finiteness check
-    "output_finiteness": (_panda, "mass_matrix", lambda text: re.sub(r"(\n +M\[0\] = \w+);", r"\1 + HUGE_VAL;",
-                                                                     text, count=1), rbdgen.NonFiniteError),
+    # the outputs' finiteness check (inverse dynamics keeps it: its velocities are squared; the mass matrix's
+    # entries are bounded, `rbdgen.ir.ranges`, and it has none)
+    "output_finiteness": (_panda, "inverse_dynamics", lambda text: re.sub(r"(\n +tau\[0\] = \w+);",
+                                                                          r"\1 + HUGE_VAL;", text, count=1),
+                          rbdgen.NonFiniteError),
 }
 
 

@@ -67,6 +67,18 @@ class Check:
 
     param: Param
     at: tuple = ()
+    given: tuple = ()  # `Param`s of optional inputs: checked only where one of them is given (without them the
+    # entries are bounded, `ranges.bounded_outputs`)
+
+
+@dataclass
+class Bound:
+    """An output the range analysis (`rbdgen.ir.ranges`) proves finite, every entry within ``bound`` in
+    magnitude: no finiteness check (``given``: only where these optional inputs are not given)."""
+
+    name: str
+    bound: float
+    given: tuple = ()
 
 
 @dataclass
@@ -78,6 +90,7 @@ class CFunction:
     params: list
     parts: list = field(default_factory=list)
     checked: list = field(default_factory=list)  # `Check` of each output whose finiteness is checked after storing
+    bounded: list = field(default_factory=list)  # `Bound` of each output proven finite, with no check (or fewer)
     invalid: str = ""  # the condition under which the inputs are refused
     nonfinite: str = ""  # the condition under which the checked outputs fail
     fail: str = ""  # statement that zeroes the outputs on a failed check
@@ -87,6 +100,7 @@ class CFunction:
     summary: str = ""
     doc: str = ""
     calls: str = ""  # the operation whose function computes this one's results, called as it is (`render`)
+    statuses: tuple = ()  # the names of the statuses it can return (`render.returned_statuses`)
 
     @property
     def split(self) -> bool:

@@ -128,10 +128,22 @@ def nonfinite_outputs(prefix: str, checks: list) -> str:
     tests = []
     for c in checks:
         name = c.param.name
-        test = (f"!{prefix}_finite_at({name}, checked_{name}, {len(c.at)})" if c.at
-                else f"!{prefix}_finite({name}, {c.param.size})")
-        tests.append(_when_given(c.param, test))
+        given = " || ".join(f"{q.name} != NULL" for q in c.given)
+        terms = ([f"{name} != NULL"] if c.param.optional else []) + ([f"({given})" if len(c.given) > 1 else given]
+                                                                      if given else [])
+        terms.append(f"!{prefix}_finite_at({name}, checked_{name}, {len(c.at)})" if c.at
+                     else f"!{prefix}_finite({name}, {c.param.size})")
+        test = " && ".join(terms)
+        tests.append(f"({test})" if len(terms) > 1 and len(checks) > 1 else test)
     return " || ".join(tests)
+
+
+def bound_comment(b) -> str:
+    """Why an output has no finiteness check (`function.Bound`)."""
+    where = f"without {' and '.join(b.given)}, " if b.given else ""
+    then = f"checked only where {' or '.join(b.given)} is given" if b.given else "no check"
+    return (f"{b.name}: {where}every entry is finite and within +-{b.bound:.3g} for every input the checks accept "
+            f"(range analysis, rbdgen.ir.ranges): {then}")
 
 
 def int_table(name: str, values) -> str:

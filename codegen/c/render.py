@@ -6,13 +6,15 @@ from __future__ import annotations
 import jinja2
 
 from ...algorithms.operations import INPUTS, operation
+from ...errors import OK, IllConditionedError, InvalidInputError, NonFiniteError, SingularError
 from ...manifest import interface_key
 from ...names import check_prefix, checked
 from ...ir.optimize import COUNT_KEYS, Schedule
-from ...ir.trace import Expr, Kernel
+from ...ir.ranges import bounded_outputs
+from ...ir.trace import Call, Expr, Guard, Kernel
 from .. import sincos
 from . import printer
-from .function import CFunction, Check, Param, Part
+from .function import Bound, CFunction, Check, Param, Part
 from .layout import Layout
 from .parts import part
 from .solves import CholeskyCopy, ltdl_kernel
@@ -41,18 +43,43 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
         this, spelled, arrays = part(fn, k, layout, plan, kernel, outputs, prefix, precision)
         fn.parts.append(this)
         frames.append(part_frame(spelled, arrays, this.checks))
+    bounded = bounded_outputs(kernel, precision)
+    optional = [p for p in inputs if p.optional]
+    without = bounded_outputs(kernel, precision, absent=[p.name for p in optional]) if optional else {}
     for p in outputs:
         computed = {}  # each distinct computed value -> its first entry
         for k, v in enumerate(kernel.outputs[p.name]):
             if isinstance(v, Expr) and v.op != "in":
                 computed.setdefault(v.id, k)
-        if computed:
-            sparse = not fn.split and 2 * len(computed) <= p.size
-            fn.checked.append(Check(p, tuple(computed.values()) if sparse else ()))
+        if not computed:
+            continue
+        if p.name in bounded:
+            fn.bounded.append(Bound(p.name, bounded[p.name]))
+            continue
+        given = tuple(optional) if p.name in without else ()
+        if given:
+            fn.bounded.append(Bound(p.name, without[p.name], tuple(q.name for q in given)))
+        sparse = not fn.split and 2 * len(computed) <= p.size
+        fn.checked.append(Check(p, tuple(computed.values()) if sparse else (), given))
     fn.nonfinite = printer.nonfinite_outputs(prefix, fn.checked)
+    fn.statuses = returned_statuses(plan, bool(fn.checked))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
     fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8, trig=precision == "double")
     return fn
+
+
+def returned_statuses(plan: Schedule, checked: bool) -> tuple:
+    """The names (`printer.STATUS_NAMES`) of the statuses a function can return, in order: OK, INVALID_INPUT
+    (its inputs' check), each check's (`Guard`), the checked solve's, NON_FINITE where an output is checked."""
+    codes = {OK, InvalidInputError.status}
+    for step in plan.steps:
+        if isinstance(step, Guard):
+            codes.add(step.status)
+        elif isinstance(step, Call):
+            codes |= {SingularError.status, IllConditionedError.status, NonFiniteError.status}
+    if checked:
+        codes.add(NonFiniteError.status)
+    return tuple(printer.status_name(code) for code in sorted(codes))
 
 
 def alias_function(kernel: Kernel, target: CFunction) -> CFunction:
@@ -61,6 +88,7 @@ def alias_function(kernel: Kernel, target: CFunction) -> CFunction:
     target's; its stack one frame more."""
     fn = CFunction(kernel.name, list(target.params), fail=target.fail, doc=kernel.doc, calls=target.op)
     fn.counts, fn.summary, fn.stack = dict(target.counts), target.summary, target.stack + FRAME
+    fn.statuses = target.statuses
     return fn
 
 
@@ -75,7 +103,8 @@ def environment() -> jinja2.Environment:
         finalize=lambda value: value if isinstance(value, jinja2.Undefined) else checked(value),
     )
     env.filters.update(c_param=printer.c_param, batch_argument=printer.batch_argument,
-                       int_table=printer.int_table, checked_table=printer.checked_table)
+                       int_table=printer.int_table, checked_table=printer.checked_table,
+                       bound_comment=printer.bound_comment)
     env.globals["generic_copies"] = [CholeskyCopy()]
     env.globals["sincos"] = sincos
     return env

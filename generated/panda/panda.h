@@ -73,6 +73,7 @@ extern "C" {
  *   q      in  [7] joint positions (J)
  *   M      out [49] mass matrix (G x G, column-major)
  * Cost: 204 mul, 222 add, 6 sin, 6 cos.
+ * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT.
  * Stack: at most 6064 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
  */
 #define RBDGEN_panda_STACK_MASS_MATRIX 6064
@@ -91,6 +92,7 @@ int panda_mass_matrix_batch(int n, const double *q, double *M, const unsigned ch
  *   qd     in  [7] joint velocities (J)
  *   c      out [7] velocity-product forces C(q, qd) qd (G)
  * Cost: 470 mul, 394 add, 6 sin, 6 cos.
+ * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_NON_FINITE.
  * Stack: at most 9568 bytes (RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES).
  */
 #define RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES 9568
@@ -109,6 +111,7 @@ int panda_velocity_product_forces_batch(int n, const double *q, const double *qd
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [7] gravity and load forces g(q) + J^T loads (G)
  * Cost: 162 mul, 180 add, 6 sin, 6 cos.
+ * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_NON_FINITE.
  * Stack: at most 5608 bytes (RBDGEN_panda_STACK_GRAVITY).
  */
 #define RBDGEN_panda_STACK_GRAVITY 5608
@@ -129,6 +132,7 @@ int panda_gravity_batch(int n, const double *q, const double *loads, double *g, 
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [7] generalized forces (G)
  * Cost: 529 mul, 500 add, 6 sin, 6 cos.
+ * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_NON_FINITE.
  * Stack: at most 11104 bytes (RBDGEN_panda_STACK_INVERSE_DYNAMICS).
  */
 #define RBDGEN_panda_STACK_INVERSE_DYNAMICS 11104
@@ -149,6 +153,7 @@ int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_SINGULAR, RBDGEN_panda_ILL_CONDITIONED, RBDGEN_panda_NON_FINITE.
  * Stack: at most 17648 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
  */
 #define RBDGEN_panda_STACK_FORWARD_DYNAMICS 17648
@@ -169,6 +174,7 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_SINGULAR, RBDGEN_panda_ILL_CONDITIONED, RBDGEN_panda_NON_FINITE.
  * Stack: at most 17904 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
 #define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17904
@@ -189,6 +195,7 @@ int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, 
  *   g      out [7] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [7] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 794 mul, 708 add, 6 sin, 6 cos.
+ * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_NON_FINITE.
  * Stack: at most 14672 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
  */
 #define RBDGEN_panda_STACK_PASSIVE_TERMS 14672

@@ -86,10 +86,11 @@ extern "C" {
  *   base   in  [19] base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), acceleration [omegadot_W, pddot_W] (6); world frame, angular first
  *   q      in  [12] joint positions (J)
  *   M      out [324] mass matrix (G x G, column-major)
- * Cost: 610 mul, 600 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 12472 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
+ * Cost: 610 mul, 600 add, 2 div, 12 sin, 12 cos.
+ * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT.
+ * Stack: at most 12480 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
-#define RBDGEN_solo_STACK_MASS_MATRIX 12472
+#define RBDGEN_solo_STACK_MASS_MATRIX 12480
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
 /* solo_mass_matrix_batch: solo_mass_matrix on n states stored one after
@@ -105,10 +106,11 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   q      in  [12] joint positions (J)
  *   qd     in  [12] joint velocities (J)
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
- * Cost: 1047 mul, 832 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 17824 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
+ * Cost: 1047 mul, 832 add, 2 div, 12 sin, 12 cos.
+ * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
+ * Stack: at most 17832 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17824
+#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17832
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
 /* solo_velocity_product_forces_batch: solo_velocity_product_forces on n states stored one after
@@ -124,10 +126,11 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   q      in  [12] joint positions (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
- * Cost: 321 mul, 346 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 8560 bytes (RBDGEN_solo_STACK_GRAVITY).
+ * Cost: 321 mul, 346 add, 2 div, 12 sin, 12 cos.
+ * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
+ * Stack: at most 8568 bytes (RBDGEN_solo_STACK_GRAVITY).
  */
-#define RBDGEN_solo_STACK_GRAVITY 8560
+#define RBDGEN_solo_STACK_GRAVITY 8568
 int solo_gravity(const double *base, const double *q, const double *loads, double *g);
 
 /* solo_gravity_batch: solo_gravity on n states stored one after
@@ -145,10 +148,11 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   qdd    in  [12] joint accelerations (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [18] generalized forces (G)
- * Cost: 1125 mul, 1024 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 20416 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
+ * Cost: 1125 mul, 1024 add, 2 div, 12 sin, 12 cos.
+ * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
+ * Stack: at most 20424 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20416
+#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20424
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* solo_inverse_dynamics_batch: solo_inverse_dynamics on n states stored one after
@@ -166,10 +170,11 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1871 mul, 1891 add, 15 div, 12 sin, 12 cos, 4 sqrt.
- * Stack: at most 33512 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Cost: 1871 mul, 1891 add, 16 div, 12 sin, 12 cos, 4 sqrt.
+ * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
+ * Stack: at most 33520 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33512
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33520
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -187,7 +192,8 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2373 mul, 2249 add, 15 div, 12 sin, 12 cos, 4 sqrt.
+ * Cost: 2373 mul, 2249 add, 16 div, 12 sin, 12 cos, 4 sqrt.
+ * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
  * Stack: at most 10800 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
 #define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 10800
@@ -208,10 +214,11 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   M      out [324] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [18] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 1930 mul, 1634 add, 1 div, 12 sin, 12 cos.
- * Stack: at most 31336 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
+ * Cost: 1930 mul, 1634 add, 2 div, 12 sin, 12 cos.
+ * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
+ * Stack: at most 31344 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_solo_STACK_PASSIVE_TERMS 31336
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 31344
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after

@@ -499,30 +499,29 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__2_forward_dynamics_crba(const double
     const double t383 = 2.0 / tc0;
     if (status == RBDGEN_solo_OK && !solo_positive(t383)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
     const double tc1 = status == RBDGEN_solo_OK ? t383 : 1.0;
-    const double t384 = base[3] * tc1;
-    const double t385 = base[4] * tc1;
-    const double t386 = base[5] * tc1;
-    const double t387 = base[3] * t384;
-    hand[123] = t387;
-    const double t388 = base[4] * t385;
-    hand[124] = t388;
-    const double t389 = base[5] * t386;
-    hand[125] = t389;
-    const double t390 = base[3] * t385;
-    hand[126] = t390;
+    const double t384 = 1.0 / tc1;
+    if (status == RBDGEN_solo_OK && !solo_positive(t384)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too small: normalise it */
+    const double t385 = base[3] * tc1;
+    const double t386 = base[4] * tc1;
+    const double t387 = base[5] * tc1;
+    const double t388 = base[3] * t385;
+    hand[123] = t388;
+    const double t389 = base[4] * t386;
+    hand[124] = t389;
+    const double t390 = base[5] * t387;
+    hand[125] = t390;
     const double t391 = base[3] * t386;
-    hand[127] = t391;
-    const double t392 = base[4] * t386;
-    hand[128] = t392;
-    const double t393 = base[6] * t384;
-    hand[129] = t393;
+    hand[126] = t391;
+    const double t392 = base[3] * t387;
+    hand[127] = t392;
+    const double t393 = base[4] * t387;
+    hand[128] = t393;
     const double t394 = base[6] * t385;
-    hand[130] = t394;
+    hand[129] = t394;
     const double t395 = base[6] * t386;
-    hand[131] = t395;
-    const double t396 = t388 + t389;
-    const double t397 = 1.0 - t396;
-    hand[132] = t397;
+    hand[130] = t395;
+    const double t396 = base[6] * t387;
+    hand[131] = t396;
     if (status != RBDGEN_solo_OK) { solo_zero(acc, 18); return status; }
     return RBDGEN_solo_OK;
 }

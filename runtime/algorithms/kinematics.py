@@ -244,12 +244,14 @@ def preorder(parent) -> list:
 
 
 def quaternion_rotation(quat, ops):
-    """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2)."""
+    """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2). The checks keep |q|^2
+    and s finite (`rbdgen.ir.ranges` bounds the rotation's entries, and what is computed from them, by them)."""
     x, y, z, w = quat
     n2 = x * x + y * y + z * z + w * w
     ops.require_positive(n2, InvalidInputError, "base quaternion is zero")
     s = 2 / n2
     ops.require_positive(s, InvalidInputError, "base quaternion is too large: normalise it")
+    ops.require_positive(1 / s, InvalidInputError, "base quaternion is too small: normalise it")
     return quaternion_matrix(quat, s)
 
 

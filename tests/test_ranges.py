@@ -1,0 +1,152 @@
+"""The range analysis (`rbdgen.ir.ranges`): intervals computed by hand, the scale the quaternion's checks
+admit, and which outputs of real kernels it proves finite (the C then has no finiteness check for them:
+tests/test_c_checks.py runs them on extreme inputs)."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import pytest
+
+from rbdgen.algorithms.kinematics import quaternion_rotation
+from rbdgen.codegen.generator import load_robot, trace_operation
+from rbdgen.errors import InvalidInputError
+from rbdgen.ir.ranges import MARGIN, Analysis, Range, bounded_outputs
+from rbdgen.ir.trace import Graph
+from robots import ROBOTS
+
+BIG = sys.float_info.max
+U = 2.0 ** -53
+
+
+def _close(r: Range, degree: int, low: float, high: float):
+    """``r`` contains [low, high] and is at most a few roundings wider."""
+    assert r.degree == degree
+    assert r.low <= low and r.high >= high, (r, low, high)
+    assert r.low >= low - 64 * U * abs(low) - 1e-14 and r.high <= high + 64 * U * abs(high) + 1e-14, (r, low, high)
+
+
+def test_intervals_by_hand():
+    g = Graph()
+    (q,) = g.input("q", 1)
+    s, c = g.ops.sin(q), g.ops.cos(q)
+    y = 2 * s + 3  # [1, 5]
+    z = (s - c) * (0.5 * c)  # s - c in [-2, 2]; 0.5 c in [-0.5, 0.5]: [-1, 1]
+    w = 1 / y  # [0.2, 1]
+    sq = c * c  # a square: [0, 1], not [-1, 1]
+    a = Analysis(g)
+    _close(a.ranges[y.id], 0, 1.0, 5.0)
+    _close(a.ranges[z.id], 0, -1.0, 1.0)
+    _close(a.ranges[w.id], 0, 0.2, 1.0)
+    _close(a.ranges[sq.id], 0, 0.0, 1.0)
+    assert all(a.finite[x.id] for x in (y, z, w, sq))
+
+
+def test_what_has_no_bound():
+    g = Graph()
+    (q,) = g.input("q", 1)
+    qd, qd2 = g.input("qd", 2)
+    s, c = g.ops.sin(q), g.ops.cos(q)
+    tangent = s / c  # a division by an interval containing zero
+    overflow = qd + qd2  # two finite inputs near the largest value
+    square = qd * qd
+    shifted = q + 0.27925  # a joint's offset: x + c rounds to at most the largest value
+    scaled = 0.5 * q  # a mimic multiplier at most 1
+    root = g.ops.sqrt(s)  # a square root of a possibly negative value
+    wrapped = g.ops.sin(shifted)
+    a = Analysis(g)
+    assert a.ranges[tangent.id] is None and not a.finite[tangent.id]
+    assert not a.finite[overflow.id] and not a.finite[square.id] and not a.finite[root.id]
+    assert a.finite[shifted.id] and a.finite[scaled.id] and a.finite[wrapped.id]
+    assert a.ranges[scaled.id] == Range(0, -BIG, BIG)
+    assert a.finite[qd.id]  # an input: checked on entry
+
+
+def _rotation(checks: int):
+    """The rotation of the base quaternion of a graph, with the first ``checks`` of its three checks."""
+    g = Graph()
+    base = g.input("base", 19)
+    R = quaternion_rotation(base[3:7], g.ops)
+    del g.guards[checks:]
+    return g, R
+
+
+def test_the_quaternion_checks_bound_the_scale():
+    g, R = _rotation(3)
+    a = Analysis(g)
+    low, high = a.scale
+    assert low == pytest.approx(2 / BIG, rel=1e-12) and high == BIG  # |q|^2 in [2 / max, max]
+    n2 = g.guards[0].value
+    assert a.ranges[n2.id] == Range(2, 1.0, 1.0)
+    # each entry is 1 - 2 (q_i^2 + q_j^2) / |q|^2 or 2 (q_i q_j +- q_k q_w) / |q|^2: intervals of the normalised
+    # components in [-1, 1] give at most 1 + 2 (1 + 1) = 5 and 2 (1 + 1) = 4 in magnitude
+    for row in R:
+        for x in row:
+            r = a.ranges[x.id]
+            assert a.finite[x.id] and r.degree == 0 and r.bound <= 5 + 1e-9
+    # s = 2 / |q|^2 scales as lam^-2, q_x s as lam^-1: finite, of at most 2 sqrt(max / 2)
+    s = g.guards[1].value
+    assert a.ranges[s.id].degree == -2 and a.finite[s.id]  # the third check: s is finite
+    scaled = [x for x in g.nodes if x.op == "mul" and s in x.args]
+    assert len(scaled) == 3
+    for x in scaled:
+        assert a.ranges[x.id].degree == -1 and a.finite[x.id]
+        assert a.largest(a.ranges[x.id]) == pytest.approx(2 * math.sqrt(BIG / 2), rel=1e-9)
+
+
+@pytest.mark.parametrize("checks", [1, 2])
+def test_without_the_checks_the_rotation_has_no_bound(checks):
+    """Without ``1 / s > 0`` a quaternion of |q|^2 below 2 / max makes s infinite; without ``s > 0`` one
+    above max makes |q|^2 infinite: the analysis then bounds no entry."""
+    g, R = _rotation(checks)
+    a = Analysis(g)
+    assert not any(a.finite[x.id] for row in R for x in row)
+
+
+def test_the_quaternion_check_refuses_a_tiny_quaternion():
+    """|q|^2 below 2 / max: ``2 / |q|^2`` overflows, the third check refuses it (the NumPy backend)."""
+    import numpy as np
+
+    from rbdgen.backends import NumpyOps
+
+    with np.errstate(all="ignore"), pytest.raises(InvalidInputError, match="too small"):
+        quaternion_rotation(np.array([1e-155, 0.0, 0.0, 0.0]), NumpyOps())
+    R = quaternion_rotation(np.array([1e-150, 0.0, 0.0, 0.0]), NumpyOps())
+    assert np.allclose(np.asarray(R, dtype=float), np.diag([1.0, -1.0, -1.0]))
+
+
+def test_absent_inputs_are_zero():
+    g = Graph()
+    (q,) = g.input("q", 1)
+    (f,) = g.input("loads", 1)
+    y = g.ops.sin(q) + 2 * f
+    assert not Analysis(g).finite[y.id]
+    a = Analysis(g, absent=["loads"])
+    assert a.finite[y.id]
+    _close(a.ranges[y.id], 0, -1.0, 1.0)
+
+
+@pytest.mark.parametrize("robot", ["panda", "solo12"])
+def test_kernels(robot):
+    """M and g (without loads) are bounded, by at least what random states give (the NumPy engine); ID squares
+    the velocities and FD divides by the pivots: no bound."""
+    import numpy as np
+
+    import rbdgen
+    from rbdgen.testing import random_states
+
+    R = ROBOTS[robot]
+    model = load_robot(R.path, floating=R.floating)
+    kernels = {op: trace_operation(model, op) for op in ("mass_matrix", "gravity", "inverse_dynamics",
+                                                         "forward_dynamics")}
+    M = bounded_outputs(kernels["mass_matrix"])["M"]
+    assert bounded_outputs(kernels["gravity"]) == {}  # loads: any finite wrench
+    g = bounded_outputs(kernels["gravity"], absent=["loads"])["g"]
+    assert M < MARGIN * BIG and g < MARGIN * BIG
+    assert bounded_outputs(kernels["inverse_dynamics"], absent=["loads"]) == {}
+    assert bounded_outputs(kernels["forward_dynamics"], absent=["loads"]) == {}
+    solver, states = rbdgen.NumpySolver(model), random_states(model, 64, seed=5)
+    head = (states.base,) if model.floating else ()
+    assert np.abs(solver.mass_matrix(*head, states.q)).max() <= M
+    assert np.abs(solver.gravity(*head, states.q)).max() <= g
