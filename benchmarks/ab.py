@@ -8,12 +8,15 @@ A and B hold the same operations of the same robot under two prefixes (generated
 checkouts, or with two options). One C program calls both: for each operation common to
 both, ``--rounds`` rounds each time A's and B's loop over the same random states, A first in
 even rounds and B first in odd ones, on the thread's CPU-time clock (time the process spends
-descheduled does not count). A process on a loaded machine can run slower throughout, and
-the same code can land at a luckier address: compare the ratios of the fastest round and of
-the first quartile, and repeat a run (two folders of the same code give the noise).
+descheduled does not count). Each round first moves the program's code to other physical
+pages (placement.h): the same bytes run up to 45% slower on unlucky pages, so the median
+ratio is the usual placement's. A process on a loaded machine can run slower throughout:
+compare the ratios of the fastest round, the first quartile and the median, and repeat a
+run (two folders of the same code give the noise).
 
 ``--asm``: per operation and folder, the instructions and the stack references (``(%rsp)``
-operands: spills and reloads, mostly) of its objects, counted by objdump: they do not depend
+operands, and ``(%rbp)`` ones in a function whose frame pointer %rbp is: spills and reloads,
+mostly) of its objects, counted by objdump: they do not depend
 on the machine's load.
 """
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import subprocess
 import tempfile
@@ -34,13 +38,14 @@ from rbdgen.testing import random_states
 from tests.robots import ROBOTS
 
 from .builds import compile_program
-from .c_loop import STATES, c_array
+from .c_loop import PLACEMENT, STATES, c_array
 
 PROGRAM = r"""
-#define _POSIX_C_SOURCE 199309L
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+@PLACEMENT@
 {includes}
 {arrays}
 static double now(void) {{ struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }}
@@ -56,7 +61,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "%.17g\n", sink);
     return 0;
 }}
-"""
+""".replace("@PLACEMENT@", PLACEMENT)
 
 BODY = r"""
     {{
@@ -69,6 +74,7 @@ BODY = r"""
         }}
         for (r = 0; r < rounds; ++r)
             for (s = 0; s < 2; ++s) {{
+                if (s == 0) bench_place_code();  /* each round on other physical pages (placement.h) */
                 t0 = now();
                 if ((r + s) % 2 == 0) {{
                     for (rep = 0; rep < reps; ++rep) for (i = 0; i < {STATES}; ++i) {a};
@@ -170,10 +176,21 @@ def asm_counts(folder: Folder, name: str, flags, extra) -> tuple:
                             str(obj)], check=True)
             text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(obj)], check=True, capture_output=True,
                                   text=True).stdout
-            lines = [line for line in text.splitlines() if line.startswith(" ") and "\t" in line]
-            instructions += len(lines)
-            stack += sum("(%rsp)" in line for line in lines)
+            for function in re.split(r"\n[0-9a-f]+ <[^>]+>:\n", text)[1:]:
+                lines = [line for line in function.splitlines() if line.startswith(" ") and "\t" in line]
+                instructions += len(lines)
+                stack += sum(_stack_reference(line, _frame_pointer(lines)) for line in lines)
     return instructions, stack
+
+
+def _frame_pointer(lines) -> bool:
+    """Whether a function's prologue makes %rbp its frame pointer (GCC does for a frame aligned past 16 bytes, as
+    for -march=native's vectors): its stack slots are then ``(%rbp)`` operands."""
+    return any(line.endswith("mov    %rsp,%rbp") for line in lines[:8])
+
+
+def _stack_reference(line: str, frame_pointer: bool) -> bool:
+    return "(%rsp)" in line or (frame_pointer and "(%rbp)" in line)
 
 
 def quantile(values, q):

@@ -18,6 +18,7 @@ import shlex
 import subprocess
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -31,11 +32,16 @@ OPS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "gravity", "veloci
        "forward_dynamics_crba")
 STATES = 64
 
+#: benchmarks/placement.h, for the programs' text (str.format: braces doubled); each timed round first moves
+#: the program's code to other physical pages (`bench_place_code`), so that the rounds sample its placements.
+PLACEMENT = (Path(__file__).with_name("placement.h")).read_text().replace("{", "{{").replace("}", "}}")
+
 BENCH_C = r"""
-#define _POSIX_C_SOURCE 199309L
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+@PLACEMENT@
 {includes}
 {arrays}
 /* -DBENCH_THREAD_CLOCK: the thread's CPU time (on a machine shared with other work), else wall time */
@@ -63,7 +69,7 @@ int main(int argc, char **argv)
     free(t);
     return 0;
 }}
-"""
+""".replace("@PLACEMENT@", PLACEMENT)
 
 BODY = r"""
     {{
@@ -80,7 +86,9 @@ BODY = r"""
             reps *= 2;
         }}
         for (r = 0; r < rounds; ++r) {{
-            double t0 = now();
+            double t0;
+            bench_place_code();
+            t0 = now();
             for (rep = 0; rep < reps; ++rep)
                 for (i = 0; i < {STATES}; ++i)
                     {timed_call};

@@ -9,7 +9,8 @@
 // Timing: `time_rounds` loops over all S states, calling `call(i)` for state i and adding
 // the value it returns to `sink` (so nothing is optimised away). It first calibrates the
 // repeat count until one loop lasts about half of TARGET seconds (which also warms up),
-// doubles it, then times ROUNDS loops and prints one line, "<name> <us per call, round 1>
+// doubles it, then times ROUNDS loops, each with the code on other physical pages
+// (placement.h), and prints one line, "<name> <us per call, round 1>
 // <round 2> ...".
 
 #pragma once
@@ -23,6 +24,8 @@
 #include <vector>
 
 #include <Eigen/Core>
+
+#include "placement.h"
 
 namespace timing
 {
@@ -166,6 +169,7 @@ void time_rounds(const char * name, long S, int rounds, double target, double & 
   std::printf("%s", name);
   for (int k = 0; k < rounds; ++k)
   {
+    bench_place_code();  // each round on other physical pages, as the C loops' (placement.h)
     const auto t0 = Clock::now();
     for (long r = 0; r < reps; ++r)
       for (long i = 0; i < S; ++i)

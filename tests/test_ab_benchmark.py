@@ -14,7 +14,8 @@ import rbdgen
 from benchmarks import ab
 from robots import ROBOTS
 
-#: The --asm counts read x86-64 objdump output (stack references through %rsp), the extra flags name xmm registers.
+#: The --asm counts read x86-64 objdump output (stack references through %rsp, or %rbp where it is the frame
+#: pointer), the extra flags name xmm registers.
 X86_64 = pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64") or not shutil.which("objdump"),
                             reason="needs x86-64 and objdump")
 OPS = ("gravity", "velocity_product_forces")

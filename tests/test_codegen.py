@@ -604,11 +604,11 @@ def test_operation_counts(compiled, generated, name):
         dense = mimic and op.startswith("forward_dynamics") and coordinate_parents(Tree.from_model(g.model)) is None
         assert n["calls"] == (1 if dense else 0), op
     # the text of the sources (the function, and its parts where it is split): a sine and a cosine per counted
-    # one, of one argument in one call (<prefix>_sincos, or two arguments in <prefix>_sincos2), a lone one as
+    # one, of one argument in one call (<prefix>_sincos, or two or four arguments in <prefix>_sincos2 or 4), a lone one as
     # <prefix>_sin or <prefix>_cos
     fn = g.files[f"{name}_mass_matrix.c"].split(f"int {name}_mass_matrix(", 1)[1].split("\n}\n", 1)[0]
     fn += "".join(g.files[n] for n in g.c_sources if re.fullmatch(rf"{name}__\d+_mass_matrix\.c", n))
-    pairs = fn.count(f" {name}_sincos(") + 2 * fn.count(f" {name}_sincos2(")
+    pairs = fn.count(f" {name}_sincos(") + 2 * fn.count(f" {name}_sincos2(") + 4 * fn.count(f" {name}_sincos4(")
     assert pairs + fn.count(f" {name}_sin(") == counts["mass_matrix"]["sin"]
     assert pairs + fn.count(f" {name}_cos(") == counts["mass_matrix"]["cos"]
     assert " sin(" not in fn and " cos(" not in fn
@@ -708,6 +708,25 @@ def test_sincos_pairs_never_read_a_result_before_its_call():
     printer.pair(steps)
     lines = [line for line in map(printer.define, steps) if line]
     assert lines == ["double t0, t1; p_sincos(q[0], &t0, &t1);", "double t2, t3; p_sincos(t0, &t2, &t3);"], lines
+
+
+def test_sincos_four_pairs_share_one_call():
+    """Four angles known at one place share one `<p>_sincos4` call, three share a `<p>_sincos2` call and leave one
+    alone: the calls take two or four angles."""
+    from rbdgen.codegen.c.printer import Printer
+    from rbdgen.ir.trace import Graph, SymbolicOps
+
+    for count, want in ((5, ["double t0, t1, t2, t3, t4, t5, t6, t7; p_sincos4(q[0], q[1], q[2], q[3], &t0, &t1, &t2, "
+                             "&t3, &t4, &t5, &t6, &t7);", "double t8, t9; p_sincos(q[4], &t8, &t9);"]),
+                        (3, ["double t0, t1, t2, t3; p_sincos2(q[0], q[1], &t0, &t1, &t2, &t3);",
+                             "double t4, t5; p_sincos(q[2], &t4, &t5);"])):
+        graph = Graph()
+        ops = SymbolicOps(graph)
+        q = graph.input("q", count)
+        steps = [f(x) for x in q for f in (ops.sin, ops.cos)]
+        printer = Printer("double", "p")
+        printer.pair(steps)
+        assert [line for line in map(printer.define, steps) if line] == want
 
 
 def test_ltdl_plan_dense_columns_take_the_least_cost_cover():

@@ -23,6 +23,7 @@ algorithms on NumPy arrays) are compared:
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ import rbdgen
 from conftest import TEST_FLAGS
 from helpers import LOAD_LINKS, random_states, rel_error, solver
 from helpers import pinocchio as pinocchio_reference
-from models import chain, point_mass_wrist
+from models import body, chain, point_mass_wrist
 from robots import ROBOTS
 
 ca = pytest.importorskip("casadi")
@@ -310,7 +311,8 @@ def test_c_equals_casadi_and_numpy(derivative_builds, name, op, other):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", NAMES)
 def test_identities(derivative_builds, name, backend):
-    """dtau/dqdd (and dtau/dbase_acceleration) = M's columns; dacc/dtau = M^-1."""
+    """dtau/dqdd (and dtau/dbase_acceleration) = M's columns; dacc/dtau = M^-1, exactly symmetric from the C and
+    the NumPy engine (each pair of entries one solved scalar, `minv.mirrored`; CasADi's AD has no such pairing)."""
     st, s = states(name), solver(name)
     M = s.mass_matrix(*st.head(), st.q)
     G, J = s.generalized_count, s.joint_count
@@ -321,6 +323,8 @@ def test_identities(derivative_builds, name, backend):
         if st.floating:
             assert rel_error(d_id["dtau_dbase_acceleration"][i], M[i][:, :6]) <= 1e-12
         assert rel_error(d_fd["dacc_dtau"][i] @ M[i], np.eye(G)) <= 1e-9
+        if backend != "casadi":
+            assert np.array_equal(d_fd["dacc_dtau"][i], d_fd["dacc_dtau"][i].T)
 
 
 def test_single_state_and_mask(derivative_builds):
@@ -336,6 +340,34 @@ def test_single_state_and_mask(derivative_builds):
     for key in batch:
         assert np.array_equal(masked[key][mask], batch[key][mask])
         assert np.all(masked[key][~mask] == 0)
+
+
+def test_statuses_of_the_mass_matrix_factor(build_model):
+    """Every solve of the FD derivatives is by M's tree-sparse factor, guarded by its pivot checks alone (a
+    residual could not fail once they pass: `rbdgen.algorithms.ltdl`): the point mass turned onto the elbow's
+    axis (wrist = 0: M singular) gives status 2 / SingularError, the floating body of rotational inertia 1e-12
+    with its centre of mass 0.1 m off its origin (positive definite, cond ~ 1e11) status 3 /
+    IllConditionedError, from the C and the NumPy engine alike; the state beside the singular one is fine."""
+    base = rbdgen.BaseState((1.0, 2.0, 3.0), (0.0, 0.0, 0.0, 1.0), (0.1, 0.2, 0.3, 1.0, 2.0, 3.0))
+    cases = ((point_mass_wrist("wrist_status"), False, np.array([[0.3, 0.0], [0.3, 0.7]]), rbdgen.SingularError),
+             (body(1, (1e-12, 1e-12, 1e-12), "0.1 0 0", "tiny_inertia"), True, np.zeros((2, 0)),
+              rbdgen.IllConditionedError))
+    for urdf, floating, q, error in cases:
+        robot = rbdgen.load_urdf_string(urdf, floating=floating)
+        c, s = build_model(robot, ops=[OPS[1]]), rbdgen.NumpySolver(robot)
+        head = (base,) if floating else ()
+        assert np.linalg.cond(s.mass_matrix(*head, q[0])) > 1e10
+        tau = np.ones(q.shape[1] + (6 if floating else 0))
+        messages = ((c, "forward_dynamics_derivatives: "), (s, "mass matrix (forward-dynamics derivatives) "))
+        for solver, message in messages:
+            with pytest.raises(error, match=rf"^{re.escape(message)}.*\(state 0\)$"):
+                solver.forward_dynamics_derivatives(*head, q[0], np.ones_like(q[0]), tau)
+        if not floating:  # the fine state beside it: the Jacobians of both engines agree
+            one = c.forward_dynamics_derivatives(q, np.ones_like(q), np.tile(tau, (2, 1)), mask=np.array([False, True]))
+            ref = s.forward_dynamics_derivatives(q[1], np.ones_like(q[1]), tau)
+            for key, value in one.items():
+                assert np.all(value[0] == 0)
+                assert rel_error(value[1], ref[key]) <= 1e-12, key
 
 
 # -- library bug: validate() --------------------------------------------------------------------------

@@ -75,9 +75,8 @@ def _cross():
 
 #: name -> (model, operation, patch of its C, expected error, what the fault is)
 FAULTS = {
-    # tree-sparse LTDL of forward_dynamics_crba: a pivot 0.1 % off: a wrong factor, found by the residual
-    "ltdl_residual": (_panda, "forward_dynamics_crba",
-                      scaled("mass matrix is not positive definite (pivot 5)", "1.001"), rbdgen.IllConditionedError),
+    # tree-sparse LTDL of forward_dynamics_crba: a negative pivot, a negative equilibrated pivot (no residual:
+    # `rbdgen.algorithms.ltdl`)
     "ltdl_positivity": (_panda, "forward_dynamics_crba",
                         scaled("mass matrix is not positive definite (pivot 3)", "-1.0"), rbdgen.SingularError),
     "ltdl_conditioning": (_panda, "forward_dynamics_crba",
@@ -91,10 +90,13 @@ FAULTS = {
     "cholesky_residual": (_cross, "forward_dynamics", replaced("cj[j] = ljj;", "cj[j] = ljj * 1.001;"),
                           rbdgen.IllConditionedError),
     "cholesky_positivity": (_cross, "forward_dynamics", replaced("d = cj[j];", "d = -cj[j];"), rbdgen.SingularError),
-    # FD derivatives: every column of the many-column LTDL solve (the probe's too) 0.1 % off (its kernel
-    # written out: `solves.LTDL_UNROLL_MAX`, Dinv[<row>])
-    "fd_derivatives_probe": (_panda, "forward_dynamics_derivatives",
-                             substituted(r"\* Dinv\[(\w+)\];", r"* (Dinv[\1] * 1.001);"), rbdgen.IllConditionedError),
+    # FD derivatives: the checks of M's factor, which every solve of the operation uses
+    "fd_derivatives_positivity": (_panda, "forward_dynamics_derivatives",
+                                  scaled("mass matrix (forward-dynamics derivatives) is not positive definite "
+                                         "(pivot 4)", "-1.0"), rbdgen.SingularError),
+    "fd_derivatives_conditioning": (_panda, "forward_dynamics_derivatives",
+                                    scaled("mass matrix (forward-dynamics derivatives) is ill-conditioned "
+                                           "(equilibrated pivot 1 <= sqrt(eps))", "-1.0"), rbdgen.IllConditionedError),
     # the outputs' finiteness check (inverse dynamics keeps it: its velocities are squared; the mass matrix's
     # entries are bounded, `rbdgen.ir.ranges`, and it has none)
     "output_finiteness": (_panda, "inverse_dynamics", lambda text: re.sub(r"(\n +tau\[0\] = \w+);",
@@ -135,35 +137,6 @@ def test_c_check_fires_on_its_fault(name, tmp_path, build_cache):
 
 
 # -- the NumPy engine: the same faults through its algorithms -----------------------------------------------
-def test_numpy_ltdl_residual(monkeypatch):
-    from rbdgen.algorithms import ltdl
-
-    engine = rbdgen.NumpySolver(_panda())
-    original = ltdl.ltdl
-
-    def perturbed(*args):  # the factor's D^-1 0.1 % off
-        L, Dinv = original(*args)
-        return L, [d * 1.001 for d in Dinv]
-
-    monkeypatch.setattr(ltdl, "ltdl", perturbed)
-    with pytest.raises(rbdgen.IllConditionedError, match="residual check failed"):
-        engine.forward_dynamics_crba(*arguments(engine, "forward_dynamics_crba"))
-
-
-def test_numpy_fd_derivatives_probe(monkeypatch):
-    from rbdgen.backends import NumpyOps
-
-    engine = rbdgen.NumpySolver(_panda())
-    original = NumpyOps.solve_ltdl
-
-    def perturbed(L, Dinv, lam, columns):  # the many-column solve (the probe's column too) 0.1 % off
-        return original(L, [d * 1.001 for d in Dinv], lam, columns)
-
-    monkeypatch.setattr(NumpyOps, "solve_ltdl", staticmethod(perturbed))
-    with pytest.raises(rbdgen.IllConditionedError, match="residual check failed"):
-        engine.forward_dynamics_derivatives(*arguments(engine, "forward_dynamics_derivatives"))
-
-
 def test_numpy_cholesky_residual(monkeypatch):
     from rbdgen.algorithms import cholesky
 
@@ -182,10 +155,11 @@ def test_numpy_cholesky_residual(monkeypatch):
 @pytest.mark.parametrize("op, error, message", [
     ("forward_dynamics", rbdgen.SingularError, "articulated inertia of joint 'panda_joint4' is not positive"),
     ("forward_dynamics_crba", rbdgen.SingularError, "not positive definite"),
+    ("forward_dynamics_derivatives", rbdgen.SingularError, "not positive definite"),
 ])
 def test_numpy_positivity(op, error, message):
     """Joint 4's inertia along its axis made negative (an armature of -1e3 kg m^2): ABA's articulated
-    inertia and the LTDL's pivot checks fire."""
+    inertia and the LTDL's pivot checks (forward dynamics by CRBA, FD derivatives) fire."""
     import dataclasses
 
     engine = rbdgen.NumpySolver(_panda())

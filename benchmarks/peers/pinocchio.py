@@ -129,7 +129,7 @@ def build_pinocchio_bench(cxx_flags, cache: Path, log=print, source="pinocchio_b
                "-o", name, f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lboost_serialization"]
     log(f"  {source} ({' '.join(cxx_flags)}; a minute or two unless cached)")
     try:
-        files = {file: (HERE / file).read_bytes() for file in (source, "timing.hpp")}  # timing.hpp: the shared loop
+        files = {file: (HERE / file).read_bytes() for file in (source, "timing.hpp", "placement.h")}  # the shared loop
         return compile_program(cache, name, files, command,
                                extra_key=(importlib.metadata.version("pin"),))
     except BuildError as exc:

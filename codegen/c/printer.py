@@ -254,10 +254,10 @@ class Printer:
         return f"{self.names[node.id]} = {node.args[0]}[{node.args[1]}];"
 
     def pair(self, steps, keep=(), barriers=()) -> None:
-        """Compute the sine and cosine of one argument among ``steps`` (nodes not yet named) in one call, and two
-        such pairs, one after the other in ``steps``, in one call of ``<prefix>_sincos2``: at the first pair's
-        place where the second's argument is known there (an input, or computed before), else at the second's
-        where nothing reads the first pair's results before: no step, no computation at the indices
+        """Compute the sine and cosine of one argument among ``steps`` (nodes not yet named) in one call, and two or
+        four such pairs, one after the other in ``steps``, in one call of ``<prefix>_sincos2`` or ``_sincos4``: at
+        the first pair's place where the next one's argument is known there (an input, or computed before), else
+        at the next one's where nothing reads the results of those before: no step, no computation at the indices
         ``barriers`` of ``steps``, no later part (``keep``: the node ids handed to one)."""
         if not self.trig:
             return
@@ -281,17 +281,26 @@ class Printer:
                 for step in steps[start + 1:stop + 1])
 
         while pairs:
-            (at, one), rest = pairs[0], pairs[1:]
-            if rest:
-                later, two = rest[0]
-                here = known(two[0].args[0], at)
-                if here or unread({n.id for n in one}, at, later):
-                    for n in (two if here else one):
+            group, calls = [pairs[0][1]], [(pairs[0][0], 0)]  # the pairs of one call; (its place, the pair there)
+            for later, two in pairs[1:4]:
+                at, _ = calls[-1]
+                if known(two[0].args[0], at):
+                    calls.append((at, calls[-1][1]))
+                elif unread({n.id for one in group for n in one}, at, later):
+                    calls.append((later, len(group)))
+                else:
+                    break
+                group.append(two)
+            if len(group) == 3:  # calls take two or four pairs
+                group, calls = group[:2], calls[:2]
+            anchor = group[calls[-1][1]]
+            for one in group:
+                for n in one:
+                    if one is anchor:
+                        self.group[n.id] = tuple(group)
+                    else:
                         self.deferred.add(n.id)  # named at the call
-                    for n in (one if here else two):
-                        self.group[n.id] = (one, two)
-                    rest = rest[1:]
-            pairs = rest
+            pairs = pairs[len(group):]
 
     def after_check(self, node: Expr) -> str:
         """``const real tcK = status == OK ? x : 1;``: ``node`` as the statements after its check read it. Once a
@@ -307,7 +316,7 @@ class Printer:
         """``const real tK = expr;`` (``tK = expr;`` for a declared variable); for a sin/cos pair (`pair`), at the
         first of the two, ``real tS, tC; <prefix>_sincos(x, &tS, &tC);`` and nothing at the second; for two pairs
         in one call, ``real tS, tC, tS2, tC2; <prefix>_sincos2(x, x2, &tS, &tC, &tS2, &tC2);`` at the place `pair`
-        chose."""
+        chose (four pairs: ``<prefix>_sincos4``)."""
         if node.id in self.pairs:
             if node.id in self.names or node.id in self.deferred:
                 return ""
@@ -317,7 +326,7 @@ class Printer:
                 self.names[n.id] = self.fresh(n)
             names = [self.names[n.id] for sc in group for n in sc]
             args = [self.ref(sin.args[0]) for sin, _ in group]
-            kernel = f"{self.trig}sincos{'2' if len(group) == 2 else ''}"
+            kernel = f"{self.trig}sincos{len(group) if len(group) > 1 else ''}"
             return f"{self.real} {', '.join(names)}; {kernel}({', '.join(args + [f'&{n}' for n in names])});"
         declared = node.id in self.names
         if not declared:

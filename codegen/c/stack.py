@@ -10,8 +10,9 @@ from ...ir.trace import Call
 #: checks; at -O0 none of them is inlined).
 FRAME, LEVELS = 256, 3
 #: Bytes for the sine and cosine kernels (templates/c/sincos.c.j2) in double precision: their frames together,
-#: GCC -O0, are 1,144 bytes (the vector form alone 512; every source holds the out-of-line rare case).
-SINCOS_FRAMES = 1536
+#: GCC -O0, are 1,480 bytes in each source (the deepest chain 904: four angles, two, one, its out-of-line rare
+#: case, which every source holds, and its end), and a split operation's own source holds them beside its part's.
+SINCOS_FRAMES = 2304
 
 
 def tree_solve_arrays(plan) -> int:

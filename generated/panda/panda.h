@@ -74,9 +74,9 @@ extern "C" {
  *   M      out [49] mass matrix (G x G, column-major)
  * Cost: 204 mul, 222 add, 6 sin, 6 cos.
  * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT.
- * Stack: at most 6064 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
+ * Stack: at most 6832 bytes (RBDGEN_panda_STACK_MASS_MATRIX).
  */
-#define RBDGEN_panda_STACK_MASS_MATRIX 6064
+#define RBDGEN_panda_STACK_MASS_MATRIX 6832
 int panda_mass_matrix(const double *q, double *M);
 
 /* panda_mass_matrix_batch: panda_mass_matrix on n states stored one after
@@ -93,9 +93,9 @@ int panda_mass_matrix_batch(int n, const double *q, double *M, const unsigned ch
  *   c      out [7] velocity-product forces C(q, qd) qd (G)
  * Cost: 470 mul, 394 add, 6 sin, 6 cos.
  * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_NON_FINITE.
- * Stack: at most 9568 bytes (RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES).
+ * Stack: at most 10336 bytes (RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES 9568
+#define RBDGEN_panda_STACK_VELOCITY_PRODUCT_FORCES 10336
 int panda_velocity_product_forces(const double *q, const double *qd, double *c);
 
 /* panda_velocity_product_forces_batch: panda_velocity_product_forces on n states stored one after
@@ -112,9 +112,9 @@ int panda_velocity_product_forces_batch(int n, const double *q, const double *qd
  *   g      out [7] gravity and load forces g(q) + J^T loads (G)
  * Cost: 162 mul, 180 add, 6 sin, 6 cos.
  * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_NON_FINITE.
- * Stack: at most 5608 bytes (RBDGEN_panda_STACK_GRAVITY).
+ * Stack: at most 6376 bytes (RBDGEN_panda_STACK_GRAVITY).
  */
-#define RBDGEN_panda_STACK_GRAVITY 5608
+#define RBDGEN_panda_STACK_GRAVITY 6376
 int panda_gravity(const double *q, const double *loads, double *g);
 
 /* panda_gravity_batch: panda_gravity on n states stored one after
@@ -133,9 +133,9 @@ int panda_gravity_batch(int n, const double *q, const double *loads, double *g, 
  *   tau    out [7] generalized forces (G)
  * Cost: 529 mul, 500 add, 6 sin, 6 cos.
  * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_NON_FINITE.
- * Stack: at most 11104 bytes (RBDGEN_panda_STACK_INVERSE_DYNAMICS).
+ * Stack: at most 11872 bytes (RBDGEN_panda_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_INVERSE_DYNAMICS 11104
+#define RBDGEN_panda_STACK_INVERSE_DYNAMICS 11872
 int panda_inverse_dynamics(const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* panda_inverse_dynamics_batch: panda_inverse_dynamics on n states stored one after
@@ -152,11 +152,11 @@ int panda_inverse_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Cost: 857 mul, 824 add, 6 div, 6 sin, 6 cos, 1 sqrt.
  * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_SINGULAR, RBDGEN_panda_ILL_CONDITIONED, RBDGEN_panda_NON_FINITE.
- * Stack: at most 17648 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 17208 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 17648
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS 17208
 int panda_forward_dynamics(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_batch: panda_forward_dynamics on n states stored one after
@@ -173,11 +173,11 @@ int panda_forward_dynamics_batch(int n, const double *q, const double *qd, const
  *   tau    in  [7] generalized forces (G)
  *   loads  in  [78] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [7] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt.
+ * Cost: 857 mul, 824 add, 6 div, 6 sin, 6 cos, 1 sqrt.
  * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_SINGULAR, RBDGEN_panda_ILL_CONDITIONED, RBDGEN_panda_NON_FINITE.
- * Stack: at most 17904 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 17464 bytes (RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17904
+#define RBDGEN_panda_STACK_FORWARD_DYNAMICS_CRBA 17464
 int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* panda_forward_dynamics_crba_batch: panda_forward_dynamics_crba on n states stored one after
@@ -196,9 +196,9 @@ int panda_forward_dynamics_crba_batch(int n, const double *q, const double *qd, 
  *   c      out [7] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 794 mul, 708 add, 6 sin, 6 cos.
  * Returns RBDGEN_panda_OK, RBDGEN_panda_INVALID_INPUT, RBDGEN_panda_NON_FINITE.
- * Stack: at most 14672 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
+ * Stack: at most 15440 bytes (RBDGEN_panda_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_panda_STACK_PASSIVE_TERMS 14672
+#define RBDGEN_panda_STACK_PASSIVE_TERMS 15440
 int panda_passive_terms(const double *q, const double *qd, double *M, double *g, double *c);
 
 /* panda_passive_terms_batch: panda_passive_terms on n states stored one after

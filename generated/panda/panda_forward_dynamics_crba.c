@@ -7,7 +7,7 @@
 #error "panda_forward_dynamics_crba.c and panda.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics_crba: 930 mul, 899 add, 6 div, 6 sin, 6 cos, 4 sqrt */
+/* forward_dynamics_crba: 857 mul, 824 add, 6 div, 6 sin, 6 cos, 1 sqrt */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_forward_dynamics_crba(const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     /* the same algorithm as panda_forward_dynamics: its checks and results */

@@ -34,6 +34,16 @@
 #define RBDGEN_ALIGNED
 #endif
 #endif
+/* RBDGEN_NOINLINE keeps a tree-sparse solve kernel with tables (templates/c/ltdl.c.j2) a function of its
+   own (GCC and Clang; nvcc reads the same attribute): inlined into the straight-line code that calls it,
+   GCC -O2 allocates registers for both at once (UR5's FD derivatives 1.2x slower; docs/benchmarks.md). */
+#ifndef RBDGEN_NOINLINE
+#if defined(__GNUC__)
+#define RBDGEN_NOINLINE __attribute__((noinline))
+#else
+#define RBDGEN_NOINLINE
+#endif
+#endif
 typedef char panda_ieee_double_[(sizeof(double) == sizeof(uint64_t)) ? 1 : -1];
 
 /* x's bits as an unsigned integer. */
@@ -248,11 +258,20 @@ RBDGEN_HOST_DEVICE static inline panda_v2 panda_sincos_abs2(panda_v2 x)
     return (panda_v2)((panda_u2)x & ~((uint64_t)1 << 63));
 }
 
-/* panda_sincos of two angles at once, each lane's steps those of one angle (the same results);
-   where either is a rare case, panda_sincos of each. */
-RBDGEN_HOST_DEVICE static inline void panda_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
+/* The two steps below are inlined into panda_sincos2 and panda_sincos4 where the compiler optimises, and
+   called at -O0, where inlining them would give each caller the frames of both (the stack bound, stack.py). */
+#ifndef RBDGEN_SINCOS_STEP
+#if defined(__OPTIMIZE__)
+#define RBDGEN_SINCOS_STEP __attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline
+#else
+#define RBDGEN_SINCOS_STEP RBDGEN_HOST_DEVICE static inline
+#endif
+#endif
+
+/* The reduction of panda_sincos for two angles, lane by lane: y = hi + lo and the quadrant's bits n; the lanes
+   where it holds (all ones), as `usual` in panda_sincos. */
+RBDGEN_SINCOS_STEP panda_m2 panda_sincos_reduce2(panda_v2 x, panda_v2 *hi_, panda_v2 *lo_, panda_u2 *n)
 {
-    const panda_v2 x = {x0, x1};
     const panda_v2 shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
     const panda_v2 fk = shifted - 0x1.8p52;
     const panda_v2 a = x - fk * 0x1.921fb544p+0;
@@ -261,25 +280,40 @@ RBDGEN_HOST_DEVICE static inline void panda_sincos2(double x0, double x1, double
     const panda_v2 ax = panda_sincos_abs2(x);
     const panda_m2 usual = (ax >= 0x1p-27) & (ax <= 0x1.921fb54442d18p+19) & (panda_sincos_abs2(hi) >= panda_sincos_abs2(fk) * 0x1p-26);
 
-    if (usual[0] & usual[1]) {
-        const panda_u2 n = panda_sincos_bits2(shifted);
-        panda_v2 sv, cv, *s = &sv, *c = &cv;  /* the lines below write *s and *c */
-        {
-            const panda_v2 z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
-            const panda_v2 P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
-                              + z2 * (-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
-                              + z4 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33);
-            const panda_v2 Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
-                              + z2 * (0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
-                              + z4 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37);
-            const panda_v2 sy = hi + (hiz * P + lo * (1.0 - hz));
-            const panda_v2 v = 1.0 - hz;
-            const panda_v2 cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
-            const panda_u2 swap = 0 - (n & 1), ys = panda_sincos_bits2(sy), yc = panda_sincos_bits2(cy);
-            *s = panda_sincos_real2(((ys & ~swap) | (yc & swap)) ^ ((n & 2) << 62));
-            *c = panda_sincos_real2(((yc & ~swap) | (ys & swap)) ^ (((n + 1) & 2) << 62));
+    *hi_ = hi;
+    *lo_ = lo;
+    *n = panda_sincos_bits2(shifted);
+    return usual;
+}
 
-        }
+/* The sines and cosines of two angles from their reduction (panda_sincos_reduce2), lane by lane. */
+RBDGEN_SINCOS_STEP void panda_sincos_finish2(panda_v2 hi, panda_v2 lo, panda_u2 n, panda_v2 *s, panda_v2 *c)
+{
+    const panda_v2 z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
+    const panda_v2 P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
+                      + z2 * (-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
+                      + z4 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33);
+    const panda_v2 Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
+                      + z2 * (0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
+                      + z4 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37);
+    const panda_v2 sy = hi + (hiz * P + lo * (1.0 - hz));
+    const panda_v2 v = 1.0 - hz;
+    const panda_v2 cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
+    const panda_u2 swap = 0 - (n & 1), ys = panda_sincos_bits2(sy), yc = panda_sincos_bits2(cy);
+    *s = panda_sincos_real2(((ys & ~swap) | (yc & swap)) ^ ((n & 2) << 62));
+    *c = panda_sincos_real2(((yc & ~swap) | (ys & swap)) ^ (((n + 1) & 2) << 62));
+
+}
+
+/* panda_sincos of two angles at once, each lane's steps those of one angle (the same results);
+   where either is a rare case, panda_sincos of each. */
+RBDGEN_HOST_DEVICE static inline void panda_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
+{
+    panda_v2 hi, lo, sv, cv;
+    panda_u2 n;
+    const panda_m2 usual = panda_sincos_reduce2((panda_v2){x0, x1}, &hi, &lo, &n);
+    if (usual[0] & usual[1]) {
+        panda_sincos_finish2(hi, lo, n, &sv, &cv);
         *s0 = sv[0];
         *c0 = cv[0];
         *s1 = sv[1];
@@ -289,12 +323,46 @@ RBDGEN_HOST_DEVICE static inline void panda_sincos2(double x0, double x1, double
         panda_sincos(x1, s1, c1);
     }
 }
+
+/* panda_sincos of four angles: two vectors' steps side by side in one call, sharing the constants two calls of
+   panda_sincos2 would each load; where any is a rare case, panda_sincos2 of each two. Not inlined, which
+   GCC -O3 does where it has few calls, slower (docs/generated-c.md, "Sine and cosine"); unused: a source
+   with fewer angles. */
+__attribute__((noinline, unused)) RBDGEN_HOST_DEVICE static void panda_sincos4(double x0, double x1, double x2, double x3, double *s0, double *c0, double *s1, double *c1, double *s2, double *c2, double *s3, double *c3)
+{
+    panda_v2 hi, lo, hi2, lo2, sv, cv, sv2, cv2;
+    panda_u2 n, n2;
+    const panda_m2 usual = panda_sincos_reduce2((panda_v2){x0, x1}, &hi, &lo, &n);
+    const panda_m2 usual2 = panda_sincos_reduce2((panda_v2){x2, x3}, &hi2, &lo2, &n2);
+    if (usual[0] & usual[1] & usual2[0] & usual2[1]) {
+        panda_sincos_finish2(hi, lo, n, &sv, &cv);
+        panda_sincos_finish2(hi2, lo2, n2, &sv2, &cv2);
+        *s0 = sv[0];
+        *c0 = cv[0];
+        *s1 = sv[1];
+        *c1 = cv[1];
+        *s2 = sv2[0];
+        *c2 = cv2[0];
+        *s3 = sv2[1];
+        *c3 = cv2[1];
+    } else {
+        panda_sincos2(x0, x1, s0, c0, s1, c1);
+        panda_sincos2(x2, x3, s2, c2, s3, c3);
+    }
+}
 #else
 /* panda_sincos of two angles (no vector types here: a GPU, or -ffast-math). */
 RBDGEN_HOST_DEVICE static inline void panda_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
 {
     panda_sincos(x0, s0, c0);
     panda_sincos(x1, s1, c1);
+}
+
+/* panda_sincos of four angles (no vector types here). */
+RBDGEN_HOST_DEVICE static inline void panda_sincos4(double x0, double x1, double x2, double x3, double *s0, double *c0, double *s1, double *c1, double *s2, double *c2, double *s3, double *c3)
+{
+    panda_sincos2(x0, x1, s0, c0, s1, c1);
+    panda_sincos2(x2, x3, s2, c2, s3, c3);
 }
 #endif
 

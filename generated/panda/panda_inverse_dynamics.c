@@ -58,9 +58,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_inverse_dynamics(const double *q, co
         double t39 = 0;
         double t40 = 0;
         /* body 1 panda_link2: XJ */
-        double t41, t42, t43, t44; panda_sincos2(q[1], q[2], &t41, &t42, &t43, &t44);
-        /* body 3 panda_link4: XJ */
-        double t45, t46, t47, t48; panda_sincos2(q[3], q[4], &t45, &t46, &t47, &t48);
+        double t41, t42, t43, t44, t45, t46, t47, t48; panda_sincos4(q[1], q[2], q[3], q[4], &t41, &t42, &t43, &t44, &t45, &t46, &t47, &t48);
         /* body 5 panda_link6: XJ */
         double t49, t50, t51, t52; panda_sincos2(q[5], q[6], &t49, &t50, &t51, &t52);
         /* body 0 panda_link1: v, a, f */

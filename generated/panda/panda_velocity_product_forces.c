@@ -16,9 +16,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_velocity_product_forces(const double
     }
     {
         /* body 1 panda_link2: XJ */
-        double t0, t1, t2, t3; panda_sincos2(q[1], q[2], &t0, &t1, &t2, &t3);
-        /* body 3 panda_link4: XJ */
-        double t4, t5, t6, t7; panda_sincos2(q[3], q[4], &t4, &t5, &t6, &t7);
+        double t0, t1, t2, t3, t4, t5, t6, t7; panda_sincos4(q[1], q[2], q[3], q[4], &t0, &t1, &t2, &t3, &t4, &t5, &t6, &t7);
         /* body 5 panda_link6: XJ */
         double t8, t9, t10, t11; panda_sincos2(q[5], q[6], &t8, &t9, &t10, &t11);
         /* body 1 panda_link2: v, a, f */

@@ -4,7 +4,7 @@
  * Model digest: 124d76141b0aa8e127c43edd1a7526395ff5414fe4a4e5c123de4a4b99c6f5bb
  * Operations:   mass_matrix, velocity_product_forces, gravity, inverse_dynamics, forward_dynamics, forward_dynamics_crba, passive_terms
  * Precision:    double
- * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_forward_dynamics_crba.c, solo__1_forward_dynamics_crba.c, solo__2_forward_dynamics_crba.c, solo__3_forward_dynamics_crba.c, solo__4_forward_dynamics_crba.c, solo__5_forward_dynamics_crba.c, solo__6_forward_dynamics_crba.c, solo__7_forward_dynamics_crba.c, solo__8_forward_dynamics_crba.c, solo__9_forward_dynamics_crba.c, solo__10_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
+ * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_forward_dynamics_crba.c, solo__1_forward_dynamics_crba.c, solo__2_forward_dynamics_crba.c, solo__3_forward_dynamics_crba.c, solo__4_forward_dynamics_crba.c, solo__5_forward_dynamics_crba.c, solo__6_forward_dynamics_crba.c, solo__7_forward_dynamics_crba.c, solo__8_forward_dynamics_crba.c, solo__9_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
  *
  * Conventions (dynibo 0.5.2):
  *   J = 12 moving joints, G = 18 generalized coordinates (floating base: G = J + 6),
@@ -71,7 +71,7 @@ extern "C" {
 #define RBDGEN_solo_L 17
 /* The interface of these files (a hash of the model, the sizes, the functions and the file names):
  * every source of this robot refuses to compile against a header with another one. */
-#define RBDGEN_solo_INTERFACE 0xbc2cd56291159913ULL
+#define RBDGEN_solo_INTERFACE 0xbfbe6eab83d43f15ULL
 #define RBDGEN_solo_BASE_SIZE 19
 
 /* Status codes */
@@ -88,9 +88,9 @@ extern "C" {
  *   M      out [324] mass matrix (G x G, column-major)
  * Cost: 610 mul, 600 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT.
- * Stack: at most 12480 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
+ * Stack: at most 13248 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
-#define RBDGEN_solo_STACK_MASS_MATRIX 12480
+#define RBDGEN_solo_STACK_MASS_MATRIX 13248
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
 /* solo_mass_matrix_batch: solo_mass_matrix on n states stored one after
@@ -108,9 +108,9 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
  * Cost: 1047 mul, 832 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 17832 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
+ * Stack: at most 18600 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 17832
+#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 18600
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
 /* solo_velocity_product_forces_batch: solo_velocity_product_forces on n states stored one after
@@ -128,9 +128,9 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
  * Cost: 321 mul, 346 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 8568 bytes (RBDGEN_solo_STACK_GRAVITY).
+ * Stack: at most 9336 bytes (RBDGEN_solo_STACK_GRAVITY).
  */
-#define RBDGEN_solo_STACK_GRAVITY 8568
+#define RBDGEN_solo_STACK_GRAVITY 9336
 int solo_gravity(const double *base, const double *q, const double *loads, double *g);
 
 /* solo_gravity_batch: solo_gravity on n states stored one after
@@ -150,9 +150,9 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   tau    out [18] generalized forces (G)
  * Cost: 1125 mul, 1024 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 20424 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
+ * Stack: at most 21192 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 20424
+#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 21192
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* solo_inverse_dynamics_batch: solo_inverse_dynamics on n states stored one after
@@ -170,11 +170,11 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1871 mul, 1891 add, 16 div, 12 sin, 12 cos, 4 sqrt.
+ * Cost: 1814 mul, 1833 add, 16 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
- * Stack: at most 33520 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 33344 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33520
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33344
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -192,11 +192,11 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2373 mul, 2249 add, 16 div, 12 sin, 12 cos, 4 sqrt.
+ * Cost: 2120 mul, 1983 add, 16 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
- * Stack: at most 10800 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 11472 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 10800
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 11472
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
@@ -216,9 +216,9 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 1930 mul, 1634 add, 2 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 31344 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
+ * Stack: at most 32112 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_solo_STACK_PASSIVE_TERMS 31344
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 32112
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after

@@ -3,11 +3,11 @@
  * solo_forward_dynamics_crba and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbc2cd56291159913ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfbe6eab83d43f15ULL
 #error "solo_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics_crba: 2373 mul, 2249 add, 16 div, 12 sin, 12 cos, 4 sqrt */
+/* forward_dynamics_crba: 2120 mul, 1983 add, 16 div, 12 sin, 12 cos, 1 sqrt */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -15,7 +15,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *b
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[239];  /* the values a part computes for a later one */
+        double w[227];  /* the values a part computes for a later one */
         int s;
         solo__1_forward_dynamics_crba(q, w);  /* no checks: always OK */
         s = solo__2_forward_dynamics_crba(base, acc, w);
@@ -30,8 +30,6 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *b
         s = solo__8_forward_dynamics_crba(acc, w);
         if (s != RBDGEN_solo_OK) return s;
         solo__9_forward_dynamics_crba(acc, w);  /* no checks: always OK */
-        s = solo__10_forward_dynamics_crba(acc, w);
-        if (s != RBDGEN_solo_OK) return s;
     }
     if (!solo_finite(acc, 18)) {
         solo_zero(acc, 18);

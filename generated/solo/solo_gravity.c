@@ -3,7 +3,7 @@
  * solo_gravity and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbc2cd56291159913ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfbe6eab83d43f15ULL
 #error "solo_gravity.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
@@ -138,17 +138,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const dou
         const double t112 = 9.80665 * t108;
         const double t113 = 9.80665 * t110;
         /* body 0 FL_SHOULDER: XJ */
-        double t114, t115, t116, t117; solo_sincos2(q[0], q[1], &t114, &t115, &t116, &t117);
-        /* body 2 HL_SHOULDER: XJ */
-        double t118, t119, t120, t121; solo_sincos2(q[2], q[3], &t118, &t119, &t120, &t121);
+        double t114, t115, t116, t117, t118, t119, t120, t121; solo_sincos4(q[0], q[1], q[2], q[3], &t114, &t115, &t116, &t117, &t118, &t119, &t120, &t121);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t122, t123, t124, t125; solo_sincos2(q[4], q[5], &t122, &t123, &t124, &t125);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t126, t127, t128, t129; solo_sincos2(q[6], q[7], &t126, &t127, &t128, &t129);
+        double t122, t123, t124, t125, t126, t127, t128, t129; solo_sincos4(q[4], q[5], q[6], q[7], &t122, &t123, &t124, &t125, &t126, &t127, &t128, &t129);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t130, t131, t132, t133; solo_sincos2(q[8], q[9], &t130, &t131, &t132, &t133);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t134, t135, t136, t137; solo_sincos2(q[10], q[11], &t134, &t135, &t136, &t137);
+        double t130, t131, t132, t133, t134, t135, t136, t137; solo_sincos4(q[8], q[9], q[10], q[11], &t130, &t131, &t132, &t133, &t134, &t135, &t136, &t137);
         /* body 0 FL_SHOULDER: v, a, f */
         const double t138 = t112 * t115;
         const double t139 = t113 * t114;

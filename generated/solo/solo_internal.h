@@ -34,6 +34,16 @@
 #define RBDGEN_ALIGNED
 #endif
 #endif
+/* RBDGEN_NOINLINE keeps a tree-sparse solve kernel with tables (templates/c/ltdl.c.j2) a function of its
+   own (GCC and Clang; nvcc reads the same attribute): inlined into the straight-line code that calls it,
+   GCC -O2 allocates registers for both at once (UR5's FD derivatives 1.2x slower; docs/benchmarks.md). */
+#ifndef RBDGEN_NOINLINE
+#if defined(__GNUC__)
+#define RBDGEN_NOINLINE __attribute__((noinline))
+#else
+#define RBDGEN_NOINLINE
+#endif
+#endif
 typedef char solo_ieee_double_[(sizeof(double) == sizeof(uint64_t)) ? 1 : -1];
 
 /* x's bits as an unsigned integer. */
@@ -248,11 +258,20 @@ RBDGEN_HOST_DEVICE static inline solo_v2 solo_sincos_abs2(solo_v2 x)
     return (solo_v2)((solo_u2)x & ~((uint64_t)1 << 63));
 }
 
-/* solo_sincos of two angles at once, each lane's steps those of one angle (the same results);
-   where either is a rare case, solo_sincos of each. */
-RBDGEN_HOST_DEVICE static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
+/* The two steps below are inlined into solo_sincos2 and solo_sincos4 where the compiler optimises, and
+   called at -O0, where inlining them would give each caller the frames of both (the stack bound, stack.py). */
+#ifndef RBDGEN_SINCOS_STEP
+#if defined(__OPTIMIZE__)
+#define RBDGEN_SINCOS_STEP __attribute__((always_inline)) RBDGEN_HOST_DEVICE static inline
+#else
+#define RBDGEN_SINCOS_STEP RBDGEN_HOST_DEVICE static inline
+#endif
+#endif
+
+/* The reduction of solo_sincos for two angles, lane by lane: y = hi + lo and the quadrant's bits n; the lanes
+   where it holds (all ones), as `usual` in solo_sincos. */
+RBDGEN_SINCOS_STEP solo_m2 solo_sincos_reduce2(solo_v2 x, solo_v2 *hi_, solo_v2 *lo_, solo_u2 *n)
 {
-    const solo_v2 x = {x0, x1};
     const solo_v2 shifted = x * 0x1.45f306dc9c883p-1 + 0x1.8p52;
     const solo_v2 fk = shifted - 0x1.8p52;
     const solo_v2 a = x - fk * 0x1.921fb544p+0;
@@ -261,25 +280,40 @@ RBDGEN_HOST_DEVICE static inline void solo_sincos2(double x0, double x1, double 
     const solo_v2 ax = solo_sincos_abs2(x);
     const solo_m2 usual = (ax >= 0x1p-27) & (ax <= 0x1.921fb54442d18p+19) & (solo_sincos_abs2(hi) >= solo_sincos_abs2(fk) * 0x1p-26);
 
-    if (usual[0] & usual[1]) {
-        const solo_u2 n = solo_sincos_bits2(shifted);
-        solo_v2 sv, cv, *s = &sv, *c = &cv;  /* the lines below write *s and *c */
-        {
-            const solo_v2 z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
-            const solo_v2 P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
-                              + z2 * (-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
-                              + z4 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33);
-            const solo_v2 Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
-                              + z2 * (0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
-                              + z4 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37);
-            const solo_v2 sy = hi + (hiz * P + lo * (1.0 - hz));
-            const solo_v2 v = 1.0 - hz;
-            const solo_v2 cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
-            const solo_u2 swap = 0 - (n & 1), ys = solo_sincos_bits2(sy), yc = solo_sincos_bits2(cy);
-            *s = solo_sincos_real2(((ys & ~swap) | (yc & swap)) ^ ((n & 2) << 62));
-            *c = solo_sincos_real2(((yc & ~swap) | (ys & swap)) ^ (((n + 1) & 2) << 62));
+    *hi_ = hi;
+    *lo_ = lo;
+    *n = solo_sincos_bits2(shifted);
+    return usual;
+}
 
-        }
+/* The sines and cosines of two angles from their reduction (solo_sincos_reduce2), lane by lane. */
+RBDGEN_SINCOS_STEP void solo_sincos_finish2(solo_v2 hi, solo_v2 lo, solo_u2 n, solo_v2 *s, solo_v2 *c)
+{
+    const solo_v2 z = hi * hi, z2 = z * z, z4 = z2 * z2, hz = 0.5 * z, hiz = hi * z;
+    const solo_v2 P = (-0x1.5555555555548p-3 + z * 0x1.111111110f7d0p-7)
+                      + z2 * (-0x1.a01a019bfdeb3p-13 + z * 0x1.71de3567d008cp-19)
+                      + z4 * (-0x1.ae5e5a8eec9e3p-26 + z * 0x1.5d8fd0e63869dp-33);
+    const solo_v2 Q = (0x1.555555555554bp-5 + z * -0x1.6c16c16c14f91p-10)
+                      + z2 * (0x1.a01a019c844adp-16 + z * -0x1.27e4f7eac167dp-22)
+                      + z4 * (0x1.1ee9d7b29290bp-29 + z * -0x1.8fa498ce27e4dp-37);
+    const solo_v2 sy = hi + (hiz * P + lo * (1.0 - hz));
+    const solo_v2 v = 1.0 - hz;
+    const solo_v2 cy = v + (((1.0 - v) - hz) + (z2 * Q - hi * lo));
+    const solo_u2 swap = 0 - (n & 1), ys = solo_sincos_bits2(sy), yc = solo_sincos_bits2(cy);
+    *s = solo_sincos_real2(((ys & ~swap) | (yc & swap)) ^ ((n & 2) << 62));
+    *c = solo_sincos_real2(((yc & ~swap) | (ys & swap)) ^ (((n + 1) & 2) << 62));
+
+}
+
+/* solo_sincos of two angles at once, each lane's steps those of one angle (the same results);
+   where either is a rare case, solo_sincos of each. */
+RBDGEN_HOST_DEVICE static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
+{
+    solo_v2 hi, lo, sv, cv;
+    solo_u2 n;
+    const solo_m2 usual = solo_sincos_reduce2((solo_v2){x0, x1}, &hi, &lo, &n);
+    if (usual[0] & usual[1]) {
+        solo_sincos_finish2(hi, lo, n, &sv, &cv);
         *s0 = sv[0];
         *c0 = cv[0];
         *s1 = sv[1];
@@ -289,12 +323,46 @@ RBDGEN_HOST_DEVICE static inline void solo_sincos2(double x0, double x1, double 
         solo_sincos(x1, s1, c1);
     }
 }
+
+/* solo_sincos of four angles: two vectors' steps side by side in one call, sharing the constants two calls of
+   solo_sincos2 would each load; where any is a rare case, solo_sincos2 of each two. Not inlined, which
+   GCC -O3 does where it has few calls, slower (docs/generated-c.md, "Sine and cosine"); unused: a source
+   with fewer angles. */
+__attribute__((noinline, unused)) RBDGEN_HOST_DEVICE static void solo_sincos4(double x0, double x1, double x2, double x3, double *s0, double *c0, double *s1, double *c1, double *s2, double *c2, double *s3, double *c3)
+{
+    solo_v2 hi, lo, hi2, lo2, sv, cv, sv2, cv2;
+    solo_u2 n, n2;
+    const solo_m2 usual = solo_sincos_reduce2((solo_v2){x0, x1}, &hi, &lo, &n);
+    const solo_m2 usual2 = solo_sincos_reduce2((solo_v2){x2, x3}, &hi2, &lo2, &n2);
+    if (usual[0] & usual[1] & usual2[0] & usual2[1]) {
+        solo_sincos_finish2(hi, lo, n, &sv, &cv);
+        solo_sincos_finish2(hi2, lo2, n2, &sv2, &cv2);
+        *s0 = sv[0];
+        *c0 = cv[0];
+        *s1 = sv[1];
+        *c1 = cv[1];
+        *s2 = sv2[0];
+        *c2 = cv2[0];
+        *s3 = sv2[1];
+        *c3 = cv2[1];
+    } else {
+        solo_sincos2(x0, x1, s0, c0, s1, c1);
+        solo_sincos2(x2, x3, s2, c2, s3, c3);
+    }
+}
 #else
 /* solo_sincos of two angles (no vector types here: a GPU, or -ffast-math). */
 RBDGEN_HOST_DEVICE static inline void solo_sincos2(double x0, double x1, double *s0, double *c0, double *s1, double *c1)
 {
     solo_sincos(x0, s0, c0);
     solo_sincos(x1, s1, c1);
+}
+
+/* solo_sincos of four angles (no vector types here). */
+RBDGEN_HOST_DEVICE static inline void solo_sincos4(double x0, double x1, double x2, double x3, double *s0, double *c0, double *s1, double *c1, double *s2, double *c2, double *s3, double *c3)
+{
+    solo_sincos2(x0, x1, s0, c0, s1, c1);
+    solo_sincos2(x2, x3, s2, c2, s3, c3);
 }
 #endif
 
@@ -329,7 +397,6 @@ int solo__6_forward_dynamics_crba(const double *tau, double *acc, double *restri
 int solo__7_forward_dynamics_crba(double *acc, double *restrict w);
 int solo__8_forward_dynamics_crba(double *acc, double *restrict w);
 int solo__9_forward_dynamics_crba(double *acc, double *restrict w);
-int solo__10_forward_dynamics_crba(double *acc, double *restrict w);
 
 #ifdef __cplusplus
 }

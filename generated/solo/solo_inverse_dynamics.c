@@ -3,7 +3,7 @@
  * solo_inverse_dynamics and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbc2cd56291159913ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfbe6eab83d43f15ULL
 #error "solo_inverse_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
@@ -208,17 +208,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_inverse_dynamics(const double *base, 
         const double t182 = t110 * t153;
         const double t183 = t181 + t182;
         /* body 0 FL_SHOULDER: XJ */
-        double t184, t185, t186, t187; solo_sincos2(q[0], q[1], &t184, &t185, &t186, &t187);
-        /* body 2 HL_SHOULDER: XJ */
-        double t188, t189, t190, t191; solo_sincos2(q[2], q[3], &t188, &t189, &t190, &t191);
+        double t184, t185, t186, t187, t188, t189, t190, t191; solo_sincos4(q[0], q[1], q[2], q[3], &t184, &t185, &t186, &t187, &t188, &t189, &t190, &t191);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t192, t193, t194, t195; solo_sincos2(q[4], q[5], &t192, &t193, &t194, &t195);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t196, t197, t198, t199; solo_sincos2(q[6], q[7], &t196, &t197, &t198, &t199);
+        double t192, t193, t194, t195, t196, t197, t198, t199; solo_sincos4(q[4], q[5], q[6], q[7], &t192, &t193, &t194, &t195, &t196, &t197, &t198, &t199);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t200, t201, t202, t203; solo_sincos2(q[8], q[9], &t200, &t201, &t202, &t203);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t204, t205, t206, t207; solo_sincos2(q[10], q[11], &t204, &t205, &t206, &t207);
+        double t200, t201, t202, t203, t204, t205, t206, t207; solo_sincos4(q[8], q[9], q[10], q[11], &t200, &t201, &t202, &t203, &t204, &t205, &t206, &t207);
         /* body 0 FL_SHOULDER: v, a, f */
         const double t208 = t120 * t185;
         const double t209 = t125 * t184;

@@ -3,7 +3,7 @@
  * solo_mass_matrix and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbc2cd56291159913ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfbe6eab83d43f15ULL
 #error "solo_mass_matrix.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
@@ -17,17 +17,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_mass_matrix(const double *base, const
     {
         int status = RBDGEN_solo_OK;  /* the first failing check's: the rest runs on, straight-line, and is discarded */
         /* body 0 FL_SHOULDER: XJ */
-        double t0, t1, t2, t3; solo_sincos2(q[0], q[1], &t0, &t1, &t2, &t3);
-        /* body 2 HL_SHOULDER: XJ */
-        double t4, t5, t6, t7; solo_sincos2(q[2], q[3], &t4, &t5, &t6, &t7);
+        double t0, t1, t2, t3, t4, t5, t6, t7; solo_sincos4(q[0], q[1], q[2], q[3], &t0, &t1, &t2, &t3, &t4, &t5, &t6, &t7);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t8, t9, t10, t11; solo_sincos2(q[4], q[5], &t8, &t9, &t10, &t11);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t12, t13, t14, t15; solo_sincos2(q[6], q[7], &t12, &t13, &t14, &t15);
+        double t8, t9, t10, t11, t12, t13, t14, t15; solo_sincos4(q[4], q[5], q[6], q[7], &t8, &t9, &t10, &t11, &t12, &t13, &t14, &t15);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t16, t17, t18, t19; solo_sincos2(q[8], q[9], &t16, &t17, &t18, &t19);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t20, t21, t22, t23; solo_sincos2(q[10], q[11], &t20, &t21, &t22, &t23);
+        double t16, t17, t18, t19, t20, t21, t22, t23; solo_sincos4(q[8], q[9], q[10], q[11], &t16, &t17, &t18, &t19, &t20, &t21, &t22, &t23);
         /* mass_matrix */
         const double t24 = base[3] * base[3];
         const double t25 = base[4] * base[4];

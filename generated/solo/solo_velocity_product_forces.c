@@ -3,7 +3,7 @@
  * solo_velocity_product_forces and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbc2cd56291159913ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfbe6eab83d43f15ULL
 #error "solo_velocity_product_forces.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
@@ -113,17 +113,11 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_velocity_product_forces(const double 
         const double t88 = t32 * t71;
         const double t89 = t87 - t88;
         /* body 0 FL_SHOULDER: XJ */
-        double t90, t91, t92, t93; solo_sincos2(q[0], q[1], &t90, &t91, &t92, &t93);
-        /* body 2 HL_SHOULDER: XJ */
-        double t94, t95, t96, t97; solo_sincos2(q[2], q[3], &t94, &t95, &t96, &t97);
+        double t90, t91, t92, t93, t94, t95, t96, t97; solo_sincos4(q[0], q[1], q[2], q[3], &t90, &t91, &t92, &t93, &t94, &t95, &t96, &t97);
         /* body 4 FL_UPPER_LEG: XJ */
-        double t98, t99, t100, t101; solo_sincos2(q[4], q[5], &t98, &t99, &t100, &t101);
-        /* body 6 HL_UPPER_LEG: XJ */
-        double t102, t103, t104, t105; solo_sincos2(q[6], q[7], &t102, &t103, &t104, &t105);
+        double t98, t99, t100, t101, t102, t103, t104, t105; solo_sincos4(q[4], q[5], q[6], q[7], &t98, &t99, &t100, &t101, &t102, &t103, &t104, &t105);
         /* body 8 FL_LOWER_LEG: XJ */
-        double t106, t107, t108, t109; solo_sincos2(q[8], q[9], &t106, &t107, &t108, &t109);
-        /* body 10 HL_LOWER_LEG: XJ */
-        double t110, t111, t112, t113; solo_sincos2(q[10], q[11], &t110, &t111, &t112, &t113);
+        double t106, t107, t108, t109, t110, t111, t112, t113; solo_sincos4(q[8], q[9], q[10], q[11], &t106, &t107, &t108, &t109, &t110, &t111, &t112, &t113);
         /* body 0 FL_SHOULDER: v, a, f */
         const double t114 = t42 * t91;
         const double t115 = t47 * t90;

@@ -3,8 +3,8 @@
 Runtime checks are explicit: ``ops.require_positive`` for each joint's
 articulated inertia ``d``, and for the floating base's 6x6 articulated inertia the
 checks of the tree-sparse solve (`ltdl.solve_tree`, its six coordinates in a chain:
-positive pivots, equilibrated pivots above sqrt(eps), the residual), traced inline
-like the rest.
+positive pivots, equilibrated pivots above sqrt(eps); no residual, which could not
+fail: `ltdl`'s module docstring), traced inline like the rest.
 
 Mimic joints (`coordinates`): the bodies one independent coordinate ``theta`` moves (its joint and the
 mimic joints that follow it, ``q_j = a_j theta + b_j``) are one *macro joint* where they hang from one body
@@ -23,7 +23,8 @@ force ``tau_theta = sum_j s_j^T f_j`` is then ``U^T a_p + D theta_ddot + E`` wit
 
 (from the leaves up, the sum of ``s_k^T f_k`` over j's part is ``W_j^T a_j + s_j^T Fr_j theta_ddot +
 s_j^T P_j`` plus the D and E terms below j, the inertias being symmetric; ``a_j = Xup_j a_par + c_j +
-s_j theta_ddot`` turns it into ``W_j^T Xup_j a_par`` plus j's own D and E terms), and the force on p is ``IC a_p + U theta_ddot + pC`` (``IC = sum_tops Xup^T IC Xup``, ``pC = sum_tops Xup^T Y``).
+s_j theta_ddot`` turns it into ``W_j^T Xup_j a_par`` plus j's own D and E terms), and the force on p
+is ``IC a_p + U theta_ddot + pC`` (``IC = sum_tops Xup^T IC Xup``, ``pC = sum_tops Xup^T Y``).
 Eliminating ``theta_ddot = (u - U^T a_p) / D``, ``u = tau_theta - E``, leaves p the articulated inertia
 ``IC - U U^T / D`` and bias ``pC + U u / D``: one joint of ABA with a 6-vector U that no single axis gives.
 A group that does not hang from one body (a mimic joint in another branch than its master, below

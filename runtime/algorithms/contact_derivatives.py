@@ -18,8 +18,7 @@ the contacts' those of the masked Delassus matrix ``D = J M^-1 J^T`` (``L_D``, `
 ``L_mc = -D_M^-1 L_M^-T J_a^T``, non-zero on the contacts' paths only (then ``L_mc^T (-D_M) L_mc = -J_a M^-1
 J_a^T`` and the contact block is ``D - J_a M^-1 J_a^T = 1 - a``). Eliminating da gives the Schur form,
 ``D df = J M^-1 r_x - c_x``, ``da = M^-1 (J^T df - r_x)``, without its products by J and J^T in straight-line code
-and with one solve instead of three. The factors were checked by the solve (pivots: positivity, conditioning;
-D's residual).
+and with one solve instead of three. The factors were checked by the solve (pivots: positivity, conditioning).
 By tau (``r_tau = -I``), da is ``-K^-1``'s coordinate block, symmetric: each column is read at the rows up to it
 depth first only, the rest mirrored (`minv.mirrored`), so the C's solve skips the others' L sweep.
 The pieces:

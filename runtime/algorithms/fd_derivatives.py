@@ -10,16 +10,10 @@ of all the columns ``dID/dx`` and of the identity's (``M^-1 = -M^-1 (-I)``) toge
 the factor of ``-M = L^T (-D) L`` (``-Dinv``: no column is negated, and ``x (-d)`` is
 ``-(x d)`` exactly), never a dense one: ``ops.solve_ltdl`` is `ltdl_apply_inverse` of
 each column, which the generated C runs as one loop over the columns
-(`rbdgen.ir.trace.TreeSolve`). Instead of one residual check per column, one
-probe: ``-(tau - b)`` plus the identity's columns (``-1`` in every row) is solved as one
-more column of that solve and the residual of its negation checked (`check_residual`).
-The solve is backward stable for a positive definite M (LTDL needs no pivoting), so its
-residual does not depend on which vector it solves: one solved by the same factor and
-the same loop as the columns stands for all of them, at the cost of one column instead
-of one residual a column. Summing the Jacobian columns into the probe as well would check
-nothing more (a block of columns is its own arithmetic in the loop, and a column that
-overflows is caught by the outputs' finiteness check) and cost an addition a non-zero
-entry (measured: docs/derivatives.md, "Forward dynamics").
+(`rbdgen.ir.trace.TreeSolve`); ``M^-1``, symmetric, is read from the half of each column at and
+before it depth first (`minv.mirrored`), so the C's kernel leaves the rest of those columns
+unsolved. No solve checks a residual: with M's pivots checked, none could fail (`ltdl`'s module
+docstring).
 """
 
 from __future__ import annotations
@@ -27,7 +21,8 @@ from __future__ import annotations
 from .. import spatial as sp
 from . import coordinates
 from .crba import crba
-from .ltdl import check_residual, coordinate_parents, ltdl, ltdl_apply_inverse
+from .ltdl import coordinate_parents, ltdl, ltdl_apply_inverse
+from .minv import mirrored
 from .rnea import rnea
 from .rnea_derivatives import rnea_derivatives
 
@@ -67,9 +62,8 @@ def fd_derivatives(tree, ops, q, qd, tau, base=None, loads=None) -> dict:
         xs += [list(ops.solve_spd(H, [sp.neg(x) for x in b], WHAT)) for b in bs[-G:]]  # M^-1 I: I solved as is
     else:
         minus_Dinv = [sp.neg(d) for d in Dinv]                                     # -M = L^T (-D) L
-        probe = [sp.sub(-1, t) for t in b_acc]                                      # -(tau - b) and the -I columns
-        *xs, x_probe = ops.solve_ltdl(L, minus_Dinv, lam, bs + [probe])            # -M^-1 b
-        check_residual(H, lam, x_probe, [sp.neg(p) for p in probe], ops, WHAT)     # M x_probe = -probe
+        xs = list(ops.solve_ltdl(L, minus_Dinv, lam, bs))                          # -M^-1 b
+        xs[-G:] = mirrored(xs[-G:], lam)                                            # M^-1: symmetric, half read
     out, start = {}, 0
     for wrt, columns in rhs.items():
         out[wrt], start = xs[start:start + len(columns)], start + len(columns)

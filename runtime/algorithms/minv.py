@@ -6,14 +6,7 @@ by it in one loop (`ops.solve_ltdl`, the generated C's solve kernel); where mimi
 no tree pattern, each column is a dense checked solve. A dense matrix is a tree of one chain
 (`chain`): the task-space inertia's 6 x 6 solves take the same path.
 
-No solve here checks a residual (as `fd_derivatives` does with a probe column, the columns'
-sum): with every pivot positive, the LTDL solve is backward stable in the norm that check bounds. Each column solved satisfies
-``(H + dH) x = b`` with ``|dH| <= gamma_{3n+1} |L^T| D |L|`` (Higham, "Accuracy and Stability of
-Numerical Algorithms", thm. 10.4, with ``R = D^1/2 L``), and ``|L^T| D |L|``, positive
-semi-definite, has a 2-norm at most its trace, ``sum_k D_k L_ki^2`` over i: the trace of
-``L^T D L``, that is of H to first order. So ``||b - H x||_2 <= (3n + 1) eps trace(H) ||x||_2``
-(to first order), inside the residual check's bound ``100 n eps (trace(H) ||x||_2 + ||b||_2)``:
-the check cannot fail once the pivot checks pass, and the solves skip its cost.
+No solve here checks a residual: with every pivot positive, none could fail (`ltdl`'s module docstring).
 """
 
 from __future__ import annotations
