@@ -104,6 +104,27 @@ def test_without_the_checks_the_rotation_has_no_bound(checks):
     assert not any(a.finite[x.id] for row in R for x in row)
 
 
+
+def test_a_division_by_the_scale_needs_a_check_that_bounds_it():
+    """Review regression: ``2 / |q|^2 > 0`` alone passes for q = 0 (2 / 0 = inf), where ``q_x^2 / |q|^2`` is 0 / 0.
+    Its operands are finite (the check), its x-range [0, 1]: it is finite only where a check keeps |q|^2 > 0."""
+    import numpy as np
+
+    g = Graph()
+    base = g.input("base", 19)
+    x, y, z, w = base[3:7]
+    n2 = x * x + y * y + z * z + w * w
+    g.guard(2 / n2, InvalidInputError.status, "base quaternion is too large: normalise it")
+    ratio = (x * x) / n2
+    a = Analysis(g)
+    assert a.scale[0] == 0 and a.ranges[ratio.id].degree == 0 and not a.finite[ratio.id]
+    with np.errstate(all="ignore"):
+        zero = np.float64(0.0)
+        assert 2 / (zero * zero) > 0 and np.isnan((zero * zero) / (zero * zero))  # what the C computes at q = 0
+    g.guard(n2, InvalidInputError.status, "base quaternion is zero")  # the check quaternion_rotation makes first
+    g.guard(1 / (2 / n2), InvalidInputError.status, "base quaternion is too small: normalise it")
+    assert Analysis(g).finite[ratio.id]
+
 def test_the_quaternion_check_refuses_a_tiny_quaternion():
     """|q|^2 below 2 / max: ``2 / |q|^2`` overflows, the third check refuses it (the NumPy backend)."""
     import numpy as np

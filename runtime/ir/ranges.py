@@ -26,11 +26,12 @@ Every operation's interval is widened by its rounding: ``4 u`` relatively (the o
 own), and the absolute error of a subnormal result, ``tiny * max`` in units of ``lam^d`` where
 ``lam^2 >= 1 / max``; a constant added to a finite value near the largest (a joint angle's offset) or a
 factor of magnitude at most 1 (a mimic multiplier) keeps it finite. A node is finite when its operands
-are, its interval is defined (no division by an interval containing zero, no square root of a possibly
-negative value) and its bound, scaled by the largest ``lam^d``, is at most the largest value; or when a
-check makes it finite (``w`` above, and the operands of a finite sum, product or square root). An
-output is bounded where every entry is finite, of degree 0 and within `MARGIN` times the largest value;
-``absent`` inputs (an optional input not given) are zero.
+are, its interval is defined (no division by an interval containing zero, nor by a node of degree d
+unless a check keeps ``lam^d`` from zero, no square root of a possibly negative value) and its bound,
+scaled by the largest ``lam^d``, is at most the largest value; or when a check makes it finite (``w``
+above, and the operands of a finite sum, product or square root). An output is bounded where every entry
+is finite, of degree 0 and within `MARGIN` times the largest value; ``absent`` inputs (an optional input
+not given) are zero.
 """
 
 from __future__ import annotations
@@ -229,7 +230,17 @@ class Analysis:
         r = self.ranges[node.id]
         if r is None or not all(self.finite[a.id] for a in node.args if isinstance(a, Expr)):
             return False
+        if node.op == "div" and not self._nonzero(node.args[1]):
+            return False
         return self.largest(r) <= self.p.max
+
+    def _nonzero(self, x) -> bool:
+        """Whether ``x``, whose x-range excludes zero, is non-zero: ``lam^d x`` is zero where ``lam`` is (d > 0) or
+        infinite (d < 0), unless a check bounds ``lam`` away from it (a check ``c / |q|^2 > 0`` alone passes for
+        ``|q|^2 = 0``)."""
+        d = self.of(x).degree
+        low, high = self.scale
+        return d == 0 or (low > 0 if d > 0 else high < math.inf)
 
     def largest(self, r: Range) -> float:
         """The largest magnitude of a value of range ``r`` over the admitted scales (inf: none)."""
