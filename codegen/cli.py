@@ -278,9 +278,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--frames", nargs="+", metavar="LINK",
                    help="links of the kinematics operations on a link (default: every link on a leaf body)")
     g.add_argument("--fd-algorithm", choices=("auto", *FD_ALGORITHMS), default="auto",
-                   help="forward_dynamics' algorithm in the C: auto (the default: CRBA, or ABA where a cost model expects "
-                        "it to be much cheaper, as on long chains), aba "
-                        "or crba (mass matrix and a tree-sparse solve)")
+                   help="forward_dynamics' algorithm in the C: auto (the default: the one a cost model expects to be "
+                        "cheaper), aba (mimic groups as macro joints) or crba (mass matrix and a tree-sparse solve); "
+                        "mimic joints across branches always take crba")
     g.add_argument("--parameters", nargs="+", metavar="LINK",
                    help="'all', or links whose bodies' inertial parameters every generated function takes at run "
                         "time as its last input params (10 per body); the others stay folded")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Union
 
 from ..version import __version__
+from ..algorithms.aba import aba_obstacle
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import OPERATIONS, dimensions, operation, sizes
 from ..build import DEFAULT_FLAGS
@@ -113,8 +114,9 @@ def trace_operation(model: RobotModel, op: str, tree: Tree = None, link: int = N
 #: The algorithms ``forward_dynamics`` can be generated with: ``"aba"``, the articulated-body
 #: algorithm (the record's, what the NumPy engine runs), and ``"crba"``, the mass matrix, one RNEA
 #: bias and the checked tree-sparse solve (`forward_dynamics_crba`'s). ``"auto"`` (the default) takes
-#: ABA unless its `optimize.estimated_cycles` exceed CRBA's by more than `ABA_MARGIN`; mimic joints
-#: always take CRBA. Both from the operation's record (`Operation.algorithms`).
+#: ABA unless its `optimize.estimated_cycles` exceed CRBA's by more than `ABA_MARGIN`; mimic joints that
+#: ABA cannot take (`aba.aba_obstacle`) and closed loops take the record's own. Both from the operation's
+#: record (`Operation.algorithms`).
 FORWARD_DYNAMICS = next(op for op in OPERATIONS.values() if op.algorithms and isinstance(op.algorithms[0][1], str))
 FD_ALGORITHMS = dict(FORWARD_DYNAMICS.algorithms)
 
@@ -152,7 +154,11 @@ def trace_forward_dynamics(model: RobotModel, tree: Tree, choice: str = "auto") 
     """``forward_dynamics`` traced with the algorithm ``choice`` names (`FD_ALGORITHMS`, or ``"auto"``)."""
     if choice != "auto" and choice not in FD_ALGORITHMS:
         raise ValueError(f"fd_algorithm must be 'auto' or one of {list(FD_ALGORITHMS)}, got {choice!r}")
-    if tree.nj != tree.nb or tree.loops:  # mimic joints, closed loops: the record's algorithm is CRBA's already
+    obstacle = aba_obstacle(tree)
+    if obstacle or tree.loops:  # the record's algorithm is CRBA's already (the loops': their own solve)
+        if obstacle:
+            log.log(logging.WARNING if choice == "aba" else logging.INFO, "%s by CRBA: %s", FORWARD_DYNAMICS.name,
+                    obstacle)
         kernel = trace_operation(model, FORWARD_DYNAMICS.name, tree)
         kernel.algorithm = "crba"
         return kernel

@@ -82,12 +82,38 @@ def test_auto_takes_the_cheaper_and_says_which(name, chosen, caplog):
     assert auto.files[f"{name}_forward_dynamics.c"] == fixed.files[f"{name}_forward_dynamics.c"]
 
 
-def test_mimic_joints_take_crba_whatever_is_asked():
-    robot = ROBOTS["talos"]
-    generated = rbdgen.generate(robot.path, floating=robot.floating, ops=["forward_dynamics"], fd_algorithm="aba")
-    model = generated.model
+def test_talos_grippers_take_aba(generated, compiled):
+    """Talos' grippers (each: a joint and six mimic joints hanging from the wrist, `aba.MacroJoint`): the cost
+    model takes ABA (the manifest and the header say so), forward_dynamics_crba stays callable, and both match
+    Pinocchio's forward dynamics of the model without mimic tags reduced by the mimic map to 1e-12 normwise."""
+    talos = generated("talos")
+    model = talos.model
     assert model.joint_count < len(model.joints)  # Talos' grippers have mimic joints
+    assert talos.manifest["operations"]["forward_dynamics"]["algorithm"] == "aba"
+    assert "talos_forward_dynamics: qdd = M^-1 (tau - C qd - g - J^T loads) by the articulated-body algorithm." \
+        in talos.files["talos.h"]
+    solver = compiled("talos")
+    ref = pinocchio("talos")
+    st = random_states(model, 8, seed=29, load_links=["left_sole_link", "gripper_left_fingertip_1_link"])
+    for i in range(st.n):
+        expected = ref.forward_dynamics(st.ref_base(i), st.q[i], st.qd[i], st.tau[i], st.load_lists[i])
+        for op in ("forward_dynamics", "forward_dynamics_crba"):
+            got = getattr(solver, op)(*st.head(i), st.q[i], st.qd[i], st.tau[i], loads=st.loads[i])
+            assert_close(got, expected, 1e-12, f"{op} state {i}")
+
+
+def test_mimic_joints_across_branches_take_crba_whatever_is_asked(caplog):
+    """A mimic joint below another branch's joint than its master's ("cross" of test_mimic): no macro joint,
+    CRBA whatever ``fd_algorithm`` asks, and a warning that says why."""
+    from test_mimic import _small
+
+    model = rbdgen.load_urdf_string(_small("cross"))
+    with caplog.at_level("INFO", logger="rbdgen.codegen.generator"):
+        generated = rbdgen.generate(model, ops=["forward_dynamics"], fd_algorithm="aba")
     assert generated.manifest["operations"]["forward_dynamics"]["algorithm"] == "crba"
+    assert "with mimic joints across branches by CRBA" in generated.files["mimic_cross.h"]
+    (record,) = [r for r in caplog.records if "forward_dynamics by CRBA" in r.getMessage()]
+    assert record.levelname == "WARNING" and "'j2', 'j3' share one coordinate" in record.getMessage()
 
 
 def test_a_bad_choice_is_refused(tmp_path):

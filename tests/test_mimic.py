@@ -93,6 +93,28 @@ SMALL = {
         + _joint("turn", "base", "u", axis="0 1 0")
         + _joint("last", "u", "v", axis="1 0 0", mimic=_mimic("after_mimic", offset="0.4"))
     ),
+    # a hand: a finger and three joints following it with multipliers and offsets (a prismatic one, a
+    # mimic of a mimic) hang from the palm: ABA's macro joint; below one of them a second macro joint, a
+    # joint and its mimic on that body
+    "hand": (
+        _link("base") + _link("palm") + _link("fa") + _link("fb") + _link("tb") + _link("sl") + _link("nail")
+        + _link("nail_b")
+        + _joint("wrist", "base", "palm", axis="0 1 0")
+        + _joint("finger_a", "palm", "fa", axis="0 0 1")
+        + _joint("finger_b", "palm", "fb", axis="0 0 1", mimic=_mimic("finger_a", "-0.7", "0.1"))
+        + _joint("tip_b", "fb", "tb", axis="1 0 0", mimic=_mimic("finger_b", "1.5", "-0.2"))
+        + _joint("slide", "palm", "sl", kind="prismatic", axis="0 1 0", mimic=_mimic("finger_a", "0.05", "0.01"))
+        + _joint("nail", "tb", "nail", axis="0 1 0")
+        + _joint("nail_b", "tb", "nail_b", axis="1 0 0", mimic=_mimic("nail", "0.8", "0.05"))
+    ),
+    # a joint and its mimic both on the base, the mimic carrying an independent joint: a macro joint whose
+    # root is the base (the world for a fixed base)
+    "twins": (
+        _link("base") + _link("l1") + _link("l2") + _link("l3")
+        + _joint("lead", "base", "l1", axis="0 1 0")
+        + _joint("follow", "base", "l2", axis="1 0 0", mimic=_mimic("lead", "2", "0.3"))
+        + _joint("free", "l2", "l3", kind="prismatic", axis="0 0 1")
+    ),
     # a mimic joint in another branch than its master, above an independent joint of that branch:
     # P^T M P then has no tree pattern (forward dynamics takes the dense checked Cholesky)
     "cross": (
@@ -173,10 +195,11 @@ def test_small_mimic_models_compiled(case, floating, tmp_path, build_model):
     _check(solver, Reduced(text, tmp_path, floating, model), model, 2)
 
 
-@pytest.mark.parametrize("case,floating", [("chain", False), ("mixed", True)])
+@pytest.mark.parametrize("case,floating", [("chain", False), ("mixed", True), ("hand", True)])
 def test_mimic_casadi(case, floating, tmp_path):
-    """Every dynamics operation as a casadi.Function (M, ID, g, C qd, FD by ABA and by CRBA), with a load
-    on the last link, against Pinocchio reduced by the mimic map: 1e-12 (FD: 1e-10) normwise relative."""
+    """Every dynamics operation as a casadi.Function (M, ID, g, C qd, FD by ABA and by CRBA; "hand": ABA's
+    macro joints), with a load on the last link, against Pinocchio reduced by the mimic map: 1e-12 (FD: 1e-10)
+    normwise relative."""
     pytest.importorskip("casadi")
     from helpers import call_reference, rel_error, tolerance
     from test_casadi import casadi_map
@@ -192,6 +215,37 @@ def test_mimic_casadi(case, floating, tmp_path):
             expected = call_reference(ref, op, st, i, loads=True)
             value = got[i] if op == "mass_matrix" else got[i][:, 0]
             assert rel_error(value, expected) <= tolerance(op), (op, i, rel_error(value, expected))
+
+
+@pytest.mark.parametrize("floating", [False, True])
+@pytest.mark.parametrize("case", ["hand", "twins"])
+def test_macro_joints_by_aba(case, floating, tmp_path, build_cache):
+    """Mimic groups that hang from one body (`aba.MacroJoint`): forward dynamics by ABA, in NumPy and in the C
+    generated with ``fd_algorithm="aba"``, against Pinocchio reduced by the mimic map to 1e-12 normwise
+    (the CRBA path beside it, and armature on a mimic joint: ``a^2 armature`` in its D)."""
+    from conftest import TEST_FLAGS
+    from rbdgen.algorithms.aba import aba_obstacle, macro_joints
+    from rbdgen.algorithms.kinematics import Tree
+
+    text, armature = _small(case), {"finger_b": 0.02, "finger_a": 0.01, "lead": 0.03}
+    armature = {k: v for k, v in armature.items() if f'"{k}"' in text}
+    model = rbdgen.load_urdf_string(text, floating=floating, armature=armature)
+    tree = Tree.from_model(model)
+    assert aba_obstacle(tree) is None and len(macro_joints(tree)) == {"hand": 2, "twins": 1}[case]
+    generated = rbdgen.generate(model, ops=["forward_dynamics", "forward_dynamics_crba"], fd_algorithm="aba")
+    assert generated.manifest["operations"]["forward_dynamics"]["algorithm"] == "aba"
+    compiled = generated.compile(flags=TEST_FLAGS, cache=build_cache, validate=False)
+    path = tmp_path / "robot.urdf"
+    path.write_text(text)
+    ref = MimicReference(path, floating, joint_names=list(model.joint_names), armature=armature)
+    st = random_states(model, 6, 11, load_links=model.link_names[-2:])
+    for solver in (rbdgen.NumpySolver(model), compiled):
+        for i in range(st.n):
+            args = (*st.head(i), st.q[i], st.qd[i], st.tau[i])
+            acc = ref.forward_dynamics(st.ref_base(i), *args[-3:], st.load_lists[i])
+            tol = 1e-12 * max(1.0, np.abs(acc).max())
+            np.testing.assert_allclose(solver.forward_dynamics(*args, loads=st.loads[i]), acc, rtol=0, atol=tol)
+            np.testing.assert_allclose(solver.forward_dynamics_crba(*args, loads=st.loads[i]), acc, rtol=0, atol=tol)
 
 
 # -- real robots ---------------------------------------------------------------------
@@ -217,7 +271,9 @@ def test_panda_with_fingers(tmp_path, build_model):
     assert generated.manifest["model"]["joints"][-1]["mimic"] == {
         "joint": "panda_finger_joint1", "multiplier": 1.0, "offset": 0.0}
     assert generated.manifest["sizes"]["q"] == 8
-    assert "with mimic joints by CRBA" in rbdgen.generate(model, ops=["forward_dynamics"]).files["panda.h"]
+    by_aba = rbdgen.generate(model, ops=["forward_dynamics"], fd_algorithm="aba")  # the fingers: one macro joint
+    assert by_aba.manifest["operations"]["forward_dynamics"]["algorithm"] == "aba"
+    assert "with mimic joints" not in by_aba.files["panda.h"] and "articulated-body" in by_aba.files["panda.h"]
 
 
 @pytest.mark.parametrize("relative", ["tiago_pro_description/robots/tiago_pro.urdf",
