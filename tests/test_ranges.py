@@ -153,6 +153,8 @@ def test_a_difference_check_bounds_the_scale_from_below():
     assert a.scale[0] == TINY and finite
     assert Analysis(a.graph, "float").scale[0] == 2.0 ** -126  # the leaf is the emitted precision's
     assert np.isfinite(np.float32(2) / np.float32(2.0 ** -126))
+    a, finite = _scaled(lambda n2, g: n2 - 1e-40)  # in float a subnormal: it rounds, or flushes, to zero
+    assert a.scale[0] == pytest.approx(1e-40, rel=1e-14) and Analysis(a.graph, "float").scale[0] == 0
 
 
 @pytest.mark.parametrize("check", [

@@ -18,11 +18,12 @@ What is known of the inputs:
   ``q_i q_j (2 / |q|^2)`` are of degree 0 and bounded whatever the scale. A sum of two degrees has no range.
 - the checks bound ``lam``: a check ``c / w > 0`` (c a positive constant) fails where ``w`` is infinite,
   so where it passes ``w`` is finite, and ``|w| = lam^d |x| <= max`` bounds ``lam`` from above (d > 0) or
-  below (d < 0); a check ``w - c > 0`` (c a positive constant or the ``tiny`` leaf, w of degree d > 0)
-  passes only where ``lam^d x = w > c``, which bounds ``lam`` from below. `kinematics.quaternion_rotation`
-  checks ``2 / |q|^2 > 0`` and ``|q|^2 - tiny > 0``: ``lam^2`` lies in [tiny, max], and a node of degree -2
-  to 2 is finite where ``lam^|d|`` times its bound is. Without both bounds a node of degree other than 0 has
-  none.
+  below (d < 0); a check ``w - c > 0`` (w of degree d > 0, c at least the smallest positive normal value:
+  a constant or the ``tiny`` leaf, which is that value; a subnormal c may round, or flush, to zero) passes
+  only where ``lam^d x = w > c``, which bounds ``lam`` from below. `kinematics.quaternion_rotation` checks
+  ``2 / |q|^2 > 0`` and ``|q|^2 - tiny > 0``: ``lam^2`` lies in [`Precision.normal`, max], and a node of
+  degree -2 to 2 is finite where ``lam^|d|`` times its bound is. Without both bounds a node of degree other
+  than 0 has none.
 
 Every operation's interval is widened by its rounding: ``4 u`` relatively (the operation's and the bound's
 own), and the absolute error of a subnormal result, ``tiny * max`` in units of ``lam^d`` where
@@ -234,10 +235,11 @@ class Analysis:
 
     def _above(self, w, c) -> float:
         """The bound ``w - c > 0`` puts on ``lam^2`` from below (0: none). It passes only where ``w > c`` (the
-        rounded difference of ``w <= c`` is at most zero): with w of degree d > 0 and x-range up to ``high > 0``,
-        and ``c >= least > 0`` (a constant or a leaf of degree 0), ``lam^d high >= w > least``."""
+        rounded difference of ``w <= c`` is at most zero, flushed to zero or not): with w of degree d > 0 and
+        x-range up to ``high > 0``, and ``c >= least`` (a constant or a leaf of degree 0, least at least the
+        smallest normal value: no flush-to-zero reads it as zero), ``lam^d high >= w > least``."""
         r, b = self.of(w), self.of(c)
-        if r is None or b is None or r.degree <= 0 or r.high <= 0 or b.degree or b.low <= 0:
+        if r is None or b is None or r.degree <= 0 or r.high <= 0 or b.degree or b.low < self.p.normal:
             return 0.0
         return _power(b.low / r.high, 2 / r.degree)
 
