@@ -42,7 +42,7 @@ from importlib import resources
 from ..algorithms.kinematics import Tree
 from ..algorithms.operations import dimensions, operation
 from ..backends import NumpyOps
-from ..ir.emit_python import reference
+from ..ir.emit_python import LEAVES, reference
 from ..ir.optimize import operands, schedule
 from ..ir.trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps
 from ..names import check_prefix
@@ -78,7 +78,7 @@ class InlineGraph(Graph):
 
 
 def _ref(x) -> str:
-    return reference(x, "eps")  # the module's eps: that of the real type jax.numpy computes in
+    return reference(x, {leaf: leaf for leaf in LEAVES})  # those of the real type jax.numpy computes in
 
 
 def _line(step) -> list:
@@ -108,7 +108,7 @@ def _stored(step) -> list:
 
 def _names(nodes) -> set:
     """The variables that hold ``nodes`` (a solve's result: its whole vector)."""
-    return {f"x{x.args[0]}" if x.op == "ret" else _ref(x) for x in nodes if isinstance(x, Expr) and x.op != "eps"}
+    return {f"x{x.args[0]}" if x.op == "ret" else _ref(x) for x in nodes if isinstance(x, Expr) and x.op not in LEAVES}
 
 
 def _read(step) -> set:
@@ -146,7 +146,7 @@ def function(kernel: Kernel, floating: bool, dims: dict, structure: str = "flat"
     for name in required:
         lines += unpack(name, kernel.inputs[name], "    ")
     lines.append(f"    status = jnp.where({finite}, OK, INVALID_INPUT).astype(jnp.int32)")
-    lines.append("    eps = jnp.finfo(jnp.result_type(float)).eps")
+    lines += [f"    {leaf} = jnp.finfo(jnp.result_type(float)).{leaf}" for leaf in LEAVES]
     for opt in plan.optional:
         zero = [_ref(n) for n in opt.variables]
         lines.append(f"    if {opt.name} is None:")
@@ -183,10 +183,10 @@ def _parts(steps: list, kernel: Kernel) -> list:
         reads = sorted(({name for step in chunk for name in _read(step)} - set(defined)) | {"status"}, key=_order)
         handed = sorted((set(defined) & later[k]) | {"status"}, key=_order)
         lines.append("    @jax.jit")
-        lines.append(f"    def part{k}({', '.join(reads + ['eps'])}):")
+        lines.append(f"    def part{k}({', '.join(reads + list(LEAVES))}):")
         lines += [f"        {line}" for step in chunk for line in _line(step)]
         lines.append(f"        return {', '.join(handed)},")
-        lines.append(f"    {', '.join(handed)}, = part{k}({', '.join(reads + ['eps'])})")
+        lines.append(f"    {', '.join(handed)}, = part{k}({', '.join(reads + list(LEAVES))})")
     return lines
 
 

@@ -199,7 +199,7 @@ def expression_size(outputs: dict) -> int:
 
 
 def _operands(node: Expr) -> tuple:
-    return () if node.op in ("in", "ret", "eps") else node.args
+    return () if node.op in ("in", "ret", "eps", "tiny") else node.args
 
 
 def _reachable(outputs: dict) -> list:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .algorithms.cholesky import EPS, cholesky_solve
+from .algorithms.cholesky import EPS, TINY, cholesky_solve
 from .algorithms.ltdl import ltdl_apply_inverse
 from .algorithms.scalars import FUNCTIONS, ScalarOps
 
@@ -20,6 +20,7 @@ class NumpyOps(ScalarOps):
     """Each scalar is a float64 array of shape (N,): one value per state of a batch."""
 
     eps = EPS
+    tiny = TINY
 
     @staticmethod
     def function(name, *args):

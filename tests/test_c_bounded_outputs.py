@@ -16,18 +16,20 @@ OK, INVALID, NONFINITE = 0, 1, 4
 
 
 def raw(solver, op: str, inputs: dict) -> tuple:
-    """``(status, {output: flat array})`` of the single-state C function ``op`` (absent inputs: NULL)."""
+    """``(status, {output: flat array})`` of the single-state C function ``op`` (absent inputs: NULL), in the
+    solver's precision."""
     ffi, function = solver.c_function(op)
     record = solver.manifest["operations"][op]
+    real = f"{solver.precision}[]"
     keep, args = [], []
     for name in record["inputs"]:
         if name in inputs:
-            keep.append(np.ascontiguousarray(inputs[name], np.float64))
-            args.append(ffi.from_buffer("double[]", keep[-1]))
+            keep.append(np.ascontiguousarray(inputs[name], solver.dtype))
+            args.append(ffi.from_buffer(real, keep[-1]))
         else:
             args.append(ffi.NULL)
-    outputs = {name: np.full(solver.manifest["sizes"][name], 7.0) for name in record["outputs"]}
-    args += [ffi.from_buffer("double[]", a) for a in outputs.values()]
+    outputs = {name: np.full(solver.manifest["sizes"][name], 7.0, solver.dtype) for name in record["outputs"]}
+    args += [ffi.from_buffer(real, a) for a in outputs.values()]
     return function(*args), outputs
 
 
@@ -84,12 +86,34 @@ def test_checked_outputs_still_fail(compiled, name):
 
 
 def test_a_tiny_quaternion_is_refused(compiled):
-    """|q|^2 below 2 / DBL_MAX: 2 / |q|^2 would overflow; the quaternion's third check refuses it (status 1)."""
+    """|q|^2 below DBL_MIN (for 1e-155 and 1e-160, 2 / |q|^2 would overflow): the quaternion's third check refuses
+    it (status 1); just above, the rotation is that of the unit quaternion (the same gravity)."""
     solver = compiled("solo12")
-    for scale in (1e-155, 1e-160):
+    for scale in (1.4e-154, 1e-155, 1e-160):
         inputs = {"q": np.zeros(12), "base": np.r_[np.zeros(3), 0, 0, 0, scale, np.zeros(12)]}
         status, out = raw(solver, "mass_matrix", inputs)
         assert status == INVALID and not out["M"].any()
+    q = np.random.default_rng(5).uniform(-1, 1, 12)
+    quat = np.array([0.3, -0.5, 0.1, 0.8]) / np.linalg.norm([0.3, -0.5, 0.1, 0.8])
+    status, unit = raw(solver, "gravity", {"q": q, "base": np.r_[np.zeros(3), quat, np.zeros(12)]})
+    assert status == OK
+    status, small = raw(solver, "gravity", {"q": q, "base": np.r_[np.zeros(3), 1.5e-154 * quat, np.zeros(12)]})
+    assert status == OK  # |q|^2 = 2.25e-308 > DBL_MIN
+    np.testing.assert_allclose(small["g"], unit["g"], rtol=1e-12, atol=1e-12)
+
+
+def test_a_tiny_quaternion_is_refused_in_float(compiled):
+    """In float the bound is FLT_MIN (1.18e-38): |q|^2 = 1e-40 (a subnormal float) is refused (status 1);
+    1.44e-38 (2 / it is finite) gives the unit quaternion's gravity."""
+    solver = compiled("solo12", "float")
+    q = np.random.default_rng(5).uniform(-1, 1, 12)
+    status, out = raw(solver, "gravity", {"q": q, "base": np.r_[np.zeros(3), 0, 0, 0, 1e-20, np.zeros(12)]})
+    assert status == INVALID and not out["g"].any()
+    status, unit = raw(solver, "gravity", {"q": q, "base": np.r_[np.zeros(3), 0, 0, 0, 1, np.zeros(12)]})
+    assert status == OK
+    status, small = raw(solver, "gravity", {"q": q, "base": np.r_[np.zeros(3), 0, 0, 0, 1.2e-19, np.zeros(12)]})
+    assert status == OK and np.float32(1.2e-19) ** 2 > np.finfo(np.float32).tiny
+    np.testing.assert_allclose(small["g"], unit["g"], rtol=1e-5, atol=1e-5)
 
 
 def test_fixed_base_kinematics_on_huge_angles(build_model):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
 import pytest
 
 from rbdgen.algorithms.kinematics import quaternion_rotation
@@ -18,6 +19,7 @@ from robots import ROBOTS
 
 BIG = sys.float_info.max
 U = 2.0 ** -53
+TINY = sys.float_info.min  # the smallest positive normal double
 
 
 def _close(r: Range, degree: int, low: float, high: float):
@@ -76,7 +78,7 @@ def test_the_quaternion_checks_bound_the_scale():
     g, R = _rotation(3)
     a = Analysis(g)
     low, high = a.scale
-    assert low == pytest.approx(2 / BIG, rel=1e-12) and high == BIG  # |q|^2 in [2 / max, max]
+    assert low == TINY and high == BIG  # |q|^2 in [tiny, max]: the checks 2 / |q|^2 > 0, |q|^2 - tiny > 0
     n2 = g.guards[0].value
     assert a.ranges[n2.id] == Range(2, 1.0, 1.0)
     # each entry is 1 - 2 (q_i^2 + q_j^2) / |q|^2 or 2 (q_i q_j +- q_k q_w) / |q|^2: intervals of the normalised
@@ -85,19 +87,20 @@ def test_the_quaternion_checks_bound_the_scale():
         for x in row:
             r = a.ranges[x.id]
             assert a.finite[x.id] and r.degree == 0 and r.bound <= 5 + 1e-9
-    # s = 2 / |q|^2 scales as lam^-2, q_x s as lam^-1: finite, of at most 2 sqrt(max / 2)
+    # s = 2 / |q|^2 scales as lam^-2, q_x s as lam^-1: finite, of at most 2 / sqrt(tiny)
     s = g.guards[1].value
     assert a.ranges[s.id].degree == -2 and a.finite[s.id]  # the third check: s is finite
+    assert a.largest(a.ranges[s.id]) == pytest.approx(2 / TINY, rel=1e-9) and 2 / TINY < BIG
     scaled = [x for x in g.nodes if x.op == "mul" and s in x.args]
     assert len(scaled) == 3
     for x in scaled:
         assert a.ranges[x.id].degree == -1 and a.finite[x.id]
-        assert a.largest(a.ranges[x.id]) == pytest.approx(2 * math.sqrt(BIG / 2), rel=1e-9)
+        assert a.largest(a.ranges[x.id]) == pytest.approx(2 / math.sqrt(TINY), rel=1e-9)
 
 
 @pytest.mark.parametrize("checks", [1, 2])
 def test_without_the_checks_the_rotation_has_no_bound(checks):
-    """Without ``1 / s > 0`` a quaternion of |q|^2 below 2 / max makes s infinite; without ``s > 0`` one
+    """Without ``|q|^2 - tiny > 0`` a subnormal |q|^2 below 2 / max makes s infinite; without ``s > 0`` one
     above max makes |q|^2 infinite: the analysis then bounds no entry."""
     g, R = _rotation(checks)
     a = Analysis(g)
@@ -108,7 +111,6 @@ def test_without_the_checks_the_rotation_has_no_bound(checks):
 def test_a_division_by_the_scale_needs_a_check_that_bounds_it():
     """Review regression: ``2 / |q|^2 > 0`` alone passes for q = 0 (2 / 0 = inf), where ``q_x^2 / |q|^2`` is 0 / 0.
     Its operands are finite (the check), its x-range [0, 1]: it is finite only where a check keeps |q|^2 > 0."""
-    import numpy as np
 
     g = Graph()
     base = g.input("base", 19)
@@ -122,19 +124,74 @@ def test_a_division_by_the_scale_needs_a_check_that_bounds_it():
         zero = np.float64(0.0)
         assert 2 / (zero * zero) > 0 and np.isnan((zero * zero) / (zero * zero))  # what the C computes at q = 0
     g.guard(n2, InvalidInputError.status, "base quaternion is zero")  # the check quaternion_rotation makes first
-    g.guard(1 / (2 / n2), InvalidInputError.status, "base quaternion is too small: normalise it")
+    assert not Analysis(g).finite[ratio.id]  # n2 > 0 passes for a subnormal |q|^2, where 2 / |q|^2 is infinite
+    g.guard(n2 - g.tiny(), InvalidInputError.status, "base quaternion is too small: normalise it")
     assert Analysis(g).finite[ratio.id]
 
+
+def _scaled(*checks):
+    """The analysis of |q|^2 (``n2``) under ``2 / n2 > 0`` and the strict ``checks`` (functions of ``n2`` and the
+    graph); ``2 / n2`` (``s``): finite where a check keeps |q|^2 from zero."""
+    g = Graph()
+    x, y, z, w = g.input("base", 19)[3:7]
+    n2 = x * x + y * y + z * z + w * w
+    g.guard(2 / n2, InvalidInputError.status, "too large")
+    for check in checks:
+        g.guard(check(n2, g), InvalidInputError.status, "too small")
+    a = Analysis(g)
+    s = g.guards[0].value
+    return a, a.finite[s.id]
+
+
+def test_a_difference_check_bounds_the_scale_from_below():
+    """``w - c > 0`` (w of degree d > 0, c > 0) passes only where ``lam^d >= w > c``: lam^2 > c^(2/d)."""
+    a, finite = _scaled(lambda n2, g: n2 - 1e-200)
+    assert a.scale[0] <= 1e-200 and a.scale[0] == pytest.approx(1e-200, rel=1e-14) and finite
+    a, finite = _scaled(lambda n2, g: g.ops.sqrt(n2) - 1e-100)  # degree 1: lam > 1e-100
+    assert a.scale[0] <= 1e-200 and a.scale[0] == pytest.approx(1e-200, rel=1e-12) and finite
+    a, finite = _scaled(lambda n2, g: n2 - g.tiny())
+    assert a.scale[0] == TINY and finite
+    assert Analysis(a.graph, "float").scale[0] == 2.0 ** -126  # the leaf is the emitted precision's
+    assert np.isfinite(np.float32(2) / np.float32(2.0 ** -126))
+    a, finite = _scaled(lambda n2, g: n2 - 1e-40)  # in float a subnormal: it rounds, or flushes, to zero
+    assert a.scale[0] == pytest.approx(1e-40, rel=1e-14) and Analysis(a.graph, "float").scale[0] == 0
+
+
+@pytest.mark.parametrize("check", [
+    lambda n2, g: n2 - 1e-320,  # a lower bound under 1 / max: 2 / |q|^2 may still overflow
+    lambda n2, g: n2 + 1.0,  # not a difference
+    lambda n2, g: n2 - (-1.0),  # c not positive
+    lambda n2, g: 1.0 - n2,  # w of degree 0
+    lambda n2, g: 2 / n2 - 1.0,  # w of degree -2: bounds lam from above, not below
+    lambda n2, g: n2 - g.input("qd", 1)[0],  # c an input: any finite number, perhaps negative
+])
+def test_what_a_difference_check_does_not_bound(check):
+    a, finite = _scaled(check)
+    assert not finite
+
+
+def test_a_non_strict_difference_check_bounds_nothing():
+    """``!(n2 - tiny < 0)`` passes at ``n2 = tiny`` and for NaN: not a strict bound (the rule needs ``> 0``)."""
+    g = Graph()
+    x, y, z, w = g.input("base", 19)[3:7]
+    n2 = x * x + y * y + z * z + w * w
+    g.guard(2 / n2, InvalidInputError.status, "too large")
+    g.guard(n2 - g.tiny(), InvalidInputError.status, "too small", strict=False)
+    assert Analysis(g).scale[0] == 0
+
 def test_the_quaternion_check_refuses_a_tiny_quaternion():
-    """|q|^2 below 2 / max: ``2 / |q|^2`` overflows, the third check refuses it (the NumPy backend)."""
-    import numpy as np
+    """|q|^2 below the smallest normal double (for 1e-155, ``2 / |q|^2`` overflows): the third check refuses it
+    (the NumPy backend); just above it, the rotation is computed."""
 
     from rbdgen.backends import NumpyOps
 
     with np.errstate(all="ignore"), pytest.raises(InvalidInputError, match="too small"):
         quaternion_rotation(np.array([1e-155, 0.0, 0.0, 0.0]), NumpyOps())
-    R = quaternion_rotation(np.array([1e-150, 0.0, 0.0, 0.0]), NumpyOps())
-    assert np.allclose(np.asarray(R, dtype=float), np.diag([1.0, -1.0, -1.0]))
+    with pytest.raises(InvalidInputError, match="too small"):
+        quaternion_rotation(np.array([1.4e-154, 0.0, 0.0, 0.0]), NumpyOps())  # 1.96e-308 < tiny: 2 / it is finite
+    for x in (1e-150, 1.5e-154):  # 1.5e-154^2 = 2.25e-308 > tiny
+        R = quaternion_rotation(np.array([x, 0.0, 0.0, 0.0]), NumpyOps())
+        assert np.allclose(np.asarray(R, dtype=float), np.diag([1.0, -1.0, -1.0]))
 
 
 def test_absent_inputs_are_zero():
@@ -152,7 +209,6 @@ def test_absent_inputs_are_zero():
 def test_kernels(robot):
     """M and g (without loads) are bounded, by at least what random states give (the NumPy engine); ID squares
     the velocities and FD divides by the pivots: no bound."""
-    import numpy as np
 
     import rbdgen
     from rbdgen.testing import random_states

@@ -26,6 +26,9 @@ PRECISIONS = {
     "float": ("float", "f", "f", "1.1920928955078125e-07"),
 }
 
+#: Per precision, the smallest positive normal value (DBL_MIN, FLT_MIN): the ``tiny`` leaf.
+TINY = {"double": "2.2250738585072014e-308", "float": "1.1754943508222875e-38"}
+
 #: Per precision, the magnitude from which a literal rounds to infinity: halfway between the largest finite
 #: value (FLT_MAX = 2^128 - 2^104) and 2^128, which rounds to even, 2^128 (C99 6.4.4.2: the nearest value).
 OVERFLOW = {"double": math.inf, "float": 2.0 ** 128 - 2.0 ** 103}
@@ -244,6 +247,8 @@ class Printer:
             return f"x{x.args[0]}[{x.args[1]}]"
         if x.op == "eps":
             return self.eps + self.suffix
+        if x.op == "tiny":
+            return TINY[self.precision] + self.suffix
         raise KeyError(f"{x} is used before it is computed")
 
     def fresh(self, node: Expr) -> str:

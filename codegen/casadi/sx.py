@@ -27,7 +27,7 @@ import logging
 
 import casadi as ca
 
-from ...algorithms.cholesky import EPS
+from ...algorithms.cholesky import EPS, TINY
 from ...backends import NumpyOps
 from ...algorithms.kinematics import Tree
 from ...algorithms.operations import BASE, BASE_SIZE, dimensions, operation
@@ -44,6 +44,7 @@ class CasadiOps(ScalarOps):
     """SX scalars: sin/cos are CasADi's, checks are not representable, solves are symbolic LDL^T."""
 
     eps = EPS
+    tiny = TINY
 
     @staticmethod
     def function(name, *args):

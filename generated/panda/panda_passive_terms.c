@@ -1632,7 +1632,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int panda_passive_terms(const double *q, const
 #if defined(__FAST_MATH__) || defined(__RECIPROCAL_MATH__) || defined(__ASSOCIATIVE_MATH__)
     /* -ffast-math or -Ofast (GCC and Clang define __FAST_MATH__; GCC the others for -freciprocal-math,
        -fassociative-math, -funsafe-math-optimizations): the range analysis assumes IEEE arithmetic and checks that
-       hold as written, which reciprocal math breaks (1 / (2 / |q|^2) > 0 becomes |q|^2 / 2 > 0): all are checked */
+       hold as written, which these options may rewrite: all are checked */
     if ((M != NULL && !panda_finite(M, 49)) || (g != NULL && !panda_finite(g, 7)) || (c != NULL && !panda_finite(c, 7))) {
         panda_zero(M, 49); panda_zero(g, 7); panda_zero(c, 7);
         return RBDGEN_panda_NON_FINITE;

@@ -91,7 +91,7 @@ extern "C" {
  *   base   in  [19] base state, 19 values: translation (3), quaternion xyzw (4), velocity [omega_W, pdot_W] (6), acceleration [omegadot_W, pddot_W] (6); world frame, angular first
  *   q      in  [12] joint positions (J)
  *   M      out [324] mass matrix (G x G, column-major)
- * Cost: 610 mul, 600 add, 2 div, 12 sin, 12 cos.
+ * Cost: 610 mul, 601 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT.
  * Built with -ffast-math, -Ofast or GCC's -freciprocal-math, also RBDGEN_solo_NON_FINITE
  * (outputs proven finite for IEEE arithmetic are checked there).
@@ -113,7 +113,7 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   q      in  [12] joint positions (J)
  *   qd     in  [12] joint velocities (J)
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
- * Cost: 1047 mul, 832 add, 2 div, 12 sin, 12 cos.
+ * Cost: 1047 mul, 833 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
  * Stack: at most 18600 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
@@ -133,7 +133,7 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   q      in  [12] joint positions (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
- * Cost: 321 mul, 346 add, 2 div, 12 sin, 12 cos.
+ * Cost: 321 mul, 347 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
  * Stack: at most 9336 bytes (RBDGEN_solo_STACK_GRAVITY).
  */
@@ -155,7 +155,7 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   qdd    in  [12] joint accelerations (J)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   tau    out [18] generalized forces (G)
- * Cost: 1125 mul, 1024 add, 2 div, 12 sin, 12 cos.
+ * Cost: 1125 mul, 1025 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
  * Stack: at most 21192 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
@@ -177,7 +177,7 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 1814 mul, 1833 add, 16 div, 12 sin, 12 cos, 1 sqrt.
+ * Cost: 1814 mul, 1834 add, 15 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
  * Stack: at most 33344 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
@@ -199,7 +199,7 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   tau    in  [18] generalized forces (G)
  *   loads  in  [102] link wrenches [torque, force] at each link origin in the link frame (L x 6, row per link); may be NULL
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
- * Cost: 2120 mul, 1983 add, 16 div, 12 sin, 12 cos, 1 sqrt.
+ * Cost: 2120 mul, 1984 add, 15 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
  * Stack: at most 11472 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
@@ -221,7 +221,7 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   M      out [324] mass matrix (G x G, column-major) (may be NULL: not computed)
  *   g      out [18] gravity forces g(q) (G) (may be NULL: not computed)
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
- * Cost: 1930 mul, 1634 add, 2 div, 12 sin, 12 cos.
+ * Cost: 1930 mul, 1635 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
  * Stack: at most 32112 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */

@@ -499,7 +499,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo__2_forward_dynamics_crba(const double
     const double t383 = 2.0 / tc0;
     if (status == RBDGEN_solo_OK && !solo_positive(t383)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
     const double tc1 = status == RBDGEN_solo_OK ? t383 : 1.0;
-    const double t384 = 1.0 / tc1;
+    const double t384 = tc0 - 2.2250738585072014e-308;
     if (status == RBDGEN_solo_OK && !solo_positive(t384)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too small: normalise it */
     const double t385 = base[3] * tc1;
     const double t386 = base[4] * tc1;

@@ -7,7 +7,7 @@
 #error "solo_forward_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics: 1814 mul, 1833 add, 16 div, 12 sin, 12 cos, 1 sqrt */
+/* forward_dynamics: 1814 mul, 1834 add, 15 div, 12 sin, 12 cos, 1 sqrt */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -108,7 +108,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics(const double *base, 
         const double t85 = 2.0 / tc0;
         if (status == RBDGEN_solo_OK && !solo_positive(t85)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double tc1 = status == RBDGEN_solo_OK ? t85 : 1.0;
-        const double t86 = 1.0 / tc1;
+        const double t86 = tc0 - 2.2250738585072014e-308;
         if (status == RBDGEN_solo_OK && !solo_positive(t86)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too small: normalise it */
         const double t87 = base[3] * tc1;
         const double t88 = base[4] * tc1;

@@ -7,7 +7,7 @@
 #error "solo_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* forward_dynamics_crba: 2120 mul, 1983 add, 16 div, 12 sin, 12 cos, 1 sqrt */
+/* forward_dynamics_crba: 2120 mul, 1984 add, 15 div, 12 sin, 12 cos, 1 sqrt */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *restrict acc)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(tau, 18) || (loads != NULL && !solo_finite(loads, 102))) {

@@ -7,7 +7,7 @@
 #error "solo_gravity.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* gravity: 321 mul, 346 add, 2 div, 12 sin, 12 cos */
+/* gravity: 321 mul, 347 add, 1 div, 12 sin, 12 cos */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const double *q, const double *loads, double *restrict g)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -108,7 +108,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const dou
         const double t85 = 2.0 / tc0;
         if (status == RBDGEN_solo_OK && !solo_positive(t85)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double tc1 = status == RBDGEN_solo_OK ? t85 : 1.0;
-        const double t86 = 1.0 / tc1;
+        const double t86 = tc0 - 2.2250738585072014e-308;
         if (status == RBDGEN_solo_OK && !solo_positive(t86)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too small: normalise it */
         const double t87 = base[3] * tc1;
         const double t88 = base[4] * tc1;
@@ -904,7 +904,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const dou
 #if defined(__FAST_MATH__) || defined(__RECIPROCAL_MATH__) || defined(__ASSOCIATIVE_MATH__)
     /* -ffast-math or -Ofast (GCC and Clang define __FAST_MATH__; GCC the others for -freciprocal-math,
        -fassociative-math, -funsafe-math-optimizations): the range analysis assumes IEEE arithmetic and checks that
-       hold as written, which reciprocal math breaks (1 / (2 / |q|^2) > 0 becomes |q|^2 / 2 > 0): all are checked */
+       hold as written, which these options may rewrite: all are checked */
     if (!solo_finite(g, 18)) {
         solo_zero(g, 18);
         return RBDGEN_solo_NON_FINITE;

@@ -7,7 +7,7 @@
 #error "solo_inverse_dynamics.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* inverse_dynamics: 1125 mul, 1024 add, 2 div, 12 sin, 12 cos */
+/* inverse_dynamics: 1125 mul, 1025 add, 1 div, 12 sin, 12 cos */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *restrict tau)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12) || !solo_finite(qdd, 12) || (loads != NULL && !solo_finite(loads, 102))) {
@@ -108,7 +108,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_inverse_dynamics(const double *base, 
         const double t85 = 2.0 / tc0;
         if (status == RBDGEN_solo_OK && !solo_positive(t85)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double tc1 = status == RBDGEN_solo_OK ? t85 : 1.0;
-        const double t86 = 1.0 / tc1;
+        const double t86 = tc0 - 2.2250738585072014e-308;
         if (status == RBDGEN_solo_OK && !solo_positive(t86)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too small: normalise it */
         const double t87 = base[3] * tc1;
         const double t88 = base[4] * tc1;

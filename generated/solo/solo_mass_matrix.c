@@ -7,7 +7,7 @@
 #error "solo_mass_matrix.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* mass_matrix: 610 mul, 600 add, 2 div, 12 sin, 12 cos */
+/* mass_matrix: 610 mul, 601 add, 1 div, 12 sin, 12 cos */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_mass_matrix(const double *base, const double *q, double *restrict M)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12)) {
@@ -35,7 +35,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_mass_matrix(const double *base, const
         const double t31 = 2.0 / tc0;
         if (status == RBDGEN_solo_OK && !solo_positive(t31)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double tc1 = status == RBDGEN_solo_OK ? t31 : 1.0;
-        const double t32 = 1.0 / tc1;
+        const double t32 = tc0 - 2.2250738585072014e-308;
         if (status == RBDGEN_solo_OK && !solo_positive(t32)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too small: normalise it */
         const double t33 = base[3] * tc1;
         const double t34 = base[4] * tc1;
@@ -1595,7 +1595,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_mass_matrix(const double *base, const
 #if defined(__FAST_MATH__) || defined(__RECIPROCAL_MATH__) || defined(__ASSOCIATIVE_MATH__)
     /* -ffast-math or -Ofast (GCC and Clang define __FAST_MATH__; GCC the others for -freciprocal-math,
        -fassociative-math, -funsafe-math-optimizations): the range analysis assumes IEEE arithmetic and checks that
-       hold as written, which reciprocal math breaks (1 / (2 / |q|^2) > 0 becomes |q|^2 / 2 > 0): all are checked */
+       hold as written, which these options may rewrite: all are checked */
     static const int checked_M[104] = {0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 38, 39, 40, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 114, 118, 122, 133, 137, 141, 152, 156, 160, 171, 175, 179, 190, 194, 209, 213, 228, 232, 247, 251};  /* its computed entries */
     if (!solo_finite_at(M, checked_M, 104)) {
         solo_zero(M, 324);

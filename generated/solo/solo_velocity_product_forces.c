@@ -7,7 +7,7 @@
 #error "solo_velocity_product_forces.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
-/* velocity_product_forces: 1047 mul, 832 add, 2 div, 12 sin, 12 cos */
+/* velocity_product_forces: 1047 mul, 833 add, 1 div, 12 sin, 12 cos */
 RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *restrict c)
 {
     if (!solo_finite(base, 19) || !solo_finite(q, 12) || !solo_finite(qd, 12)) {
@@ -29,7 +29,7 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_velocity_product_forces(const double 
         const double t7 = 2.0 / tc0;
         if (status == RBDGEN_solo_OK && !solo_positive(t7)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too large: normalise it */
         const double tc1 = status == RBDGEN_solo_OK ? t7 : 1.0;
-        const double t8 = 1.0 / tc1;
+        const double t8 = tc0 - 2.2250738585072014e-308;
         if (status == RBDGEN_solo_OK && !solo_positive(t8)) status = RBDGEN_solo_INVALID_INPUT;  /* base quaternion is too small: normalise it */
         const double t9 = base[3] * tc1;
         const double t10 = base[4] * tc1;

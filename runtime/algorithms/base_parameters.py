@@ -14,7 +14,7 @@ import functools
 import numpy as np
 
 from . import coordinates, regressor
-from .cholesky import EPS
+from .cholesky import EPS, TINY
 from .kinematics import Tree
 from .scalars import ScalarOps
 
@@ -39,6 +39,7 @@ class _Arrays(ScalarOps):
     needs only this much of it."""
 
     eps = EPS
+    tiny = TINY
 
     @staticmethod
     def function(name, *args):

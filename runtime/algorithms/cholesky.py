@@ -81,6 +81,8 @@ NONFINITE = NonFiniteError.status
 
 #: Machine epsilon of float64 (DBL_EPSILON).
 EPS = float(np.finfo(np.float64).eps)
+#: The smallest positive normal float64 (DBL_MIN).
+TINY = float(np.finfo(np.float64).tiny)
 #: The reciprocal condition estimate must be strictly greater than this.
 RCOND_MIN = float(np.sqrt(EPS))
 #: At most this many iterations of Hager's method (LAPACK's ITMAX).

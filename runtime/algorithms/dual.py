@@ -102,6 +102,10 @@ class DualOps:
     def eps(self):
         return self.ops.eps
 
+    @property
+    def tiny(self):
+        return self.ops.tiny
+
     def scope(self, text: str):
         return self.ops.scope(text)
 

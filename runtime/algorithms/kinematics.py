@@ -244,14 +244,16 @@ def preorder(parent) -> list:
 
 
 def quaternion_rotation(quat, ops):
-    """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2). The checks keep |q|^2
-    and s finite (`rbdgen.ir.ranges` bounds the rotation's entries, and what is computed from them, by them)."""
+    """R (world <- base) of a quaternion (x, y, z, w); it need not be unit (s = 2 / |q|^2). The checks keep s
+    finite, |q|^2 above the precision's smallest normal value ``tiny`` (not a subnormal, which flush-to-zero
+    reads as zero; 2 / tiny is finite) and under the largest (`rbdgen.ir.ranges` bounds the rotation's entries,
+    and what is computed from them, by them)."""
     x, y, z, w = quat
     n2 = x * x + y * y + z * z + w * w
     ops.require_positive(n2, InvalidInputError, "base quaternion is zero")
     s = 2 / n2
     ops.require_positive(s, InvalidInputError, "base quaternion is too large: normalise it")
-    ops.require_positive(1 / s, InvalidInputError, "base quaternion is too small: normalise it")
+    ops.require_positive(n2 - ops.tiny, InvalidInputError, "base quaternion is too small: normalise it")
     return quaternion_matrix(quat, s)
 
 

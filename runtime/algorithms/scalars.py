@@ -8,7 +8,7 @@ states are emitted) and CasADi SX (`rbdgen.codegen.casadi.sx.CasadiOps`).
 
 A backend supplies one `ScalarOps.function` for the elementary functions `FUNCTIONS`
 (``sin``, ``cos``, ``sqrt``, ``atan2``, ``copysign``, named as in Python's `math`), its
-precision's machine epsilon ``eps``, the checks ``require_positive`` (``x > 0``: raises,
+precision's machine epsilon ``eps`` and smallest positive normal value ``tiny``, the checks ``require_positive`` (``x > 0``: raises,
 or becomes a guard of the generated code) and ``require_not_negative`` (``!(x < 0)``:
 NaN passes), ``solve_spd`` (the dense checked Cholesky solve) and ``solve_ltdl``
 (`ltdl.ltdl_apply_inverse` of many columns with one factor).
@@ -53,6 +53,8 @@ class ScalarOps(Protocol):
 
     #: The machine epsilon of the backend's precision (a number, or a symbol of it).
     eps: Any
+    #: The smallest positive normal value of the backend's precision (a number, or a symbol of it).
+    tiny: Any
 
     def function(self, name: str, *args: Any) -> Any:
         """The elementary function ``name`` (one of `FUNCTIONS`) of ``args``."""

@@ -37,25 +37,25 @@ class CheckFailed(Exception):
     """A check of the kernel failed (the NumPy pass names it and the state)."""
 
 
-def reference(x, eps: str) -> str:
-    """The text of a traced value: a constant's literal, ``eps`` for the epsilon, ``x<call>[<k>]`` for a
-    solve's result, else its variable ``v<id>`` (the JAX emitter's too)."""
+def reference(x, leaves: dict) -> str:
+    """The text of a traced value: a constant's literal, ``leaves[op]`` for a precision's leaf (``eps``, ``tiny``),
+    ``x<call>[<k>]`` for a solve's result, else its variable ``v<id>`` (the JAX emitter's too)."""
     if not isinstance(x, Expr):
         return repr(float(x))
-    if x.op == "eps":
-        return eps
+    if x.op in leaves:
+        return leaves[x.op]
     if x.op == "ret":
         call, k = x.args
         return f"x{call}[{k}]"
     return f"v{x.id}"
 
 
-#: The epsilon of a double, as a literal.
-EPS = repr(float(np.finfo(np.float64).eps))
+#: The precision's leaves of a double (its epsilon and smallest positive normal value), as literals.
+LEAVES = {"eps": repr(float(np.finfo(np.float64).eps)), "tiny": repr(float(np.finfo(np.float64).tiny))}
 
 
 def _ref(x) -> str:
-    return reference(x, EPS)
+    return reference(x, LEAVES)
 
 
 def source(kernel: Kernel) -> str:

@@ -18,9 +18,12 @@ What is known of the inputs:
   ``q_i q_j (2 / |q|^2)`` are of degree 0 and bounded whatever the scale. A sum of two degrees has no range.
 - the checks bound ``lam``: a check ``c / w > 0`` (c a positive constant) fails where ``w`` is infinite,
   so where it passes ``w`` is finite, and ``|w| = lam^d |x| <= max`` bounds ``lam`` from above (d > 0) or
-  below (d < 0). `kinematics.quaternion_rotation` checks ``2 / |q|^2 > 0`` and ``1 / (2 / |q|^2) > 0``:
-  ``lam^2`` lies in [2 / max, max], and a node of degree -2 to 2 is finite where ``lam^|d|`` times its
-  bound is. Without both bounds a node of degree other than 0 has none.
+  below (d < 0); a check ``w - c > 0`` (w of degree d > 0, c at least the smallest positive normal value:
+  a constant or the ``tiny`` leaf, which is that value; a subnormal c may round, or flush, to zero) passes
+  only where ``lam^d x = w > c``, which bounds ``lam`` from below. `kinematics.quaternion_rotation` checks
+  ``2 / |q|^2 > 0`` and ``|q|^2 - tiny > 0``: ``lam^2`` lies in [`Precision.normal`, max], and a node of
+  degree -2 to 2 is finite where ``lam^|d|`` times its bound is. Without both bounds a node of degree other
+  than 0 has none.
 
 Every operation's interval is widened by its rounding: ``4 u`` relatively (the operation's and the bound's
 own), and the absolute error of a subnormal result, ``tiny * max`` in units of ``lam^d`` where
@@ -58,10 +61,11 @@ class Precision:
     u: float  # the unit roundoff
     tiny: float  # the smallest positive (subnormal) value
     eps: float  # the machine epsilon (the ``eps`` leaf)
+    normal: float  # the smallest positive normal value (the ``tiny`` leaf)
 
 
-PRECISIONS = {"double": Precision(1.7976931348623157e308, 2.0 ** -53, 2.0 ** -1074, 2.0 ** -52),
-              "float": Precision(3.4028234663852886e38, 2.0 ** -24, 2.0 ** -149, 2.0 ** -23)}
+PRECISIONS = {"double": Precision(1.7976931348623157e308, 2.0 ** -53, 2.0 ** -1074, 2.0 ** -52, 2.0 ** -1022),
+              "float": Precision(3.4028234663852886e38, 2.0 ** -24, 2.0 ** -149, 2.0 ** -23, 2.0 ** -126)}
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,8 @@ class Analysis:
             return Range(0, -self.p.max, self.p.max)
         if op == "eps":
             return Range(0, self.p.eps, self.p.eps)
+        if op == "tiny":
+            return Range(0, self.p.normal, self.p.normal)
         if op == "ret":
             return None
         if self._sums_squares(node) == frozenset(QUATERNION[1]):
@@ -197,11 +203,14 @@ class Analysis:
     def _scale(self) -> tuple:
         """``((low, high) of lam^2, ids of the nodes finite)`` where every check passes: each check ``c / w > 0``
         (c > 0) makes ``w`` finite, which bounds ``lam`` through w's range, and the operands of a finite sum,
-        difference, product or square root are finite (an infinite or NaN operand would make it infinite or NaN)."""
+        difference, product or square root are finite (an infinite or NaN operand would make it infinite or NaN);
+        each check ``w - c > 0`` (`_above`) bounds ``lam`` from below."""
         low, high = 0.0, math.inf
         assured, stack = set(), []
         for guard in self.graph.guards:
             v = guard.value
+            if guard.strict and isinstance(v, Expr) and v.op == "sub":
+                low = max(low, self._above(*v.args))
             if not (guard.strict and isinstance(v, Expr) and v.op == "div"):
                 continue
             c, w = v.args
@@ -224,8 +233,18 @@ class Analysis:
                     stack.extend(a for a in w.args if isinstance(a, Expr))
         return (low, high), assured
 
+    def _above(self, w, c) -> float:
+        """The bound ``w - c > 0`` puts on ``lam^2`` from below (0: none). It passes only where ``w > c`` (the
+        rounded difference of ``w <= c`` is at most zero, flushed to zero or not): with w of degree d > 0 and
+        x-range up to ``high > 0``, and ``c >= least`` (a constant or a leaf of degree 0, least at least the
+        smallest normal value: no flush-to-zero reads it as zero), ``lam^d high >= w > least``."""
+        r, b = self.of(w), self.of(c)
+        if r is None or b is None or r.degree <= 0 or r.high <= 0 or b.degree or b.low < self.p.normal:
+            return 0.0
+        return _power(b.low / r.high, 2 / r.degree)
+
     def _finite(self, node: Expr) -> bool:
-        if node.op in ("in", "eps"):
+        if node.op in ("in", "eps", "tiny"):
             return True  # the inputs are checked on entry
         r = self.ranges[node.id]
         if r is None or not all(self.finite[a.id] for a in node.args if isinstance(a, Expr)):

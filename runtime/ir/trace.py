@@ -40,7 +40,7 @@ from ..algorithms.dual import Dual
 
 class Expr:
     """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index), ``ret`` (call, index)
-    and ``eps`` (the emitted precision's machine epsilon). With a `Dual` (forward-mode derivatives of a
+    ``eps`` (the emitted precision's machine epsilon) and ``tiny`` (its smallest positive normal value). With a `Dual` (forward-mode derivatives of a
     trace) an operator defers to the Dual's."""
 
     __slots__ = ("graph", "op", "args", "id")
@@ -182,6 +182,10 @@ class Graph:
         """The machine epsilon of the precision the kernel is emitted in (a leaf)."""
         return self._node("eps", ())
 
+    def tiny(self):
+        """The smallest positive normal value of the precision the kernel is emitted in (a leaf)."""
+        return self._node("tiny", ())
+
     @property
     def ops(self) -> "SymbolicOps":
         """The scalar backend that records into this graph."""
@@ -288,6 +292,10 @@ class SymbolicOps(ScalarOps):
     @property
     def eps(self):
         return self.graph.epsilon()
+
+    @property
+    def tiny(self):
+        return self.graph.tiny()
 
     def require_positive(self, x, error, message):
         self.graph.guard(x, error.status, message)
