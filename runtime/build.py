@@ -524,51 +524,22 @@ def _terminate_as_exit():
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-@contextlib.contextmanager
-def _interrupt_stops(compilers: "_Compilers"):
-    """Ctrl-C (SIGINT) meanwhile stops ``compilers`` at once and is raised as KeyboardInterrupt by the caller
-    (the yielded function says whether it came), where this is the main thread and SIGINT has Python's default
-    handler. Raised where the signal lands, the KeyboardInterrupt could interrupt the thread pool inside its own
-    locks, and the pool's shutdown then waited for ever."""
-    if (compilers is None or threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-        yield lambda: False
-        return
-    came = []
-
-    def stop(signum, frame):
-        came.append(signum)
-        compilers.stop()
-
-    signal.signal(signal.SIGINT, stop)
-    try:
-        yield lambda: bool(came)
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
 def _in_parallel(compile_serially, compilers: "_Compilers" = None):
     """``CCompiler.compile`` running one compiler process per source, largest first, on all usable cores. The
     first error or interrupt stops the other compilers (``compilers``) and starts no more."""
 
     def compile(sources, **options):
-        with _interrupt_stops(compilers) as interrupted:
-            pool = ThreadPoolExecutor(max(min(len(sources), jobs()), 1))
-            try:
-                objects = {s: pool.submit(compile_serially, [s], **options)
-                           for s in sorted(sources, key=os.path.getsize, reverse=True)}
-                results = [obj for s in sources for obj in objects[s].result()]
-            except BaseException:
-                if compilers is not None:
-                    compilers.stop()
-                if interrupted():
-                    raise KeyboardInterrupt from None
-                raise
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
-            if interrupted():
-                raise KeyboardInterrupt
-            return results
+        pool = ThreadPoolExecutor(max(min(len(sources), jobs()), 1))
+        try:
+            objects = {s: pool.submit(compile_serially, [s], **options)
+                       for s in sorted(sources, key=os.path.getsize, reverse=True)}
+            return [obj for s in sources for obj in objects[s].result()]
+        except BaseException:
+            if compilers is not None:
+                compilers.stop()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     return compile
 

@@ -25,9 +25,13 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "killpg") or not Path("/proc/sel
                                 reason="POSIX process groups and /proc")
 
 #: Three translation units; with RBDGEN_JOBS=1 the second waits for the first.
+#: SIGINT gets Python's handler first, as a terminal's Ctrl-C finds it: a job started in the background by
+#: a non-interactive shell (`make test &`, a CI script's `&`) inherits SIGINT ignored.
 BUILD = textwrap.dedent("""\
+    import signal
     import sys
     from rbdgen import build
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     files = {"t.h": "int ta(int x);\\n", "a.c": "int ta(int x) { return x; }\\n",
              "b.c": "int tb(void) { return 1; }\\n", "c.c": "int tc(void) { return 2; }\\n"}
     build.load_extension(files, "t", "int ta(int x);\\n", cache=sys.argv[1])
