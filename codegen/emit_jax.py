@@ -77,8 +77,12 @@ class InlineGraph(Graph):
         return InlineOps(self)
 
 
+#: The leaves by name: those of the real type jax.numpy computes in (bound in the function's prelude).
+_LEAVES = {leaf: leaf for leaf in LEAVES}
+
+
 def _ref(x) -> str:
-    return reference(x, {leaf: leaf for leaf in LEAVES})  # those of the real type jax.numpy computes in
+    return reference(x, _LEAVES)
 
 
 def _line(step) -> list:

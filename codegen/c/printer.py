@@ -13,6 +13,7 @@ import re
 
 from ...errors import STATUS, ModelError
 from ...names import c_text, check_prefix
+from ...ir.ranges import PRECISIONS as RANGE_PRECISIONS
 from ...ir.trace import Expr
 
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -27,7 +28,7 @@ PRECISIONS = {
 }
 
 #: Per precision, the smallest positive normal value (DBL_MIN, FLT_MIN): the ``tiny`` leaf.
-TINY = {"double": "2.2250738585072014e-308", "float": "1.1754943508222875e-38"}
+TINY = {name: repr(p.normal) for name, p in RANGE_PRECISIONS.items()}
 
 #: Per precision, the magnitude from which a literal rounds to infinity: halfway between the largest finite
 #: value (FLT_MAX = 2^128 - 2^104) and 2^128, which rounds to even, 2^128 (C99 6.4.4.2: the nearest value).
@@ -136,9 +137,10 @@ def nonfinite_outputs(prefix: str, checks: list) -> str:
     tests = []
     for c in checks:
         name = c.param.name
-        given = " || ".join(f"{q.name} != NULL" for q in c.given)
-        terms = ([f"{name} != NULL"] if c.param.optional else []) + ([f"({given})" if len(c.given) > 1 else given]
-                                                                      if given else [])
+        terms = [f"{name} != NULL"] if c.param.optional else []
+        if c.given:
+            given = " || ".join(f"{q.name} != NULL" for q in c.given)
+            terms.append(f"({given})" if len(c.given) > 1 else given)
         terms.append(f"!{prefix}_finite_at({name}, checked_{name}, {len(c.at)})" if c.at
                      else f"!{prefix}_finite({name}, {c.param.size})")
         test = " && ".join(terms)

@@ -45,7 +45,9 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
         frames.append(part_frame(spelled, arrays, this.checks))
     bounded = bounded_outputs(kernel, precision)
     optional = [p for p in inputs if p.optional]
-    without = bounded_outputs(kernel, precision, absent=[p.name for p in optional]) if optional else {}
+    unproven = any(p.name not in bounded and any(isinstance(v, Expr) and v.op != "in" for v in kernel.outputs[p.name])
+                   for p in outputs)  # only these can be proven without the optional inputs
+    without = bounded_outputs(kernel, precision, absent=[p.name for p in optional]) if optional and unproven else {}
     every = []  # the check of each output with computed entries, whatever is given: kept under -ffast-math
     for p in outputs:
         computed = {}  # each distinct computed value -> its first entry

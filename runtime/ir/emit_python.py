@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
+from ..algorithms.cholesky import EPS, TINY
 from ..algorithms.scalars import ScalarOps
 from .optimize import schedule
 from .trace import Call, Expr, Guard, Kernel, TreeSolve
@@ -51,7 +51,7 @@ def reference(x, leaves: dict) -> str:
 
 
 #: The precision's leaves of a double (its epsilon and smallest positive normal value), as literals.
-LEAVES = {"eps": repr(float(np.finfo(np.float64).eps)), "tiny": repr(float(np.finfo(np.float64).tiny))}
+LEAVES = {"eps": repr(EPS), "tiny": repr(TINY)}
 
 
 def _ref(x) -> str:
