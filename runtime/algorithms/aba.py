@@ -41,7 +41,7 @@ from .. import spatial as sp
 from ..errors import SingularError
 from .ltdl import dof_parents, solve_tree
 from .kinematics import (Tree, add_load, base_rotation, body_scope, body_xforms, children_of, depth_first, joint_xforms,
-                         joint_frame_inertia, link_forces, rotate, rotate_back, xup_congruence)
+                         link_forces, rigid_congruence, rotate, rotate_back, xup_congruence)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -278,8 +278,7 @@ def _to_parent(tree: Tree, i: int, XJ, IC):
     """Xup^T IC Xup of body i's rigid or 6x6 inertia, in two sparse steps (`crba`, `xup_congruence`)."""
     if not isinstance(IC, sp.RigidInertia):
         return xup_congruence(tree, i, XJ, IC)
-    Xtree = sp.Xform(tree.Xtree[i])
-    return Xtree.T @ sp.RigidInertia(joint_frame_inertia(tree, i, XJ, IC)) @ Xtree
+    return rigid_congruence(tree, i, XJ, IC)
 
 
 def _coordinate_bodies(tree: Tree) -> list:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import spatial as sp
-from .kinematics import Tree, base_rotation, body_scope, body_xforms, joint_frame_inertia, joint_xforms, rotate_back
+from .kinematics import Tree, base_rotation, body_scope, body_xforms, joint_xforms, rigid_congruence, rotate_back
 
 
 #: A top body's subtree of more bodies than this takes its base rows from A0 in one step, ``X0_j^T F`` with
@@ -36,9 +36,7 @@ def crba(tree: Tree, ops, q, base_quat=None):
     for i in reversed(range(tree.nb)):
         with body_scope(tree, ops, i, "IC to the parent"):
             p = tree.parent[i]
-            ICJ = sp.RigidInertia(joint_frame_inertia(tree, i, XJ[i], IC[i]))            # XJ^T IC XJ
-            Xtree = sp.Xform(tree.Xtree[i])
-            ICi = Xtree.T @ ICJ @ Xtree
+            ICi = rigid_congruence(tree, i, XJ[i], IC[i])                                 # Xtree^T XJ^T IC XJ Xtree
             if p != -1:
                 IC[p] = IC[p] + ICi
             elif tree.floating:

@@ -209,6 +209,13 @@ def xup_congruence(tree: Tree, i: int, XJ, M):
     return sp.mat_congruence(tree.Xtree[i], MJ)
 
 
+def rigid_congruence(tree: Tree, i: int, XJ, I):
+    """Xup^T I Xup of a rigid inertia I in body i's frame, in two sparse steps: Xtree^T (XJ^T I XJ) Xtree
+    (`joint_frame_inertia`, then the constant tree transform)."""
+    Xtree = sp.Xform(tree.Xtree[i])
+    return Xtree.T @ sp.RigidInertia(joint_frame_inertia(tree, i, XJ, I)) @ Xtree
+
+
 def joint_frame_inertia(tree: Tree, i: int, XJ, I):
     """XJ^T I XJ: a rigid inertia in body i's coordinates taken to its joint's frame at q = 0; for a revolute
     joint about a coordinate axis only the plane of the other two axes turns (`spatial.rigid_rotate_back`)."""

@@ -44,12 +44,7 @@ def symmetric_inverse(H, lam, ops, what: str) -> list:
     root) of its solve need visit no other row (the generated C's kernel skips them, `solves.ltdl_plan`)."""
     G = len(H)
     identity = [[int(r == c) for r in range(G)] for c in range(G)]
-    if lam is None:
-        X = solve_columns(H, lam, identity, ops, what)
-    else:
-        L, Dinv = ltdl(H, lam, ops, what)
-        X = ops.solve_ltdl(L, Dinv, lam, identity)
-    return mirrored(X, lam)
+    return mirrored(solve_columns(H, lam, identity, ops, what), lam)
 
 
 def mirrored(X, lam) -> list:
