@@ -179,7 +179,8 @@ def asm_counts(folder: Folder, name: str, flags, extra) -> tuple:
             for function in re.split(r"\n[0-9a-f]+ <[^>]+>:\n", text)[1:]:
                 lines = [line for line in function.splitlines() if line.startswith(" ") and "\t" in line]
                 instructions += len(lines)
-                stack += sum(_stack_reference(line, _frame_pointer(lines)) for line in lines)
+                fp = _frame_pointer(lines)
+                stack += sum(_stack_reference(line, fp) for line in lines)
     return instructions, stack
 
 

@@ -30,12 +30,12 @@ def compile_program(cache: Path, name: str, files: dict, command: list, extra_ke
     unasked). Raises `BuildError`.
     """
     key = build.digest(*(part for n in sorted(files) for part in (n, files[n])), *command, *extra_key)
-    if missing is not None and not (Path(cache) / f"{name}-{key}" / name).is_file():
-        raise BuildError(f"{name} is not in the cache {cache}: {missing}")
     seconds = 0.0
 
-    def make(folder: Path) -> Path:
+    def make(folder: Path) -> Path:  # only where the cache lacks a usable entry
         nonlocal seconds
+        if missing is not None:
+            raise BuildError(f"{name} is not in the cache {cache}: {missing}")
         for file, text in files.items():
             (folder / file).write_bytes(text if isinstance(text, bytes) else text.encode())
         start = time.perf_counter()

@@ -884,7 +884,8 @@ def test_ltdl_kernel_leaves_out_structural_zeros():
     columns = [[float(v) for v in rng.integers(-3, 4, n)] for _ in range(11)] + [[0, 0, 0, 1.0, 0]]
     plan = solves.ltdl_plan(lam, columns, None, L)
     assert plan.entries == ((), (0,), (1, 0), (2, 1), (2, 0)) and not plan.inverse
-    tables = {t.name: t.values for t in solves.ltdl_kernel("p", 0, plan).tables}
+    kernel = solves.ltdl_kernel("p", 0, plan)
+    tables = {t.name: t.values for t in kernel.tables}
     assert len(tables["above"]) == sum(len(row) for row in L) - len(zeros)
     values = [L[k][j] for k in range(n) for j in plan.entries[k]]  # the printer's L array
     dense = np.eye(n)
@@ -893,7 +894,7 @@ def test_ltdl_kernel_leaves_out_structural_zeros():
             dense[k, j] = v
     D = rng.uniform(1, 2, n) * np.array([-1, -1, 1, 1, 1])  # indefinite, as the KKT factor
     H = dense.T @ np.diag(D) @ dense
-    for block in solves.ltdl_kernel("p", 0, plan).blocks:
+    for block in kernel.blocks:
         for c in plan.order[block.first:block.end]:
             x = np.array(columns[c])
             for t in range(block.row_first, block.row_last):  # L^T over the block's rows, from the leaves

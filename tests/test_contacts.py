@@ -114,7 +114,7 @@ def test_c_refuses_active_values_between(solo_model, solo_c):
         ffi, fn = solo_c.c_function(op)
         for active, status in (([1, 0, 1, 1], 0), ([0.5, 1, 1, 1], 1), ([1, 1, 2, 1], 1), ([1, 1, 1, -1e-9], 1)):
             buffers = [np.ascontiguousarray(a, dtype=float) for a in (*args, active)]
-            outs = [np.zeros(n) for n in outputs]
+            outs = [np.full(n, 7.0) for n in outputs]  # a refused call must write its zeros
             pointers = [ffi.from_buffer("double[]", b) for b in buffers]
             if op == "contact_dynamics":
                 pointers.append(ffi.NULL)  # no loads

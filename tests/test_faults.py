@@ -49,20 +49,14 @@ def scaled(comment: str, factor: str):
     return patch
 
 
-def substituted(pattern: str, new):
-    """A patch: every match of the regular expression ``pattern`` in the written C replaced by ``new`` (a
-    replacement string or function of `re.sub`; at least one)."""
-
-    def patch(text):
-        assert re.search(pattern, text), pattern
-        return re.sub(pattern, new, text)
-
-    return patch
-
-
 def replaced(old: str, new: str):
     """A patch: every ``old`` of the written C replaced by ``new`` (at least one)."""
-    return substituted(re.escape(old), lambda _: new)
+
+    def patch(text):
+        assert old in text, old
+        return text.replace(old, new)
+
+    return patch
 
 
 def _panda():
