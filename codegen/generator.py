@@ -384,7 +384,8 @@ def generate(model_or_urdf: Union[RobotModel, str, os.PathLike], ops=ALL_OPERATI
     timings["trace"] = time.perf_counter() - start
     start = time.perf_counter()
     log.info("scheduling %d functions", len(kernels))
-    plans = [schedule(k, optional=c.optional_inputs(k)) for k in kernels]
+    twins = tree if precision == "double" else None  # pairs of doubles (`rbdgen.ir.twins`)
+    plans = [schedule(k, optional=c.optional_inputs(k), twins=twins) for k in kernels]
     timings["schedule"] = time.perf_counter() - start
     start = time.perf_counter()
     log.info("emitting C (%s precision)", precision)

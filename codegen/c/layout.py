@@ -64,7 +64,12 @@ class Layout:
                 for j, x in enumerate(values):
                     if isinstance(x, Expr) and x.id in computed and x.op not in TRIG:  # a sin/cos pair's call may come later
                         self.stores.setdefault(x.id, []).append((name, j))
-        self.starts = part_starts(self.steps, self.defined, reads, (stored - self.stores.keys()) & self.defined.keys())
+        # a pair of twins is one value in one register, its second step never a part's first
+        one = {t.node.id: a for a, t in plan.twins.items()}
+        self.starts = part_starts(self.steps, {i: k for i, k in self.defined.items() if i not in one},
+                                  [(one.get(i, i), k) for i, k in reads],
+                                  {one.get(i, i) for i in (stored - self.stores.keys()) & self.defined.keys()},
+                                  {self.defined[i] for i in one})
         self.count = len(self.starts)
         self.home = {i: self.of(index) for i, index in self.defined.items()}  # value id -> the part computing it
         # an output is stored by the part computing it, else (a constant or an input entry) by the last
@@ -75,13 +80,21 @@ class Layout:
                 last[i] = max(last.get(i, index), index)
         self.slot = {}
         self.last = {i: self.of(index) for i, index in last.items()}  # handed-over value id -> the last part reading it
-        free, busy, self.slots = [], [], 0
-        for i in sorted(last, key=lambda i: (self.defined[i], i)):  # in the order they are computed
+        # twins both handed over take two neighbouring slots, which a later part reads as one pair
+        twins = {a: t.node.id for a, t in plan.twins.items() if a in last and t.node.id in last}
+        free = {1: [], 2: []}  # free slots, and the first of free neighbouring two
+        busy, self.slots = [], 0
+        for i in sorted(last.keys() - twins.values(), key=lambda i: (self.defined[i], i)):  # as they are computed
             while busy and busy[0][0] < self.defined[i]:
-                heapq.heappush(free, heapq.heappop(busy)[1])
-            self.slot[i] = heapq.heappop(free) if free else self.slots
-            self.slots = max(self.slots, self.slot[i] + 1)
-            heapq.heappush(busy, (last[i], self.slot[i]))
+                _, size, start = heapq.heappop(busy)
+                heapq.heappush(free[size], start)
+            size = 2 if i in twins else 1
+            start = heapq.heappop(free[size]) if free[size] else self.slots
+            self.slots = max(self.slots, start + size)
+            self.slot[i] = start
+            if size == 2:
+                self.slot[twins[i]] = start + 1
+            heapq.heappush(busy, (max(last[i], last.get(twins.get(i), 0)), size, start))
 
     def of(self, index: int) -> int:
         return bisect.bisect_right(self.starts, index) - 1
@@ -91,13 +104,14 @@ class Layout:
         return range(self.starts[k], self.starts[k + 1] if k < self.count - 1 else self.steps + 1)
 
 
-def part_starts(length: int, defined: dict, reads: list, stored: set) -> list:
+def part_starts(length: int, defined: dict, reads: list, stored: set, joined=frozenset()) -> list:
     """The first step of each part of an operation of ``length`` steps: one part up to `PART_STEPS` steps;
     beyond, each part takes an even share of the steps left (at most `PART_STEPS`), or fewer where it would
     hold more than `PART_VALUES` values at once (`_Held.peak`), but at least a tenth of `PART_STEPS`.
 
     ``defined``: value id -> the step computing it; ``reads``: (value id, step index) of every read;
-    ``stored``: the ids of the values in an output (held by the part computing them until it ends)."""
+    ``stored``: the ids of the values in an output (held by the part computing them until it ends); ``joined``:
+    the indices of steps that no part starts with (the second of a pair of twins)."""
     if length <= PART_STEPS:
         return [0]
     held = _Held(defined, reads, stored)
@@ -108,6 +122,8 @@ def part_starts(length: int, defined: dict, reads: list, stored: set) -> list:
         while lo < hi:  # the longest part from ``start`` within PART_VALUES (the peak grows with the end)
             mid = (lo + hi + 1) // 2
             lo, hi = (mid, hi) if held.peak(start, mid) <= PART_VALUES else (lo, mid - 1)
+        if lo in joined:
+            lo -= 1
         if lo >= length:
             return starts
         starts.append(lo)

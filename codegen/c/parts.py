@@ -34,7 +34,7 @@ def _handed(layout: Layout, x: Expr, printer: Printer) -> list:
 def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: list, prefix: str,
          precision: str):
     """Part ``k`` of ``fn``: (`Part`, its `Printer`, the reals in its solves' arrays)."""
-    printer = Printer(precision, prefix, reserved=[p.name for p in fn.params])
+    printer = Printer(precision, prefix, reserved=[p.name for p in fn.params], twins=plan.twins)
     for i in layout.slot:
         if layout.home[i] < k <= layout.last[i]:
             printer.receive(i, layout.slot[i])
@@ -66,8 +66,8 @@ def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: l
                 body.extend(_handed(layout, n, printer))
         if isinstance(step, Expr):
             line = printer.define(step)
-            if line:  # the second of a sin/cos pair has none
-                scopes.enter(step)
+            if line:  # the second of a sin/cos pair, or of twins, has none
+                scopes.enter(step, plan.twins.get(step.id))
                 body.append(Line(line))
             body.extend(_handed(layout, step, printer))
             stores = layout.stores.get(step.id, ())

@@ -2,7 +2,7 @@
 
 `Printer` names the scalars of one part of an operation and spells them, and the statements that
 compute, check, hand over and store them; the functions spell C names (macros, status codes, parts,
-solve kernels), parameters, conditions and tables. The jinja2 templates (`templates/c/`) only lay
+solve kernels), parameters and tables. The jinja2 templates (`templates/c/`) only lay
 out what these return.
 """
 
@@ -116,47 +116,6 @@ def batch_argument(p) -> str:
     return f"{p.name} == NULL ? NULL : {at}" if p.optional or p.output else at
 
 
-def _when_given(p, test: str) -> str:
-    """``test`` of parameter ``p``, only where it is given (not NULL) if it may be NULL."""
-    return f"({p.name} != NULL && {test})" if p.optional else test
-
-
-def invalid_inputs(prefix: str, params: list) -> str:
-    """The condition under which an operation refuses its inputs: one of them is not finite (an optional one
-    only when given)."""
-    return " || ".join(_when_given(p, f"!{prefix}_finite({p.name}, {p.size})") for p in params if not p.output)
-
-
-def checked_table(check) -> str:
-    """The entries of an output that its finiteness check reads (`Check.at`)."""
-    return int_table(f"checked_{check.param.name}", check.at)
-
-
-def nonfinite_outputs(prefix: str, checks: list) -> str:
-    """The condition under which stored outputs fail their finiteness check (`Check`)."""
-    tests = []
-    for c in checks:
-        name = c.param.name
-        terms = [f"{name} != NULL"] if c.param.optional else []
-        if c.given:
-            given = " || ".join(f"{q.name} != NULL" for q in c.given)
-            terms.append(f"({given})" if len(c.given) > 1 else given)
-        terms.append(f"!{prefix}_finite_at({name}, checked_{name}, {len(c.at)})" if c.at
-                     else f"!{prefix}_finite({name}, {c.param.size})")
-        test = " && ".join(terms)
-        tests.append(f"({test})" if len(terms) > 1 and len(checks) > 1 else test)
-    return " || ".join(tests)
-
-
-def bound_comment(b) -> str:
-    """Why an output has no finiteness check (`function.Bound`)."""
-    where = f"without {' and '.join(b.given)}, " if b.given else ""
-    then = (f"checked only where {' or '.join(b.given)} is given (always with -ffast-math)" if b.given
-            else "no check (but with -ffast-math)")
-    return (f"{b.name}: {where}every entry is finite and within +-{b.bound:.3g} for every input the checks accept "
-            f"(range analysis, rbdgen.ir.ranges): {then}")
-
-
 def int_table(name: str, values) -> str:
     """``static const int name[n] = {...};``"""
     return f"static const int {name}[{len(values)}] = {{{', '.join(map(str, values))}}};"
@@ -196,7 +155,7 @@ class Printer:
     In float, libm's ``sinf`` and ``cosf`` (docs/generated-c.md, "Sine and cosine").
     """
 
-    def __init__(self, precision: str, prefix: str, reserved=()):
+    def __init__(self, precision: str, prefix: str, reserved=(), twins=None):
         self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
         self.precision = precision
         self.prefix = prefix
@@ -211,7 +170,11 @@ class Printer:
         self.checked = 0  # values renamed after their check (`after_check`): reals named beside `names`
         self.arrays = set()  # the inputs it has read ("w": values handed over)
         self.handed = {}  # node id -> ``w[slot]``: a value an earlier part computed
+        self.slots = {}  # node id -> its slot in ``w``
         self.solved = {}  # index of a `TreeSolve` -> (rows, array columns, column -> its array column)
+        self.twins = twins or {}  # left node id -> its `rbdgen.ir.twins.Twin`: the two computed as one pair
+        self.left = {t.node.id: a for a, t in self.twins.items()}  # right node id -> the left one's
+        self.vectors = {}  # left node id -> the name of its pair (``<prefix>_pair``), once computed
 
     def literal(self, x) -> str:
         """A constant as a C literal of the real type; one that is not finite in that type (a model's value
@@ -229,12 +192,17 @@ class Printer:
     def receive(self, node_id: int, slot: int) -> None:
         """Read the value ``node_id``, computed by an earlier part, from ``w[slot]``."""
         self.handed[node_id] = f"w[{slot}]"
+        self.slots[node_id] = slot
 
     def ref(self, x) -> str:
         if not isinstance(x, Expr):
             return self.literal(x)
         if x.id in self.names:
             return self.names[x.id]
+        if x.id in self.vectors:
+            return f"{self.prefix}_lo({self.vectors[x.id]})"
+        if self.left.get(x.id) in self.vectors:
+            return f"{self.prefix}_hi({self.vectors[self.left[x.id]]})"
         if x.id in self.handed:
             self.arrays.add("w")
             return self.handed[x.id]
@@ -256,12 +224,39 @@ class Printer:
     def fresh(self, node: Expr) -> str:
         """A new name for ``node``: the name of its quantity (`trace.Graph.labels`, docs/generated-c.md, "Names and
         blocks") where it has one that is free, else ``tK`` (K: the values named before it)."""
-        label = node.graph.labels.get(node.id)
+        return self._free(node.graph.labels.get(node.id))
+
+    def _free(self, label) -> str:
+        """``label`` where it is free, else a new ``tK``."""
         if (label is None or label in self.taken or label in self.reserved or TEMPORARY.fullmatch(label)
                 or label.startswith(f"{self.prefix}_")):
-            return f"t{len(self.names)}"
+            return f"t{len(self.names) + len(self.vectors)}"
         self.taken.add(label)
         return label
+
+    def define_twins(self, node: Expr) -> str:
+        """``const <prefix>_pair tK = <prefix>_mul2(a, b);``: a left node and its twin (`Printer.twins`), lane by
+        lane; an operand pair is a pair computed before, else two values packed (``<prefix>_pack``). Named
+        ``<left>_<right>`` after the two quantities where both have a name."""
+        twin = self.twins[node.id]
+        labels = node.graph.labels
+        left, right = labels.get(node.id), labels.get(twin.node.id)
+        name = self._free(f"{left}_{right}" if left and right else None)
+        args = zip(node.args, reversed(twin.node.args) if twin.swapped else twin.node.args)
+        operands = ", ".join(self.pair_ref(x, y) for x, y in args)
+        self.vectors[node.id] = name
+        return f"const {self.prefix}_pair {name} = {self.prefix}_{node.op}2({operands});"
+
+    def pair_ref(self, x, y) -> str:
+        """Lanes ``x`` and ``y`` as a pair: one computed as such, or handed over in neighbouring slots of ``w``,
+        else the two packed."""
+        if isinstance(x, Expr) and isinstance(y, Expr) and x.id not in self.names and y.id not in self.names:
+            if x.id in self.vectors and self.twins[x.id].node is y:
+                return self.vectors[x.id]
+            if x.id in self.slots and self.slots.get(y.id) == self.slots[x.id] + 1:
+                self.arrays.add("w")
+                return f"{self.prefix}_load2(w + {self.slots[x.id]})"
+        return f"{self.prefix}_pack({self.ref(x)}, {self.ref(y)})"
 
     def declare(self, node: Expr) -> str:
         """``real tK = 0;``: a variable for ``node``, set later by `copy` or `define`."""
@@ -348,6 +343,10 @@ class Printer:
             args = [self.ref(sin.args[0]) for sin, _ in group]
             kernel = f"{self.trig}sincos{len(group) if len(group) > 1 else ''}"
             return f"{self.real} {', '.join(names)}; {kernel}({', '.join(args + [f'&{n}' for n in names])});"
+        if node.id in self.twins:
+            return self.define_twins(node)
+        if node.id in self.left:
+            return ""  # computed in its pair
         declared = node.id in self.names
         if not declared:
             self.names[node.id] = self.fresh(node)

@@ -13,7 +13,7 @@ from ...ir.optimize import COUNT_KEYS, Schedule
 from ...ir.ranges import bounded_outputs
 from ...ir.trace import Call, Expr, Guard, Kernel
 from .. import sincos
-from . import printer
+from . import checks, printer
 from .function import Bound, CFunction, Check, Param, Part
 from .layout import Layout
 from .parts import part
@@ -34,7 +34,7 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
     inputs = [Param(n, sizes[n], False, INPUTS[n].optional, INPUTS[n].doc) for n in kernel.inputs]
     outputs = [Param(n, sizes[n], True, record.optional_outputs, docs[n]) for n in kernel.outputs]
     fn = CFunction(kernel.name, inputs + outputs, fail=printer.zero_outputs(prefix, outputs), doc=kernel.doc)
-    fn.invalid = printer.invalid_inputs(prefix, fn.params)
+    fn.invalid = checks.invalid_inputs(prefix, fn.params)
     fn.counts = plan.counts
     layout = Layout(plan, kernel, early=not record.optional_outputs)
     fn.handover = layout.slots
@@ -66,10 +66,10 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
         if given:
             fn.bounded.append(Bound(p.name, without[p.name], tuple(q.name for q in given)))
         fn.checked.append(Check(p, at, given))
-    fn.nonfinite = printer.nonfinite_outputs(prefix, fn.checked)
+    fn.nonfinite = checks.nonfinite_outputs(prefix, fn.checked)
     if fn.bounded:
         fn.fast_checked = every
-        fn.fast_nonfinite = printer.nonfinite_outputs(prefix, every)
+        fn.fast_nonfinite = checks.nonfinite_outputs(prefix, every)
     fn.statuses = returned_statuses(plan, bool(fn.checked))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
     fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8, trig=precision == "double")
@@ -111,8 +111,8 @@ def environment() -> jinja2.Environment:
         finalize=lambda value: value if isinstance(value, jinja2.Undefined) else checked(value),
     )
     env.filters.update(c_param=printer.c_param, batch_argument=printer.batch_argument,
-                       int_table=printer.int_table, checked_table=printer.checked_table,
-                       bound_comment=printer.bound_comment)
+                       int_table=printer.int_table, checked_table=checks.checked_table,
+                       bound_comment=checks.bound_comment)
     env.globals["generic_copies"] = [CholeskyCopy()]
     env.globals["sincos"] = sincos
     return env

@@ -14,9 +14,12 @@ class Scopes:
     def __init__(self, graph: Graph, body: list):
         self.graph, self.body, self.current = graph, body, None
 
-    def enter(self, node: Expr) -> None:
-        """Before ``node``'s statement: the comment of its scope, if it is not the one of the statement before."""
+    def enter(self, node: Expr, twin=None) -> None:
+        """Before ``node``'s statement: the comment of its scope, if it is not the one of the statement before
+        (with its ``twin``, a `rbdgen.ir.twins.Twin`: both scopes, ``body 3 ...: v, a, f | body 4 ...: v, a, f``)."""
         scope = self.graph.scopes[node.id]
+        if twin is not None and scope is not None:
+            scope = f"{scope} | {self.graph.scopes[twin.node.id]}"
         if scope is not None and scope != self.current:
             self.body.append(Line("", c_text(scope)))
             self.current = scope

@@ -28,9 +28,9 @@ def call_arrays(call: Call) -> int:
 
 
 def part_frame(printer, arrays: int, checks: bool) -> int:
-    """Reals in the frame of one part: the scalars its ``printer`` named, its solves' ``arrays`` and, with
-    ``checks``, ``status`` (an int, padded to 16 bytes at -O0)."""
-    return len(printer.names) + printer.checked + arrays + 2 * checks
+    """Reals in the frame of one part: the scalars and pairs (two each) its ``printer`` named, its solves'
+    ``arrays`` and, with ``checks``, ``status`` (an int, padded to 16 bytes at -O0)."""
+    return len(printer.names) + 2 * len(printer.vectors) + printer.checked + arrays + 2 * checks
 
 
 def stack_bound(fn, frame: int, size: int, trig: bool = False) -> int:

@@ -382,4 +382,112 @@ RBDGEN_HOST_DEVICE static inline double panda_cos(double x)
     return c;
 }
 
+/* Two doubles side by side: twin bodies' values (a humanoid's left and right leg), computed lane by lane in
+   one statement (docs/generated-c.md, "Twin bodies"). One vector register where the compiler has GCC's vector
+   extension (GCC, Clang), else a struct (or with RBDGEN_SCALAR_PAIRS defined): the same operations in each
+   lane, the same results; panda_load2 reads two neighbouring values (a pair handed from part to part). */
+#if defined(__GNUC__) && (defined(__SSE2_MATH__) || defined(__aarch64__)) && !defined(__CUDA_ARCH__) && !defined(RBDGEN_SCALAR_PAIRS)
+typedef double panda_pair __attribute__((vector_size(16)));
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_pack(double lo, double hi)
+{
+    const panda_pair x = {lo, hi};
+    return x;
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_load2(const double *x)
+{
+    panda_pair v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+
+RBDGEN_HOST_DEVICE static inline double panda_lo(panda_pair x)
+{
+    return x[0];
+}
+
+RBDGEN_HOST_DEVICE static inline double panda_hi(panda_pair x)
+{
+    return x[1];
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_add2(panda_pair a, panda_pair b)
+{
+    return a + b;
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_sub2(panda_pair a, panda_pair b)
+{
+    return a - b;
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_mul2(panda_pair a, panda_pair b)
+{
+    return a * b;
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_div2(panda_pair a, panda_pair b)
+{
+    return a / b;
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_neg2(panda_pair a)
+{
+    return -a;
+}
+#else
+typedef struct {
+    double lo, hi;
+} panda_pair;
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_pack(double lo, double hi)
+{
+    panda_pair x;
+    x.lo = lo;
+    x.hi = hi;
+    return x;
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_load2(const double *x)
+{
+    return panda_pack(x[0], x[1]);
+}
+
+RBDGEN_HOST_DEVICE static inline double panda_lo(panda_pair x)
+{
+    return x.lo;
+}
+
+RBDGEN_HOST_DEVICE static inline double panda_hi(panda_pair x)
+{
+    return x.hi;
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_add2(panda_pair a, panda_pair b)
+{
+    return panda_pack(a.lo + b.lo, a.hi + b.hi);
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_sub2(panda_pair a, panda_pair b)
+{
+    return panda_pack(a.lo - b.lo, a.hi - b.hi);
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_mul2(panda_pair a, panda_pair b)
+{
+    return panda_pack(a.lo * b.lo, a.hi * b.hi);
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_div2(panda_pair a, panda_pair b)
+{
+    return panda_pack(a.lo / b.lo, a.hi / b.hi);
+}
+
+RBDGEN_HOST_DEVICE static inline panda_pair panda_neg2(panda_pair a)
+{
+    return panda_pack(-a.lo, -a.hi);
+}
+#endif
+
 #endif /* RBDGEN_panda_INTERNAL_H */

@@ -4,7 +4,7 @@
  * Model digest: 124d76141b0aa8e127c43edd1a7526395ff5414fe4a4e5c123de4a4b99c6f5bb
  * Operations:   mass_matrix, velocity_product_forces, gravity, inverse_dynamics, forward_dynamics, forward_dynamics_crba, passive_terms
  * Precision:    double
- * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_forward_dynamics_crba.c, solo__1_forward_dynamics_crba.c, solo__2_forward_dynamics_crba.c, solo__3_forward_dynamics_crba.c, solo__4_forward_dynamics_crba.c, solo__5_forward_dynamics_crba.c, solo__6_forward_dynamics_crba.c, solo__7_forward_dynamics_crba.c, solo__8_forward_dynamics_crba.c, solo__9_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
+ * Sources:      solo.h, solo_internal.h, solo_mass_matrix.c, solo_velocity_product_forces.c, solo_gravity.c, solo_inverse_dynamics.c, solo_forward_dynamics.c, solo_forward_dynamics_crba.c, solo__1_forward_dynamics_crba.c, solo__2_forward_dynamics_crba.c, solo__3_forward_dynamics_crba.c, solo__4_forward_dynamics_crba.c, solo__5_forward_dynamics_crba.c, solo__6_forward_dynamics_crba.c, solo__7_forward_dynamics_crba.c, solo__8_forward_dynamics_crba.c, solo_passive_terms.c (compile them all, in any order)
  *
  * Conventions (dynibo 0.5.2):
  *   J = 12 moving joints, G = 18 generalized coordinates (floating base: G = J + 6),
@@ -76,7 +76,7 @@ extern "C" {
 #define RBDGEN_solo_L 17
 /* The interface of these files (a hash of the model, the sizes, the functions and the file names):
  * every source of this robot refuses to compile against a header with another one. */
-#define RBDGEN_solo_INTERFACE 0xbfbe6eab83d43f15ULL
+#define RBDGEN_solo_INTERFACE 0x99a89a25f0b2dac4ULL
 #define RBDGEN_solo_BASE_SIZE 19
 
 /* Status codes */
@@ -179,9 +179,9 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1814 mul, 1834 add, 15 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
- * Stack: at most 33344 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 33408 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33344
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33408
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -201,9 +201,9 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2120 mul, 1984 add, 15 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
- * Stack: at most 11472 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 15992 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 11472
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 15992
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after

@@ -3,7 +3,7 @@
  * solo_forward_dynamics_crba and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfbe6eab83d43f15ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x99a89a25f0b2dac4ULL
 #error "solo_forward_dynamics_crba.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
@@ -15,21 +15,20 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_forward_dynamics_crba(const double *b
         return RBDGEN_solo_INVALID_INPUT;
     }
     {
-        double w[227];  /* the values a part computes for a later one */
+        double w[509];  /* the values a part computes for a later one */
         int s;
         solo__1_forward_dynamics_crba(q, w);  /* no checks: always OK */
-        s = solo__2_forward_dynamics_crba(base, acc, w);
+        s = solo__2_forward_dynamics_crba(base, qd, tau, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        solo__3_forward_dynamics_crba(base, qd, loads, w);  /* no checks: always OK */
-        solo__4_forward_dynamics_crba(qd, loads, w);  /* no checks: always OK */
-        solo__5_forward_dynamics_crba(qd, tau, loads, w);  /* no checks: always OK */
-        s = solo__6_forward_dynamics_crba(tau, acc, w);
+        s = solo__3_forward_dynamics_crba(tau, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__7_forward_dynamics_crba(acc, w);
+        s = solo__4_forward_dynamics_crba(acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        s = solo__8_forward_dynamics_crba(acc, w);
+        s = solo__5_forward_dynamics_crba(qd, loads, acc, w);
         if (s != RBDGEN_solo_OK) return s;
-        solo__9_forward_dynamics_crba(acc, w);  /* no checks: always OK */
+        solo__6_forward_dynamics_crba(qd, tau, loads, w);  /* no checks: always OK */
+        solo__7_forward_dynamics_crba(tau, acc, w);  /* no checks: always OK */
+        solo__8_forward_dynamics_crba(acc, w);  /* no checks: always OK */
     }
     if (!solo_finite(acc, 18)) {
         solo_zero(acc, 18);

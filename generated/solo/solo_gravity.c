@@ -3,7 +3,7 @@
  * solo_gravity and its batch form; see solo.h for the contracts.
  */
 #include "solo_internal.h"
-#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0xbfbe6eab83d43f15ULL
+#if !defined(RBDGEN_solo_INTERFACE) || RBDGEN_solo_INTERFACE != 0x99a89a25f0b2dac4ULL
 #error "solo_gravity.c and solo.h come from different runs of rbdgen: regenerate the folder"
 #endif
 
@@ -143,761 +143,565 @@ RBDGEN_HOST_DEVICE RBDGEN_ALIGNED int solo_gravity(const double *base, const dou
         double t122, t123, t124, t125, t126, t127, t128, t129; solo_sincos4(q[4], q[5], q[6], q[7], &t122, &t123, &t124, &t125, &t126, &t127, &t128, &t129);
         /* body 8 FL_LOWER_LEG: XJ */
         double t130, t131, t132, t133, t134, t135, t136, t137; solo_sincos4(q[8], q[9], q[10], q[11], &t130, &t131, &t132, &t133, &t134, &t135, &t136, &t137);
+        /* body 0 FL_SHOULDER: v, a, f | body 1 FR_SHOULDER: v, a, f */
+        const solo_pair t138 = solo_mul2(solo_pack(t112, t112), solo_pack(t115, t117));
+        const solo_pair t139 = solo_mul2(solo_pack(t113, t113), solo_pack(t114, t116));
+        const solo_pair a0_y_a1_y = solo_add2(t138, t139);
+        const solo_pair t141 = solo_mul2(solo_pack(t112, t112), solo_pack(t114, t116));
+        const solo_pair t142 = solo_mul2(solo_pack(t113, t113), solo_pack(t115, t117));
+        const solo_pair a0_z_a1_z = solo_sub2(t142, t141);
+        const solo_pair t144 = solo_mul2(solo_pack(0.0014853845, (-0.0014853845)), a0_z_a1_z);
+        const solo_pair t145 = solo_mul2(solo_pack((-0.01169101578415), (-0.01169101578415)), a0_z_a1_z);
+        const solo_pair t146 = solo_mul2(solo_pack((-0.01169101578415), (-0.01169101578415)), a0_y_a1_y);
+        const solo_pair t147 = solo_mul2(solo_pack(0.0014853845, (-0.0014853845)), solo_pack(t111, t111));
+        const solo_pair t148 = solo_sub2(t146, t147);
         /* body 0 FL_SHOULDER: v, a, f */
-        const double t138 = t112 * t115;
-        const double t139 = t113 * t114;
-        const double a0_y = t138 + t139;
-        const double t141 = t112 * t114;
-        const double t142 = t113 * t115;
-        const double a0_z = t142 - t141;
-        const double t144 = 0.0014853845 * a0_z;
-        const double t145 = (-0.01169101578415) * a0_z;
-        const double t146 = (-0.01169101578415) * a0_y;
-        const double t147 = 0.0014853845 * t111;
-        const double t148 = t146 - t147;
         const double t149 = 0.14853845 * t111;
-        const double t150 = 0.14853845 * a0_y;
-        const double t151 = 0.14853845 * a0_z;
-        if (loads != NULL) { t6 = loads[6]; }
-        const double f0_nx = t6 + t144;
-        if (loads != NULL) { t7 = loads[7]; }
-        const double f0_ny = t7 - t145;
-        if (loads != NULL) { t8 = loads[8]; }
-        const double f0_nz = t8 + t148;
-        if (loads != NULL) { t9 = loads[9]; }
-        const double f0_x = t9 + t149;
+        /* body 0 FL_SHOULDER: v, a, f | body 1 FR_SHOULDER: v, a, f */
+        const solo_pair t150 = solo_mul2(solo_pack(0.14853845, 0.14853845), a0_y_a1_y);
+        const solo_pair t151 = solo_mul2(solo_pack(0.14853845, 0.14853845), a0_z_a1_z);
+        if (loads != NULL) {
+            t6 = loads[6];
+            t12 = loads[12];
+        }
+        const solo_pair f0_nx_f1_nx = solo_add2(solo_pack(t6, t12), t144);
+        if (loads != NULL) {
+            t7 = loads[7];
+            t13 = loads[13];
+        }
+        const solo_pair f0_ny_f1_ny = solo_sub2(solo_pack(t7, t13), t145);
+        if (loads != NULL) {
+            t8 = loads[8];
+            t14 = loads[14];
+        }
+        const solo_pair f0_nz_f1_nz = solo_add2(solo_pack(t8, t14), t148);
+        if (loads != NULL) {
+            t9 = loads[9];
+            t16 = loads[16];
+        }
+        const solo_pair f0_x_f1_y = solo_add2(solo_pack(t9, t16), solo_pack(t149, solo_hi(t150)));
         if (loads != NULL) { t10 = loads[10]; }
-        const double f0_y = t10 + t150;
-        if (loads != NULL) { t11 = loads[11]; }
-        const double f0_z = t11 + t151;
-        /* body 1 FR_SHOULDER: v, a, f */
-        const double t158 = t112 * t117;
-        const double t159 = t113 * t116;
-        const double a1_y = t158 + t159;
-        const double t161 = t112 * t116;
-        const double t162 = t113 * t117;
-        const double a1_z = t162 - t161;
-        const double t164 = (-0.0014853845) * a1_z;
-        const double t165 = (-0.01169101578415) * a1_z;
-        const double t166 = (-0.01169101578415) * a1_y;
-        const double t167 = (-0.0014853845) * t111;
-        const double t168 = t166 - t167;
-        const double t169 = 0.14853845 * a1_y;
-        const double t170 = 0.14853845 * a1_z;
-        if (loads != NULL) { t12 = loads[12]; }
-        const double f1_nx = t12 + t164;
-        if (loads != NULL) { t13 = loads[13]; }
-        const double f1_ny = t13 - t165;
-        if (loads != NULL) { t14 = loads[14]; }
-        const double f1_nz = t14 + t168;
+        /* body 0 FL_SHOULDER: v, a, f */
+        const double f0_y = t10 + solo_lo(t150);
+        if (loads != NULL) {
+            t11 = loads[11];
+            t17 = loads[17];
+        }
+        /* body 0 FL_SHOULDER: v, a, f | body 1 FR_SHOULDER: v, a, f */
+        const solo_pair f0_z_f1_z = solo_add2(solo_pack(t11, t17), t151);
         if (loads != NULL) { t15 = loads[15]; }
+        /* body 1 FR_SHOULDER: v, a, f */
         const double f1_x = t15 + t149;
-        if (loads != NULL) { t16 = loads[16]; }
-        const double f1_y = t16 + t169;
-        if (loads != NULL) { t17 = loads[17]; }
-        const double f1_z = t17 + t170;
-        /* body 2 HL_SHOULDER: v, a, f */
-        const double t177 = t112 * t119;
-        const double t178 = t113 * t118;
-        const double a2_y = t177 + t178;
-        const double t180 = t112 * t118;
-        const double t181 = t113 * t119;
-        const double a2_z = t181 - t180;
-        const double t183 = 0.0014853845 * a2_z;
-        const double t184 = 0.01169101578415 * a2_z;
-        const double t185 = 0.01169101578415 * a2_y;
-        const double t186 = t185 - t147;
-        const double t187 = 0.14853845 * a2_y;
-        const double t188 = 0.14853845 * a2_z;
-        if (loads != NULL) { t18 = loads[18]; }
-        const double f2_nx = t18 + t183;
-        if (loads != NULL) { t19 = loads[19]; }
-        const double f2_ny = t19 - t184;
-        if (loads != NULL) { t20 = loads[20]; }
-        const double f2_nz = t20 + t186;
-        if (loads != NULL) { t21 = loads[21]; }
-        const double f2_x = t21 + t149;
-        if (loads != NULL) { t22 = loads[22]; }
-        const double f2_y = t22 + t187;
-        if (loads != NULL) { t23 = loads[23]; }
-        const double f2_z = t23 + t188;
-        /* body 3 HR_SHOULDER: v, a, f */
-        const double t195 = t112 * t121;
-        const double t196 = t113 * t120;
-        const double a3_y = t195 + t196;
-        const double t198 = t112 * t120;
-        const double t199 = t113 * t121;
-        const double a3_z = t199 - t198;
-        const double t201 = (-0.0014853845) * a3_z;
-        const double t202 = 0.01169101578415 * a3_z;
-        const double t203 = 0.01169101578415 * a3_y;
-        const double t204 = t203 - t167;
-        const double t205 = 0.14853845 * a3_y;
-        const double t206 = 0.14853845 * a3_z;
-        if (loads != NULL) { t24 = loads[24]; }
-        const double f3_nx = t24 + t201;
-        if (loads != NULL) { t25 = loads[25]; }
-        const double f3_ny = t25 - t202;
-        if (loads != NULL) { t26 = loads[26]; }
-        const double f3_nz = t26 + t204;
-        if (loads != NULL) { t27 = loads[27]; }
-        const double f3_x = t27 + t149;
-        if (loads != NULL) { t28 = loads[28]; }
-        const double f3_y = t28 + t205;
-        if (loads != NULL) { t29 = loads[29]; }
-        const double f3_z = t29 + t206;
-        /* body 4 FL_UPPER_LEG: v, a, f */
-        const double t213 = t111 * t123;
-        const double t214 = t122 * a0_z;
-        const double a4_x = t213 - t214;
-        const double t216 = t111 * t122;
-        const double t217 = t123 * a0_z;
-        const double a4_z = t216 + t217;
-        const double t219 = 0.0028754860404784995 * a4_z;
-        const double t220 = t219 - t146;
-        const double t221 = (-0.01169101578415) * a4_x;
-        const double t222 = 2.0453744564999998e-06 * a4_z;
-        const double t223 = t221 - t222;
-        const double t224 = 2.0453744564999998e-06 * a0_y;
-        const double t225 = 0.0028754860404784995 * a4_x;
-        const double t226 = t224 - t225;
-        const double t227 = 0.14853845 * a4_x;
-        const double t228 = 0.14853845 * a4_z;
-        if (loads != NULL) { t30 = loads[30]; }
-        const double f4_nx = t30 + t220;
-        if (loads != NULL) { t31 = loads[31]; }
-        const double f4_ny = t31 + t223;
-        if (loads != NULL) { t32 = loads[32]; }
-        const double f4_nz = t32 + t226;
-        if (loads != NULL) { t33 = loads[33]; }
-        const double f4_x = t33 + t227;
-        if (loads != NULL) { t34 = loads[34]; }
-        const double f4_y = t34 + t150;
-        if (loads != NULL) { t35 = loads[35]; }
-        const double f4_z = t35 + t228;
-        /* body 5 FR_UPPER_LEG: v, a, f */
-        const double t235 = t111 * t125;
-        const double t236 = t124 * a1_z;
-        const double a5_x = t235 - t236;
-        const double t238 = t111 * t124;
-        const double t239 = t125 * a1_z;
-        const double a5_z = t238 + t239;
-        const double t241 = (-0.0028754860404784995) * a5_z;
-        const double t242 = t241 - t166;
-        const double t243 = (-0.01169101578415) * a5_x;
-        const double t244 = (-2.0453744564999998e-06) * a5_z;
-        const double t245 = t243 - t244;
-        const double t246 = (-2.0453744564999998e-06) * a1_y;
-        const double t247 = (-0.0028754860404784995) * a5_x;
-        const double t248 = t246 - t247;
-        const double t249 = 0.14853845 * a5_x;
-        const double t250 = 0.14853845 * a5_z;
-        if (loads != NULL) { t36 = loads[36]; }
-        const double f5_nx = t36 + t242;
-        if (loads != NULL) { t37 = loads[37]; }
-        const double f5_ny = t37 + t245;
-        if (loads != NULL) { t38 = loads[38]; }
-        const double f5_nz = t38 + t248;
-        if (loads != NULL) { t39 = loads[39]; }
-        const double f5_x = t39 + t249;
-        if (loads != NULL) { t40 = loads[40]; }
-        const double f5_y = t40 + t169;
-        if (loads != NULL) { t41 = loads[41]; }
-        const double f5_z = t41 + t250;
-        /* body 6 HL_UPPER_LEG: v, a, f */
-        const double t257 = t111 * t127;
-        const double t258 = t126 * a2_z;
-        const double a6_x = t257 - t258;
-        const double t260 = t111 * t126;
-        const double t261 = t127 * a2_z;
-        const double a6_z = t260 + t261;
-        const double t263 = 0.0028754860404784995 * a6_z;
-        const double t264 = (-0.01169101578415) * a2_y;
-        const double t265 = t263 - t264;
-        const double t266 = (-0.01169101578415) * a6_x;
-        const double t267 = 2.0453744564999998e-06 * a6_z;
-        const double t268 = t266 - t267;
-        const double t269 = 2.0453744564999998e-06 * a2_y;
-        const double t270 = 0.0028754860404784995 * a6_x;
-        const double t271 = t269 - t270;
-        const double t272 = 0.14853845 * a6_x;
-        const double t273 = 0.14853845 * a6_z;
-        if (loads != NULL) { t42 = loads[42]; }
-        const double f6_nx = t42 + t265;
-        if (loads != NULL) { t43 = loads[43]; }
-        const double f6_ny = t43 + t268;
-        if (loads != NULL) { t44 = loads[44]; }
-        const double f6_nz = t44 + t271;
-        if (loads != NULL) { t45 = loads[45]; }
-        const double f6_x = t45 + t272;
-        if (loads != NULL) { t46 = loads[46]; }
-        const double f6_y = t46 + t187;
-        if (loads != NULL) { t47 = loads[47]; }
-        const double f6_z = t47 + t273;
-        /* body 7 HR_UPPER_LEG: v, a, f */
-        const double t280 = t111 * t129;
-        const double t281 = t128 * a3_z;
-        const double a7_x = t280 - t281;
-        const double t283 = t111 * t128;
-        const double t284 = t129 * a3_z;
-        const double a7_z = t283 + t284;
-        const double t286 = (-0.0028754860404784995) * a7_z;
-        const double t287 = (-0.01169101578415) * a3_y;
-        const double t288 = t286 - t287;
-        const double t289 = (-0.01169101578415) * a7_x;
-        const double t290 = (-2.0453744564999998e-06) * a7_z;
-        const double t291 = t289 - t290;
-        const double t292 = (-2.0453744564999998e-06) * a3_y;
-        const double t293 = (-0.0028754860404784995) * a7_x;
-        const double t294 = t292 - t293;
-        const double t295 = 0.14853845 * a7_x;
-        const double t296 = 0.14853845 * a7_z;
-        if (loads != NULL) { t48 = loads[48]; }
-        const double f7_nx = t48 + t288;
-        if (loads != NULL) { t49 = loads[49]; }
-        const double f7_ny = t49 + t291;
-        if (loads != NULL) { t50 = loads[50]; }
-        const double f7_nz = t50 + t294;
-        if (loads != NULL) { t51 = loads[51]; }
-        const double f7_x = t51 + t295;
-        if (loads != NULL) { t52 = loads[52]; }
-        const double f7_y = t52 + t205;
-        if (loads != NULL) { t53 = loads[53]; }
-        const double f7_z = t53 + t296;
-        /* body 8 FL_LOWER_LEG: v, a, f */
-        const double t303 = t131 * a4_x;
-        const double t304 = t130 * a4_z;
-        const double a8_x = t303 - t304;
-        const double t306 = t130 * a4_x;
-        const double t307 = t131 * a4_z;
-        const double a8_z = t306 + t307;
-        const double t309 = 0.0002972952667644 * a8_z;
-        const double t310 = (-0.0038482516772413004) * a0_y;
-        const double t311 = t309 - t310;
-        const double t312 = (-0.0038482516772413004) * a8_x;
-        const double t313 = 0.0002972952667644 * a8_x;
-        const double t314 = 0.03763607 * a8_x;
-        const double t315 = 0.03763607 * a0_y;
-        const double t316 = 0.03763607 * a8_z;
+        /* body 2 HL_SHOULDER: v, a, f | body 3 HR_SHOULDER: v, a, f */
+        const solo_pair t159 = solo_mul2(solo_pack(t112, t112), solo_pack(t119, t121));
+        const solo_pair t160 = solo_mul2(solo_pack(t113, t113), solo_pack(t118, t120));
+        const solo_pair a2_y_a3_y = solo_add2(t159, t160);
+        const solo_pair t162 = solo_mul2(solo_pack(t112, t112), solo_pack(t118, t120));
+        const solo_pair t163 = solo_mul2(solo_pack(t113, t113), solo_pack(t119, t121));
+        const solo_pair a2_z_a3_z = solo_sub2(t163, t162);
+        const solo_pair t165 = solo_mul2(solo_pack(0.0014853845, (-0.0014853845)), a2_z_a3_z);
+        const solo_pair t166 = solo_mul2(solo_pack(0.01169101578415, 0.01169101578415), a2_z_a3_z);
+        const solo_pair t167 = solo_mul2(solo_pack(0.01169101578415, 0.01169101578415), a2_y_a3_y);
+        const solo_pair t168 = solo_sub2(t167, t147);
+        const solo_pair t169 = solo_mul2(solo_pack(0.14853845, 0.14853845), a2_y_a3_y);
+        const solo_pair t170 = solo_mul2(solo_pack(0.14853845, 0.14853845), a2_z_a3_z);
         if (loads != NULL) {
-            const double t317 = 0.008 * loads[83];
-            const double t318 = (-0.16) * loads[82];
-            const double t319 = t317 - t318;
-            const double t320 = loads[78] + t319;
-            t54 = loads[54] + t320;
+            t18 = loads[18];
+            t24 = loads[24];
         }
-        const double f8_nx = t54 + t311;
+        const solo_pair f2_nx_f3_nx = solo_add2(solo_pack(t18, t24), t165);
         if (loads != NULL) {
-            const double t322 = (-0.16) * loads[81];
-            const double t323 = loads[79] + t322;
-            t55 = loads[55] + t323;
+            t19 = loads[19];
+            t25 = loads[25];
         }
-        const double f8_ny = t55 + t312;
-        g[14] = f8_ny;
+        const solo_pair f2_ny_f3_ny = solo_sub2(solo_pack(t19, t25), t166);
         if (loads != NULL) {
-            const double t325 = 0.008 * loads[81];
-            const double t326 = loads[80] - t325;
-            t56 = loads[56] + t326;
+            t20 = loads[20];
+            t26 = loads[26];
         }
-        const double f8_nz = t56 - t313;
-        if (loads != NULL) { t57 = loads[57] + loads[81]; }
-        const double f8_x = t57 + t314;
-        if (loads != NULL) { t58 = loads[58] + loads[82]; }
-        const double f8_y = t58 + t315;
-        if (loads != NULL) { t59 = loads[59] + loads[83]; }
-        const double f8_z = t59 + t316;
-        /* body 9 FR_LOWER_LEG: v, a, f */
-        const double t331 = t133 * a5_x;
-        const double t332 = t132 * a5_z;
-        const double a9_x = t331 - t332;
-        const double t334 = t132 * a5_x;
-        const double t335 = t133 * a5_z;
-        const double a9_z = t334 + t335;
-        const double t337 = (-0.0002972952667644) * a9_z;
-        const double t338 = (-0.0038482516772413004) * a1_y;
-        const double t339 = t337 - t338;
-        const double t340 = (-0.0038482516772413004) * a9_x;
-        const double t341 = (-0.0002972952667644) * a9_x;
-        const double t342 = 0.03763607 * a9_x;
-        const double t343 = 0.03763607 * a1_y;
-        const double t344 = 0.03763607 * a9_z;
+        const solo_pair f2_nz_f3_nz = solo_add2(solo_pack(t20, t26), t168);
         if (loads != NULL) {
-            const double t345 = (-0.008) * loads[89];
-            const double t346 = (-0.16) * loads[88];
-            const double t347 = t345 - t346;
-            const double t348 = loads[84] + t347;
-            t60 = loads[60] + t348;
+            t21 = loads[21];
+            t27 = loads[27];
         }
-        const double f9_nx = t60 + t339;
+        const solo_pair f2_x_f3_x = solo_add2(solo_pack(t21, t27), solo_pack(t149, t149));
         if (loads != NULL) {
-            const double t350 = (-0.16) * loads[87];
-            const double t351 = loads[85] + t350;
-            t61 = loads[61] + t351;
+            t22 = loads[22];
+            t28 = loads[28];
         }
-        const double f9_ny = t61 + t340;
-        g[15] = f9_ny;
+        const solo_pair f2_y_f3_y = solo_add2(solo_pack(t22, t28), t169);
         if (loads != NULL) {
-            const double t353 = (-0.008) * loads[87];
-            const double t354 = loads[86] - t353;
-            t62 = loads[62] + t354;
+            t23 = loads[23];
+            t29 = loads[29];
         }
-        const double f9_nz = t62 - t341;
-        if (loads != NULL) { t63 = loads[63] + loads[87]; }
-        const double f9_x = t63 + t342;
-        if (loads != NULL) { t64 = loads[64] + loads[88]; }
-        const double f9_y = t64 + t343;
-        if (loads != NULL) { t65 = loads[65] + loads[89]; }
-        const double f9_z = t65 + t344;
-        /* body 10 HL_LOWER_LEG: v, a, f */
-        const double t359 = t135 * a6_x;
-        const double t360 = t134 * a6_z;
-        const double a10_x = t359 - t360;
-        const double t362 = t134 * a6_x;
-        const double t363 = t135 * a6_z;
-        const double a10_z = t362 + t363;
-        const double t365 = 0.0002972952667644 * a10_z;
-        const double t366 = (-0.0038482516772413004) * a2_y;
-        const double t367 = t365 - t366;
-        const double t368 = (-0.0038482516772413004) * a10_x;
-        const double t369 = 0.0002972952667644 * a10_x;
-        const double t370 = 0.03763607 * a10_x;
-        const double t371 = 0.03763607 * a2_y;
-        const double t372 = 0.03763607 * a10_z;
+        const solo_pair f2_z_f3_z = solo_add2(solo_pack(t23, t29), t170);
+        /* body 4 FL_UPPER_LEG: v, a, f | body 5 FR_UPPER_LEG: v, a, f */
+        const solo_pair t177 = solo_mul2(solo_pack(t111, t111), solo_pack(t123, t125));
+        const solo_pair t178 = solo_mul2(solo_pack(t122, t124), a0_z_a1_z);
+        const solo_pair a4_x_a5_x = solo_sub2(t177, t178);
+        const solo_pair t180 = solo_mul2(solo_pack(t111, t111), solo_pack(t122, t124));
+        const solo_pair t181 = solo_mul2(solo_pack(t123, t125), a0_z_a1_z);
+        const solo_pair a4_z_a5_z = solo_add2(t180, t181);
+        const solo_pair t183 = solo_mul2(solo_pack(0.0028754860404784995, (-0.0028754860404784995)), a4_z_a5_z);
+        const solo_pair t184 = solo_sub2(t183, t146);
+        const solo_pair t185 = solo_mul2(solo_pack((-0.01169101578415), (-0.01169101578415)), a4_x_a5_x);
+        const solo_pair t186 = solo_mul2(solo_pack(2.0453744564999998e-06, (-2.0453744564999998e-06)), a4_z_a5_z);
+        const solo_pair t187 = solo_sub2(t185, t186);
+        const solo_pair t188 = solo_mul2(solo_pack(2.0453744564999998e-06, (-2.0453744564999998e-06)), a0_y_a1_y);
+        const solo_pair t189 = solo_mul2(solo_pack(0.0028754860404784995, (-0.0028754860404784995)), a4_x_a5_x);
+        const solo_pair t190 = solo_sub2(t188, t189);
+        const solo_pair t191 = solo_mul2(solo_pack(0.14853845, 0.14853845), a4_x_a5_x);
+        const solo_pair t192 = solo_mul2(solo_pack(0.14853845, 0.14853845), a4_z_a5_z);
         if (loads != NULL) {
-            const double t373 = 0.008 * loads[95];
-            const double t374 = (-0.16) * loads[94];
-            const double t375 = t373 - t374;
-            const double t376 = loads[90] + t375;
-            t66 = loads[66] + t376;
+            t30 = loads[30];
+            t36 = loads[36];
         }
-        const double f10_nx = t66 + t367;
+        const solo_pair f4_nx_f5_nx = solo_add2(solo_pack(t30, t36), t184);
         if (loads != NULL) {
-            const double t378 = (-0.16) * loads[93];
-            const double t379 = loads[91] + t378;
-            t67 = loads[67] + t379;
+            t31 = loads[31];
+            t37 = loads[37];
         }
-        const double f10_ny = t67 + t368;
-        g[16] = f10_ny;
+        const solo_pair f4_ny_f5_ny = solo_add2(solo_pack(t31, t37), t187);
         if (loads != NULL) {
-            const double t381 = 0.008 * loads[93];
-            const double t382 = loads[92] - t381;
-            t68 = loads[68] + t382;
+            t32 = loads[32];
+            t38 = loads[38];
         }
-        const double f10_nz = t68 - t369;
-        if (loads != NULL) { t69 = loads[69] + loads[93]; }
-        const double f10_x = t69 + t370;
-        if (loads != NULL) { t70 = loads[70] + loads[94]; }
-        const double f10_y = t70 + t371;
-        if (loads != NULL) { t71 = loads[71] + loads[95]; }
-        const double f10_z = t71 + t372;
-        /* body 11 HR_LOWER_LEG: v, a, f */
-        const double t387 = t137 * a7_x;
-        const double t388 = t136 * a7_z;
-        const double a11_x = t387 - t388;
-        const double t390 = t136 * a7_x;
-        const double t391 = t137 * a7_z;
-        const double a11_z = t390 + t391;
-        const double t393 = (-0.0002972952667644) * a11_z;
-        const double t394 = (-0.0038482516772413004) * a3_y;
-        const double t395 = t393 - t394;
-        const double t396 = (-0.0038482516772413004) * a11_x;
-        const double t397 = (-0.0002972952667644) * a11_x;
-        const double t398 = 0.03763607 * a11_x;
-        const double t399 = 0.03763607 * a3_y;
-        const double t400 = 0.03763607 * a11_z;
+        const solo_pair f4_nz_f5_nz = solo_add2(solo_pack(t32, t38), t190);
         if (loads != NULL) {
-            const double t401 = (-0.008) * loads[101];
-            const double t402 = (-0.16) * loads[100];
-            const double t403 = t401 - t402;
-            const double t404 = loads[96] + t403;
-            t72 = loads[72] + t404;
+            t33 = loads[33];
+            t39 = loads[39];
         }
-        const double f11_nx = t72 + t395;
+        const solo_pair f4_x_f5_x = solo_add2(solo_pack(t33, t39), t191);
         if (loads != NULL) {
-            const double t406 = (-0.16) * loads[99];
-            const double t407 = loads[97] + t406;
-            t73 = loads[73] + t407;
+            t34 = loads[34];
+            t40 = loads[40];
         }
-        const double f11_ny = t73 + t396;
-        g[17] = f11_ny;
+        const solo_pair f4_y_f5_y = solo_add2(solo_pack(t34, t40), t150);
         if (loads != NULL) {
-            const double t409 = (-0.008) * loads[99];
-            const double t410 = loads[98] - t409;
-            t74 = loads[74] + t410;
+            t35 = loads[35];
+            t41 = loads[41];
         }
-        const double f11_nz = t74 - t397;
-        if (loads != NULL) { t75 = loads[75] + loads[99]; }
-        const double f11_x = t75 + t398;
-        if (loads != NULL) { t76 = loads[76] + loads[100]; }
-        const double f11_y = t76 + t399;
-        if (loads != NULL) { t77 = loads[77] + loads[101]; }
-        const double f11_z = t77 + t400;
+        const solo_pair f4_z_f5_z = solo_add2(solo_pack(t35, t41), t192);
+        /* body 6 HL_UPPER_LEG: v, a, f | body 7 HR_UPPER_LEG: v, a, f */
+        const solo_pair t199 = solo_mul2(solo_pack(t111, t111), solo_pack(t127, t129));
+        const solo_pair t200 = solo_mul2(solo_pack(t126, t128), a2_z_a3_z);
+        const solo_pair a6_x_a7_x = solo_sub2(t199, t200);
+        const solo_pair t202 = solo_mul2(solo_pack(t111, t111), solo_pack(t126, t128));
+        const solo_pair t203 = solo_mul2(solo_pack(t127, t129), a2_z_a3_z);
+        const solo_pair a6_z_a7_z = solo_add2(t202, t203);
+        const solo_pair t205 = solo_mul2(solo_pack(0.0028754860404784995, (-0.0028754860404784995)), a6_z_a7_z);
+        const solo_pair t206 = solo_mul2(solo_pack((-0.01169101578415), (-0.01169101578415)), a2_y_a3_y);
+        const solo_pair t207 = solo_sub2(t205, t206);
+        const solo_pair t208 = solo_mul2(solo_pack((-0.01169101578415), (-0.01169101578415)), a6_x_a7_x);
+        const solo_pair t209 = solo_mul2(solo_pack(2.0453744564999998e-06, (-2.0453744564999998e-06)), a6_z_a7_z);
+        const solo_pair t210 = solo_sub2(t208, t209);
+        const solo_pair t211 = solo_mul2(solo_pack(2.0453744564999998e-06, (-2.0453744564999998e-06)), a2_y_a3_y);
+        const solo_pair t212 = solo_mul2(solo_pack(0.0028754860404784995, (-0.0028754860404784995)), a6_x_a7_x);
+        const solo_pair t213 = solo_sub2(t211, t212);
+        const solo_pair t214 = solo_mul2(solo_pack(0.14853845, 0.14853845), a6_x_a7_x);
+        const solo_pair t215 = solo_mul2(solo_pack(0.14853845, 0.14853845), a6_z_a7_z);
+        if (loads != NULL) {
+            t42 = loads[42];
+            t48 = loads[48];
+        }
+        const solo_pair f6_nx_f7_nx = solo_add2(solo_pack(t42, t48), t207);
+        if (loads != NULL) {
+            t43 = loads[43];
+            t49 = loads[49];
+        }
+        const solo_pair f6_ny_f7_ny = solo_add2(solo_pack(t43, t49), t210);
+        if (loads != NULL) {
+            t44 = loads[44];
+            t50 = loads[50];
+        }
+        const solo_pair f6_nz_f7_nz = solo_add2(solo_pack(t44, t50), t213);
+        if (loads != NULL) {
+            t45 = loads[45];
+            t51 = loads[51];
+        }
+        const solo_pair f6_x_f7_x = solo_add2(solo_pack(t45, t51), t214);
+        if (loads != NULL) {
+            t46 = loads[46];
+            t52 = loads[52];
+        }
+        const solo_pair f6_y_f7_y = solo_add2(solo_pack(t46, t52), t169);
+        if (loads != NULL) {
+            t47 = loads[47];
+            t53 = loads[53];
+        }
+        const solo_pair f6_z_f7_z = solo_add2(solo_pack(t47, t53), t215);
+        /* body 8 FL_LOWER_LEG: v, a, f | body 9 FR_LOWER_LEG: v, a, f */
+        const solo_pair t222 = solo_mul2(solo_pack(t131, t133), a4_x_a5_x);
+        const solo_pair t223 = solo_mul2(solo_pack(t130, t132), a4_z_a5_z);
+        const solo_pair a8_x_a9_x = solo_sub2(t222, t223);
+        const solo_pair t225 = solo_mul2(solo_pack(t130, t132), a4_x_a5_x);
+        const solo_pair t226 = solo_mul2(solo_pack(t131, t133), a4_z_a5_z);
+        const solo_pair a8_z_a9_z = solo_add2(t225, t226);
+        const solo_pair t228 = solo_mul2(solo_pack(0.0002972952667644, (-0.0002972952667644)), a8_z_a9_z);
+        const solo_pair t229 = solo_mul2(solo_pack((-0.0038482516772413004), (-0.0038482516772413004)), a0_y_a1_y);
+        const solo_pair t230 = solo_sub2(t228, t229);
+        const solo_pair t231 = solo_mul2(solo_pack((-0.0038482516772413004), (-0.0038482516772413004)), a8_x_a9_x);
+        const solo_pair t232 = solo_mul2(solo_pack(0.0002972952667644, (-0.0002972952667644)), a8_x_a9_x);
+        const solo_pair t233 = solo_mul2(solo_pack(0.03763607, 0.03763607), a8_x_a9_x);
+        const solo_pair t234 = solo_mul2(solo_pack(0.03763607, 0.03763607), a0_y_a1_y);
+        const solo_pair t235 = solo_mul2(solo_pack(0.03763607, 0.03763607), a8_z_a9_z);
+        if (loads != NULL) {
+            const double t236 = 0.008 * loads[83];
+            const double t237 = (-0.16) * loads[82];
+            const double t238 = t236 - t237;
+            const double t239 = loads[78] + t238;
+            t54 = loads[54] + t239;
+            const double t240 = (-0.008) * loads[89];
+            const double t241 = (-0.16) * loads[88];
+            const double t242 = t240 - t241;
+            const double t243 = loads[84] + t242;
+            t60 = loads[60] + t243;
+        }
+        const solo_pair f8_nx_f9_nx = solo_add2(solo_pack(t54, t60), t230);
+        if (loads != NULL) {
+            const double t245 = (-0.16) * loads[81];
+            const double t246 = loads[79] + t245;
+            t55 = loads[55] + t246;
+            const double t247 = (-0.16) * loads[87];
+            const double t248 = loads[85] + t247;
+            t61 = loads[61] + t248;
+        }
+        const solo_pair f8_ny_f9_ny = solo_add2(solo_pack(t55, t61), t231);
+        g[14] = solo_lo(f8_ny_f9_ny);
+        g[15] = solo_hi(f8_ny_f9_ny);
+        if (loads != NULL) {
+            const double t250 = 0.008 * loads[81];
+            const double t251 = loads[80] - t250;
+            t56 = loads[56] + t251;
+            const double t252 = (-0.008) * loads[87];
+            const double t253 = loads[86] - t252;
+            t62 = loads[62] + t253;
+        }
+        const solo_pair f8_nz_f9_nz = solo_sub2(solo_pack(t56, t62), t232);
+        if (loads != NULL) {
+            t57 = loads[57] + loads[81];
+            t63 = loads[63] + loads[87];
+        }
+        const solo_pair f8_x_f9_x = solo_add2(solo_pack(t57, t63), t233);
+        if (loads != NULL) {
+            t58 = loads[58] + loads[82];
+            t64 = loads[64] + loads[88];
+        }
+        const solo_pair f8_y_f9_y = solo_add2(solo_pack(t58, t64), t234);
+        if (loads != NULL) {
+            t59 = loads[59] + loads[83];
+            t65 = loads[65] + loads[89];
+        }
+        const solo_pair f8_z_f9_z = solo_add2(solo_pack(t59, t65), t235);
+        /* body 10 HL_LOWER_LEG: v, a, f | body 11 HR_LOWER_LEG: v, a, f */
+        const solo_pair t258 = solo_mul2(solo_pack(t135, t137), a6_x_a7_x);
+        const solo_pair t259 = solo_mul2(solo_pack(t134, t136), a6_z_a7_z);
+        const solo_pair a10_x_a11_x = solo_sub2(t258, t259);
+        const solo_pair t261 = solo_mul2(solo_pack(t134, t136), a6_x_a7_x);
+        const solo_pair t262 = solo_mul2(solo_pack(t135, t137), a6_z_a7_z);
+        const solo_pair a10_z_a11_z = solo_add2(t261, t262);
+        const solo_pair t264 = solo_mul2(solo_pack(0.0002972952667644, (-0.0002972952667644)), a10_z_a11_z);
+        const solo_pair t265 = solo_mul2(solo_pack((-0.0038482516772413004), (-0.0038482516772413004)), a2_y_a3_y);
+        const solo_pair t266 = solo_sub2(t264, t265);
+        const solo_pair t267 = solo_mul2(solo_pack((-0.0038482516772413004), (-0.0038482516772413004)), a10_x_a11_x);
+        const solo_pair t268 = solo_mul2(solo_pack(0.0002972952667644, (-0.0002972952667644)), a10_x_a11_x);
+        const solo_pair t269 = solo_mul2(solo_pack(0.03763607, 0.03763607), a10_x_a11_x);
+        const solo_pair t270 = solo_mul2(solo_pack(0.03763607, 0.03763607), a2_y_a3_y);
+        const solo_pair t271 = solo_mul2(solo_pack(0.03763607, 0.03763607), a10_z_a11_z);
+        if (loads != NULL) {
+            const double t272 = 0.008 * loads[95];
+            const double t273 = (-0.16) * loads[94];
+            const double t274 = t272 - t273;
+            const double t275 = loads[90] + t274;
+            t66 = loads[66] + t275;
+            const double t276 = (-0.008) * loads[101];
+            const double t277 = (-0.16) * loads[100];
+            const double t278 = t276 - t277;
+            const double t279 = loads[96] + t278;
+            t72 = loads[72] + t279;
+        }
+        const solo_pair f10_nx_f11_nx = solo_add2(solo_pack(t66, t72), t266);
+        if (loads != NULL) {
+            const double t281 = (-0.16) * loads[93];
+            const double t282 = loads[91] + t281;
+            t67 = loads[67] + t282;
+            const double t283 = (-0.16) * loads[99];
+            const double t284 = loads[97] + t283;
+            t73 = loads[73] + t284;
+        }
+        const solo_pair f10_ny_f11_ny = solo_add2(solo_pack(t67, t73), t267);
+        g[16] = solo_lo(f10_ny_f11_ny);
+        g[17] = solo_hi(f10_ny_f11_ny);
+        if (loads != NULL) {
+            const double t286 = 0.008 * loads[93];
+            const double t287 = loads[92] - t286;
+            t68 = loads[68] + t287;
+            const double t288 = (-0.008) * loads[99];
+            const double t289 = loads[98] - t288;
+            t74 = loads[74] + t289;
+        }
+        const solo_pair f10_nz_f11_nz = solo_sub2(solo_pack(t68, t74), t268);
+        if (loads != NULL) {
+            t69 = loads[69] + loads[93];
+            t75 = loads[75] + loads[99];
+        }
+        const solo_pair f10_x_f11_x = solo_add2(solo_pack(t69, t75), t269);
+        if (loads != NULL) {
+            t70 = loads[70] + loads[94];
+            t76 = loads[76] + loads[100];
+        }
+        const solo_pair f10_y_f11_y = solo_add2(solo_pack(t70, t76), t270);
+        if (loads != NULL) {
+            t71 = loads[71] + loads[95];
+            t77 = loads[77] + loads[101];
+        }
+        const solo_pair f10_z_f11_z = solo_add2(solo_pack(t71, t77), t271);
         /* gravity */
-        const double t415 = 1.16115091 * t111;
-        const double t416 = 1.16115091 * t112;
-        const double t417 = 1.16115091 * t113;
+        const double t294 = 1.16115091 * t111;
+        const double t295 = 1.16115091 * t112;
+        const double t296 = 1.16115091 * t113;
         if (loads != NULL) { t3 = loads[3]; }
-        const double t418 = t3 + t415;
+        const double t297 = t3 + t294;
         if (loads != NULL) { t4 = loads[4]; }
-        const double t419 = t4 + t416;
+        const double t298 = t4 + t295;
         if (loads != NULL) { t5 = loads[5]; }
-        const double t420 = t5 + t417;
-        /* body 11 HR_LOWER_LEG: tau, f to the parent */
-        const double t421 = t137 * f11_x;
-        const double t422 = t136 * f11_z;
-        const double t423 = t421 + t422;
-        const double t424 = t136 * f11_x;
-        const double t425 = t137 * f11_z;
-        const double t426 = t425 - t424;
-        const double t427 = t137 * f11_nx;
-        const double t428 = t136 * f11_nz;
-        const double t429 = t427 + t428;
-        const double t430 = t136 * f11_nx;
-        const double t431 = t137 * f11_nz;
-        const double t432 = t431 - t430;
-        const double t433 = (-0.03745) * t426;
-        const double t434 = (-0.16) * f11_y;
-        const double t435 = t433 - t434;
-        const double t436 = (-0.16) * t423;
-        const double t437 = (-0.03745) * t423;
-        const double t438 = t429 + t435;
-        const double t439 = f11_ny + t436;
-        const double t440 = t432 - t437;
-        const double t441 = f7_nx + t438;
-        const double t442 = f7_ny + t439;
-        g[13] = t442;
-        const double t443 = f7_nz + t440;
-        const double t444 = f7_x + t423;
-        const double t445 = f7_y + f11_y;
-        const double t446 = f7_z + t426;
-        /* body 10 HL_LOWER_LEG: tau, f to the parent */
-        const double t447 = t135 * f10_x;
-        const double t448 = t134 * f10_z;
-        const double t449 = t447 + t448;
-        const double t450 = t134 * f10_x;
-        const double t451 = t135 * f10_z;
-        const double t452 = t451 - t450;
-        const double t453 = t135 * f10_nx;
-        const double t454 = t134 * f10_nz;
-        const double t455 = t453 + t454;
-        const double t456 = t134 * f10_nx;
-        const double t457 = t135 * f10_nz;
-        const double t458 = t457 - t456;
-        const double t459 = 0.03745 * t452;
-        const double t460 = (-0.16) * f10_y;
-        const double t461 = t459 - t460;
-        const double t462 = (-0.16) * t449;
-        const double t463 = 0.03745 * t449;
-        const double t464 = t455 + t461;
-        const double t465 = f10_ny + t462;
-        const double t466 = t458 - t463;
-        const double t467 = f6_nx + t464;
-        const double t468 = f6_ny + t465;
-        g[12] = t468;
-        const double t469 = f6_nz + t466;
-        const double t470 = f6_x + t449;
-        const double t471 = f6_y + f10_y;
-        const double t472 = f6_z + t452;
-        /* body 9 FR_LOWER_LEG: tau, f to the parent */
-        const double t473 = t133 * f9_x;
-        const double t474 = t132 * f9_z;
-        const double t475 = t473 + t474;
-        const double t476 = t132 * f9_x;
-        const double t477 = t133 * f9_z;
-        const double t478 = t477 - t476;
-        const double t479 = t133 * f9_nx;
-        const double t480 = t132 * f9_nz;
-        const double t481 = t479 + t480;
-        const double t482 = t132 * f9_nx;
-        const double t483 = t133 * f9_nz;
-        const double t484 = t483 - t482;
-        const double t485 = (-0.03745) * t478;
-        const double t486 = (-0.16) * f9_y;
-        const double t487 = t485 - t486;
-        const double t488 = (-0.16) * t475;
-        const double t489 = (-0.03745) * t475;
-        const double t490 = t481 + t487;
-        const double t491 = f9_ny + t488;
-        const double t492 = t484 - t489;
-        const double t493 = f5_nx + t490;
-        const double t494 = f5_ny + t491;
-        g[11] = t494;
-        const double t495 = f5_nz + t492;
-        const double t496 = f5_x + t475;
-        const double t497 = f5_y + f9_y;
-        const double t498 = f5_z + t478;
-        /* body 8 FL_LOWER_LEG: tau, f to the parent */
-        const double t499 = t131 * f8_x;
-        const double t500 = t130 * f8_z;
-        const double t501 = t499 + t500;
-        const double t502 = t130 * f8_x;
-        const double t503 = t131 * f8_z;
-        const double t504 = t503 - t502;
-        const double t505 = t131 * f8_nx;
-        const double t506 = t130 * f8_nz;
-        const double t507 = t505 + t506;
-        const double t508 = t130 * f8_nx;
-        const double t509 = t131 * f8_nz;
-        const double t510 = t509 - t508;
-        const double t511 = 0.03745 * t504;
-        const double t512 = (-0.16) * f8_y;
-        const double t513 = t511 - t512;
-        const double t514 = (-0.16) * t501;
-        const double t515 = 0.03745 * t501;
-        const double t516 = t507 + t513;
-        const double t517 = f8_ny + t514;
-        const double t518 = t510 - t515;
-        const double t519 = f4_nx + t516;
-        const double t520 = f4_ny + t517;
-        g[10] = t520;
-        const double t521 = f4_nz + t518;
-        const double t522 = f4_x + t501;
-        const double t523 = f4_y + f8_y;
-        const double t524 = f4_z + t504;
-        /* body 7 HR_UPPER_LEG: tau, f to the parent */
-        const double t525 = t129 * t444;
-        const double t526 = t128 * t446;
-        const double t527 = t525 + t526;
-        const double t528 = t128 * t444;
-        const double t529 = t129 * t446;
-        const double t530 = t529 - t528;
-        const double t531 = t129 * t441;
-        const double t532 = t128 * t443;
-        const double t533 = t531 + t532;
-        const double t534 = t128 * t441;
-        const double t535 = t129 * t443;
-        const double t536 = t535 - t534;
-        const double t537 = (-0.014) * t530;
-        const double t538 = (-0.014) * t527;
-        const double t539 = t533 + t537;
-        const double t540 = t536 - t538;
-        const double t541 = f3_nx + t539;
-        g[9] = t541;
-        const double t542 = f3_ny + t442;
-        const double t543 = f3_nz + t540;
-        const double t544 = f3_x + t527;
-        const double t545 = f3_y + t445;
-        const double t546 = f3_z + t530;
-        /* body 6 HL_UPPER_LEG: tau, f to the parent */
-        const double t547 = t127 * t470;
-        const double t548 = t126 * t472;
-        const double t549 = t547 + t548;
-        const double t550 = t126 * t470;
-        const double t551 = t127 * t472;
-        const double t552 = t551 - t550;
-        const double t553 = t127 * t467;
-        const double t554 = t126 * t469;
-        const double t555 = t553 + t554;
-        const double t556 = t126 * t467;
-        const double t557 = t127 * t469;
-        const double t558 = t557 - t556;
-        const double t559 = 0.014 * t552;
-        const double t560 = 0.014 * t549;
-        const double t561 = t555 + t559;
-        const double t562 = t558 - t560;
-        const double t563 = f2_nx + t561;
-        g[8] = t563;
-        const double t564 = f2_ny + t468;
-        const double t565 = f2_nz + t562;
-        const double t566 = f2_x + t549;
-        const double t567 = f2_y + t471;
-        const double t568 = f2_z + t552;
-        /* body 5 FR_UPPER_LEG: tau, f to the parent */
-        const double t569 = t125 * t496;
-        const double t570 = t124 * t498;
-        const double t571 = t569 + t570;
-        const double t572 = t124 * t496;
-        const double t573 = t125 * t498;
-        const double t574 = t573 - t572;
-        const double t575 = t125 * t493;
-        const double t576 = t124 * t495;
-        const double t577 = t575 + t576;
-        const double t578 = t124 * t493;
-        const double t579 = t125 * t495;
-        const double t580 = t579 - t578;
-        const double t581 = (-0.014) * t574;
-        const double t582 = (-0.014) * t571;
-        const double t583 = t577 + t581;
-        const double t584 = t580 - t582;
-        const double t585 = f1_nx + t583;
-        g[7] = t585;
-        const double t586 = f1_ny + t494;
-        const double t587 = f1_nz + t584;
-        const double t588 = f1_x + t571;
-        const double t589 = f1_y + t497;
-        const double t590 = f1_z + t574;
-        /* body 4 FL_UPPER_LEG: tau, f to the parent */
-        const double t591 = t123 * t522;
-        const double t592 = t122 * t524;
-        const double t593 = t591 + t592;
-        const double t594 = t122 * t522;
-        const double t595 = t123 * t524;
-        const double t596 = t595 - t594;
-        const double t597 = t123 * t519;
-        const double t598 = t122 * t521;
-        const double t599 = t597 + t598;
-        const double t600 = t122 * t519;
-        const double t601 = t123 * t521;
-        const double t602 = t601 - t600;
-        const double t603 = 0.014 * t596;
-        const double t604 = 0.014 * t593;
-        const double t605 = t599 + t603;
-        const double t606 = t602 - t604;
-        const double t607 = f0_nx + t605;
-        g[6] = t607;
-        const double t608 = f0_ny + t520;
-        const double t609 = f0_nz + t606;
-        const double t610 = f0_x + t593;
-        const double t611 = f0_y + t523;
-        const double t612 = f0_z + t596;
+        const double t299 = t5 + t296;
+        /* body 10 HL_LOWER_LEG: tau, f to the parent | body 11 HR_LOWER_LEG: tau, f to the parent */
+        const solo_pair t300 = solo_mul2(solo_pack(t135, t137), f10_x_f11_x);
+        const solo_pair t301 = solo_mul2(solo_pack(t134, t136), f10_z_f11_z);
+        const solo_pair t302 = solo_add2(t300, t301);
+        const solo_pair t303 = solo_mul2(solo_pack(t134, t136), f10_x_f11_x);
+        const solo_pair t304 = solo_mul2(solo_pack(t135, t137), f10_z_f11_z);
+        const solo_pair t305 = solo_sub2(t304, t303);
+        const solo_pair t306 = solo_mul2(solo_pack(t135, t137), f10_nx_f11_nx);
+        const solo_pair t307 = solo_mul2(solo_pack(t134, t136), f10_nz_f11_nz);
+        const solo_pair t308 = solo_add2(t306, t307);
+        const solo_pair t309 = solo_mul2(solo_pack(t134, t136), f10_nx_f11_nx);
+        const solo_pair t310 = solo_mul2(solo_pack(t135, t137), f10_nz_f11_nz);
+        const solo_pair t311 = solo_sub2(t310, t309);
+        const solo_pair t312 = solo_mul2(solo_pack(0.03745, (-0.03745)), t305);
+        const solo_pair t313 = solo_mul2(solo_pack((-0.16), (-0.16)), f10_y_f11_y);
+        const solo_pair t314 = solo_sub2(t312, t313);
+        const solo_pair t315 = solo_mul2(solo_pack((-0.16), (-0.16)), t302);
+        const solo_pair t316 = solo_mul2(solo_pack(0.03745, (-0.03745)), t302);
+        const solo_pair t317 = solo_add2(t308, t314);
+        const solo_pair t318 = solo_add2(f10_ny_f11_ny, t315);
+        const solo_pair t319 = solo_sub2(t311, t316);
+        const solo_pair t320 = solo_add2(f6_nx_f7_nx, t317);
+        const solo_pair t321 = solo_add2(f6_ny_f7_ny, t318);
+        g[12] = solo_lo(t321);
+        g[13] = solo_hi(t321);
+        const solo_pair t322 = solo_add2(f6_nz_f7_nz, t319);
+        const solo_pair t323 = solo_add2(f6_x_f7_x, t302);
+        const solo_pair t324 = solo_add2(f6_y_f7_y, f10_y_f11_y);
+        const solo_pair t325 = solo_add2(f6_z_f7_z, t305);
+        /* body 8 FL_LOWER_LEG: tau, f to the parent | body 9 FR_LOWER_LEG: tau, f to the parent */
+        const solo_pair t326 = solo_mul2(solo_pack(t131, t133), f8_x_f9_x);
+        const solo_pair t327 = solo_mul2(solo_pack(t130, t132), f8_z_f9_z);
+        const solo_pair t328 = solo_add2(t326, t327);
+        const solo_pair t329 = solo_mul2(solo_pack(t130, t132), f8_x_f9_x);
+        const solo_pair t330 = solo_mul2(solo_pack(t131, t133), f8_z_f9_z);
+        const solo_pair t331 = solo_sub2(t330, t329);
+        const solo_pair t332 = solo_mul2(solo_pack(t131, t133), f8_nx_f9_nx);
+        const solo_pair t333 = solo_mul2(solo_pack(t130, t132), f8_nz_f9_nz);
+        const solo_pair t334 = solo_add2(t332, t333);
+        const solo_pair t335 = solo_mul2(solo_pack(t130, t132), f8_nx_f9_nx);
+        const solo_pair t336 = solo_mul2(solo_pack(t131, t133), f8_nz_f9_nz);
+        const solo_pair t337 = solo_sub2(t336, t335);
+        const solo_pair t338 = solo_mul2(solo_pack(0.03745, (-0.03745)), t331);
+        const solo_pair t339 = solo_mul2(solo_pack((-0.16), (-0.16)), f8_y_f9_y);
+        const solo_pair t340 = solo_sub2(t338, t339);
+        const solo_pair t341 = solo_mul2(solo_pack((-0.16), (-0.16)), t328);
+        const solo_pair t342 = solo_mul2(solo_pack(0.03745, (-0.03745)), t328);
+        const solo_pair t343 = solo_add2(t334, t340);
+        const solo_pair t344 = solo_add2(f8_ny_f9_ny, t341);
+        const solo_pair t345 = solo_sub2(t337, t342);
+        const solo_pair t346 = solo_add2(f4_nx_f5_nx, t343);
+        const solo_pair t347 = solo_add2(f4_ny_f5_ny, t344);
+        g[10] = solo_lo(t347);
+        g[11] = solo_hi(t347);
+        const solo_pair t348 = solo_add2(f4_nz_f5_nz, t345);
+        const solo_pair t349 = solo_add2(f4_x_f5_x, t328);
+        const solo_pair t350 = solo_add2(f4_y_f5_y, f8_y_f9_y);
+        const solo_pair t351 = solo_add2(f4_z_f5_z, t331);
+        /* body 6 HL_UPPER_LEG: tau, f to the parent | body 7 HR_UPPER_LEG: tau, f to the parent */
+        const solo_pair t352 = solo_mul2(solo_pack(t127, t129), t323);
+        const solo_pair t353 = solo_mul2(solo_pack(t126, t128), t325);
+        const solo_pair t354 = solo_add2(t352, t353);
+        const solo_pair t355 = solo_mul2(solo_pack(t126, t128), t323);
+        const solo_pair t356 = solo_mul2(solo_pack(t127, t129), t325);
+        const solo_pair t357 = solo_sub2(t356, t355);
+        const solo_pair t358 = solo_mul2(solo_pack(t127, t129), t320);
+        const solo_pair t359 = solo_mul2(solo_pack(t126, t128), t322);
+        const solo_pair t360 = solo_add2(t358, t359);
+        const solo_pair t361 = solo_mul2(solo_pack(t126, t128), t320);
+        const solo_pair t362 = solo_mul2(solo_pack(t127, t129), t322);
+        const solo_pair t363 = solo_sub2(t362, t361);
+        const solo_pair t364 = solo_mul2(solo_pack(0.014, (-0.014)), t357);
+        const solo_pair t365 = solo_mul2(solo_pack(0.014, (-0.014)), t354);
+        const solo_pair t366 = solo_add2(t360, t364);
+        const solo_pair t367 = solo_sub2(t363, t365);
+        const solo_pair t368 = solo_add2(f2_nx_f3_nx, t366);
+        g[8] = solo_lo(t368);
+        g[9] = solo_hi(t368);
+        const solo_pair t369 = solo_add2(f2_ny_f3_ny, t321);
+        const solo_pair t370 = solo_add2(f2_nz_f3_nz, t367);
+        const solo_pair t371 = solo_add2(f2_x_f3_x, t354);
+        const solo_pair t372 = solo_add2(f2_y_f3_y, t324);
+        const solo_pair t373 = solo_add2(f2_z_f3_z, t357);
+        /* body 4 FL_UPPER_LEG: tau, f to the parent | body 5 FR_UPPER_LEG: tau, f to the parent */
+        const solo_pair t374 = solo_mul2(solo_pack(t123, t125), t349);
+        const solo_pair t375 = solo_mul2(solo_pack(t122, t124), t351);
+        const solo_pair t376 = solo_add2(t374, t375);
+        const solo_pair t377 = solo_mul2(solo_pack(t122, t124), t349);
+        const solo_pair t378 = solo_mul2(solo_pack(t123, t125), t351);
+        const solo_pair t379 = solo_sub2(t378, t377);
+        const solo_pair t380 = solo_mul2(solo_pack(t123, t125), t346);
+        const solo_pair t381 = solo_mul2(solo_pack(t122, t124), t348);
+        const solo_pair t382 = solo_add2(t380, t381);
+        const solo_pair t383 = solo_mul2(solo_pack(t122, t124), t346);
+        const solo_pair t384 = solo_mul2(solo_pack(t123, t125), t348);
+        const solo_pair t385 = solo_sub2(t384, t383);
+        const solo_pair t386 = solo_mul2(solo_pack(0.014, (-0.014)), t379);
+        const solo_pair t387 = solo_mul2(solo_pack(0.014, (-0.014)), t376);
+        const solo_pair t388 = solo_add2(t382, t386);
+        const solo_pair t389 = solo_sub2(t385, t387);
+        const solo_pair t390 = solo_add2(f0_nx_f1_nx, t388);
+        g[6] = solo_lo(t390);
+        g[7] = solo_hi(t390);
+        const solo_pair t391 = solo_add2(f0_ny_f1_ny, t347);
+        const solo_pair t392 = solo_add2(f0_nz_f1_nz, t389);
+        const solo_pair t393 = solo_add2(solo_pack(solo_lo(f0_x_f1_y), f1_x), t376);
+        const solo_pair t394 = solo_add2(solo_pack(f0_y, solo_hi(f0_x_f1_y)), t350);
+        const solo_pair t395 = solo_add2(f0_z_f1_z, t379);
         /* body 3 HR_SHOULDER: tau, f to the parent */
-        const double t613 = t121 * t545;
-        const double t614 = t120 * t546;
-        const double t615 = t613 - t614;
-        const double t616 = t120 * t545;
-        const double t617 = t121 * t546;
-        const double t618 = t616 + t617;
-        const double t619 = t121 * t542;
-        const double t620 = t120 * t543;
-        const double t621 = t619 - t620;
-        const double t622 = t120 * t542;
-        const double t623 = t121 * t543;
-        const double t624 = t622 + t623;
-        const double t625 = (-0.0875) * t618;
-        const double t626 = (-0.1946) * t618;
-        const double t627 = (-0.1946) * t615;
-        const double t628 = (-0.0875) * t544;
-        const double t629 = t627 - t628;
-        const double t630 = t541 + t625;
-        const double t631 = t621 - t626;
-        const double t632 = t624 + t629;
+        const double t396 = t297 + solo_hi(t371);
+        /* body 2 HL_SHOULDER: tau, f to the parent | body 3 HR_SHOULDER: tau, f to the parent */
+        const solo_pair t397 = solo_mul2(solo_pack(t119, t121), t372);
+        const solo_pair t398 = solo_mul2(solo_pack(t118, t120), t373);
+        const solo_pair t399 = solo_sub2(t397, t398);
+        /* body 3 HR_SHOULDER: tau, f to the parent */
+        const double t400 = t298 + solo_hi(t399);
+        /* body 2 HL_SHOULDER: tau, f to the parent | body 3 HR_SHOULDER: tau, f to the parent */
+        const solo_pair t401 = solo_mul2(solo_pack(t118, t120), t372);
+        const solo_pair t402 = solo_mul2(solo_pack(t119, t121), t373);
+        const solo_pair t403 = solo_add2(t401, t402);
+        /* body 3 HR_SHOULDER: tau, f to the parent */
+        const double t404 = t299 + solo_hi(t403);
+        /* body 2 HL_SHOULDER: tau, f to the parent | body 3 HR_SHOULDER: tau, f to the parent */
+        const solo_pair t405 = solo_mul2(solo_pack(t119, t121), t369);
+        const solo_pair t406 = solo_mul2(solo_pack(t118, t120), t370);
+        const solo_pair t407 = solo_sub2(t405, t406);
+        const solo_pair t408 = solo_mul2(solo_pack(t118, t120), t369);
+        const solo_pair t409 = solo_mul2(solo_pack(t119, t121), t370);
+        const solo_pair t410 = solo_add2(t408, t409);
+        const solo_pair t411 = solo_mul2(solo_pack(0.0875, (-0.0875)), t403);
+        const solo_pair t412 = solo_mul2(solo_pack((-0.1946), (-0.1946)), t403);
+        const solo_pair t413 = solo_mul2(solo_pack((-0.1946), (-0.1946)), t399);
+        const solo_pair t414 = solo_mul2(solo_pack(0.0875, (-0.0875)), t371);
+        const solo_pair t415 = solo_sub2(t413, t414);
+        const solo_pair t416 = solo_add2(t368, t411);
         if (loads != NULL) { t0 = loads[0]; }
-        const double t633 = t0 + t630;
+        /* body 3 HR_SHOULDER: tau, f to the parent */
+        const double t417 = t0 + solo_hi(t416);
+        /* body 2 HL_SHOULDER: tau, f to the parent | body 3 HR_SHOULDER: tau, f to the parent */
+        const solo_pair t418 = solo_sub2(t407, t412);
         if (loads != NULL) { t1 = loads[1]; }
-        const double t634 = t1 + t631;
+        /* body 3 HR_SHOULDER: tau, f to the parent */
+        const double t419 = t1 + solo_hi(t418);
+        /* body 2 HL_SHOULDER: tau, f to the parent | body 3 HR_SHOULDER: tau, f to the parent */
+        const solo_pair t420 = solo_add2(t410, t415);
         if (loads != NULL) { t2 = loads[2]; }
-        const double t635 = t2 + t632;
-        const double t636 = t418 + t544;
-        const double t637 = t419 + t615;
-        const double t638 = t420 + t618;
+        /* body 3 HR_SHOULDER: tau, f to the parent */
+        const double t421 = t2 + solo_hi(t420);
         /* body 2 HL_SHOULDER: tau, f to the parent */
-        const double t639 = t119 * t567;
-        const double t640 = t118 * t568;
-        const double t641 = t639 - t640;
-        const double t642 = t118 * t567;
-        const double t643 = t119 * t568;
-        const double t644 = t642 + t643;
-        const double t645 = t119 * t564;
-        const double t646 = t118 * t565;
-        const double t647 = t645 - t646;
-        const double t648 = t118 * t564;
-        const double t649 = t119 * t565;
-        const double t650 = t648 + t649;
-        const double t651 = 0.0875 * t644;
-        const double t652 = (-0.1946) * t644;
-        const double t653 = (-0.1946) * t641;
-        const double t654 = 0.0875 * t566;
-        const double t655 = t653 - t654;
-        const double t656 = t563 + t651;
-        const double t657 = t647 - t652;
-        const double t658 = t650 + t655;
-        const double t659 = t633 + t656;
-        const double t660 = t634 + t657;
-        const double t661 = t635 + t658;
-        const double t662 = t566 + t636;
-        const double t663 = t637 + t641;
-        const double t664 = t638 + t644;
+        const double t422 = t417 + solo_lo(t416);
+        const double t423 = t419 + solo_lo(t418);
+        const double t424 = t421 + solo_lo(t420);
+        const double t425 = solo_lo(t371) + t396;
+        const double t426 = t400 + solo_lo(t399);
+        const double t427 = t404 + solo_lo(t403);
         /* body 1 FR_SHOULDER: tau, f to the parent */
-        const double t665 = t117 * t589;
-        const double t666 = t116 * t590;
-        const double t667 = t665 - t666;
-        const double t668 = t116 * t589;
-        const double t669 = t117 * t590;
-        const double t670 = t668 + t669;
-        const double t671 = t117 * t586;
-        const double t672 = t116 * t587;
-        const double t673 = t671 - t672;
-        const double t674 = t116 * t586;
-        const double t675 = t117 * t587;
-        const double t676 = t674 + t675;
-        const double t677 = (-0.0875) * t670;
-        const double t678 = 0.1946 * t670;
-        const double t679 = 0.1946 * t667;
-        const double t680 = (-0.0875) * t588;
-        const double t681 = t679 - t680;
-        const double t682 = t585 + t677;
-        const double t683 = t673 - t678;
-        const double t684 = t676 + t681;
-        const double t685 = t659 + t682;
-        const double t686 = t660 + t683;
-        const double t687 = t661 + t684;
-        const double t688 = t588 + t662;
-        const double t689 = t663 + t667;
-        const double t690 = t664 + t670;
+        const double t428 = solo_hi(t393) + t425;
+        /* body 0 FL_SHOULDER: tau, f to the parent | body 1 FR_SHOULDER: tau, f to the parent */
+        const solo_pair t429 = solo_mul2(solo_pack(t115, t117), t394);
+        const solo_pair t430 = solo_mul2(solo_pack(t114, t116), t395);
+        const solo_pair t431 = solo_sub2(t429, t430);
+        /* body 1 FR_SHOULDER: tau, f to the parent */
+        const double t432 = t426 + solo_hi(t431);
+        /* body 0 FL_SHOULDER: tau, f to the parent | body 1 FR_SHOULDER: tau, f to the parent */
+        const solo_pair t433 = solo_mul2(solo_pack(t114, t116), t394);
+        const solo_pair t434 = solo_mul2(solo_pack(t115, t117), t395);
+        const solo_pair t435 = solo_add2(t433, t434);
+        /* body 1 FR_SHOULDER: tau, f to the parent */
+        const double t436 = t427 + solo_hi(t435);
+        /* body 0 FL_SHOULDER: tau, f to the parent | body 1 FR_SHOULDER: tau, f to the parent */
+        const solo_pair t437 = solo_mul2(solo_pack(t115, t117), t391);
+        const solo_pair t438 = solo_mul2(solo_pack(t114, t116), t392);
+        const solo_pair t439 = solo_sub2(t437, t438);
+        const solo_pair t440 = solo_mul2(solo_pack(t114, t116), t391);
+        const solo_pair t441 = solo_mul2(solo_pack(t115, t117), t392);
+        const solo_pair t442 = solo_add2(t440, t441);
+        const solo_pair t443 = solo_mul2(solo_pack(0.0875, (-0.0875)), t435);
+        const solo_pair t444 = solo_mul2(solo_pack(0.1946, 0.1946), t435);
+        const solo_pair t445 = solo_mul2(solo_pack(0.1946, 0.1946), t431);
+        const solo_pair t446 = solo_mul2(solo_pack(0.0875, (-0.0875)), t393);
+        const solo_pair t447 = solo_sub2(t445, t446);
+        const solo_pair t448 = solo_add2(t390, t443);
+        /* body 1 FR_SHOULDER: tau, f to the parent */
+        const double t449 = t422 + solo_hi(t448);
+        /* body 0 FL_SHOULDER: tau, f to the parent | body 1 FR_SHOULDER: tau, f to the parent */
+        const solo_pair t450 = solo_sub2(t439, t444);
+        /* body 1 FR_SHOULDER: tau, f to the parent */
+        const double t451 = t423 + solo_hi(t450);
+        /* body 0 FL_SHOULDER: tau, f to the parent | body 1 FR_SHOULDER: tau, f to the parent */
+        const solo_pair t452 = solo_add2(t442, t447);
+        /* body 1 FR_SHOULDER: tau, f to the parent */
+        const double t453 = t424 + solo_hi(t452);
         /* body 0 FL_SHOULDER: tau, f to the parent */
-        const double t691 = t115 * t611;
-        const double t692 = t114 * t612;
-        const double t693 = t691 - t692;
-        const double t694 = t114 * t611;
-        const double t695 = t115 * t612;
-        const double t696 = t694 + t695;
-        const double t697 = t115 * t608;
-        const double t698 = t114 * t609;
-        const double t699 = t697 - t698;
-        const double t700 = t114 * t608;
-        const double t701 = t115 * t609;
-        const double t702 = t700 + t701;
-        const double t703 = 0.0875 * t696;
-        const double t704 = 0.1946 * t696;
-        const double t705 = 0.1946 * t693;
-        const double t706 = 0.0875 * t610;
-        const double t707 = t705 - t706;
-        const double t708 = t607 + t703;
-        const double t709 = t699 - t704;
-        const double t710 = t702 + t707;
-        const double t711 = t685 + t708;
-        const double t712 = t686 + t709;
-        const double t713 = t687 + t710;
-        const double t714 = t610 + t688;
-        const double t715 = t689 + t693;
-        const double t716 = t690 + t696;
+        const double t454 = t449 + solo_lo(t448);
+        const double t455 = t451 + solo_lo(t450);
+        const double t456 = t453 + solo_lo(t452);
+        const double t457 = solo_lo(t393) + t428;
+        const double t458 = t432 + solo_lo(t431);
+        const double t459 = t436 + solo_lo(t435);
         /* gravity */
-        const double t717 = t100 * t711;
-        const double t718 = t101 * t712;
-        const double t719 = t717 + t718;
-        const double t720 = t102 * t713;
-        const double t721 = t719 + t720;
-        g[0] = t721;
-        const double t722 = t103 * t711;
-        const double t723 = t105 * t712;
-        const double t724 = t722 + t723;
-        const double t725 = t106 * t713;
-        const double t726 = t724 + t725;
-        g[1] = t726;
-        const double t727 = t107 * t711;
-        const double t728 = t108 * t712;
-        const double t729 = t727 + t728;
-        const double t730 = t110 * t713;
-        const double t731 = t729 + t730;
-        g[2] = t731;
-        const double t732 = t100 * t714;
-        const double t733 = t101 * t715;
-        const double t734 = t732 + t733;
-        const double t735 = t102 * t716;
-        const double t736 = t734 + t735;
-        g[3] = t736;
-        const double t737 = t103 * t714;
-        const double t738 = t105 * t715;
-        const double t739 = t737 + t738;
-        const double t740 = t106 * t716;
-        const double t741 = t739 + t740;
-        g[4] = t741;
-        const double t742 = t107 * t714;
-        const double t743 = t108 * t715;
-        const double t744 = t742 + t743;
-        const double t745 = t110 * t716;
-        const double t746 = t744 + t745;
-        g[5] = t746;
+        const double t460 = t100 * t454;
+        const double t461 = t101 * t455;
+        const double t462 = t460 + t461;
+        const double t463 = t102 * t456;
+        const double t464 = t462 + t463;
+        g[0] = t464;
+        const double t465 = t103 * t454;
+        const double t466 = t105 * t455;
+        const double t467 = t465 + t466;
+        const double t468 = t106 * t456;
+        const double t469 = t467 + t468;
+        g[1] = t469;
+        const double t470 = t107 * t454;
+        const double t471 = t108 * t455;
+        const double t472 = t470 + t471;
+        const double t473 = t110 * t456;
+        const double t474 = t472 + t473;
+        g[2] = t474;
+        const double t475 = t100 * t457;
+        const double t476 = t101 * t458;
+        const double t477 = t475 + t476;
+        const double t478 = t102 * t459;
+        const double t479 = t477 + t478;
+        g[3] = t479;
+        const double t480 = t103 * t457;
+        const double t481 = t105 * t458;
+        const double t482 = t480 + t481;
+        const double t483 = t106 * t459;
+        const double t484 = t482 + t483;
+        g[4] = t484;
+        const double t485 = t107 * t457;
+        const double t486 = t108 * t458;
+        const double t487 = t485 + t486;
+        const double t488 = t110 * t459;
+        const double t489 = t487 + t488;
+        g[5] = t489;
         if (status != RBDGEN_solo_OK) { solo_zero(g, 18); return status; }
     }
     /* g: without loads, every entry is finite and within +-6.24e+03 for every input the checks accept (range analysis, rbdgen.ir.ranges): checked only where loads is given (always with -ffast-math) */

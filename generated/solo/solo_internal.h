@@ -382,6 +382,114 @@ RBDGEN_HOST_DEVICE static inline double solo_cos(double x)
     return c;
 }
 
+/* Two doubles side by side: twin bodies' values (a humanoid's left and right leg), computed lane by lane in
+   one statement (docs/generated-c.md, "Twin bodies"). One vector register where the compiler has GCC's vector
+   extension (GCC, Clang), else a struct (or with RBDGEN_SCALAR_PAIRS defined): the same operations in each
+   lane, the same results; solo_load2 reads two neighbouring values (a pair handed from part to part). */
+#if defined(__GNUC__) && (defined(__SSE2_MATH__) || defined(__aarch64__)) && !defined(__CUDA_ARCH__) && !defined(RBDGEN_SCALAR_PAIRS)
+typedef double solo_pair __attribute__((vector_size(16)));
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_pack(double lo, double hi)
+{
+    const solo_pair x = {lo, hi};
+    return x;
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_load2(const double *x)
+{
+    solo_pair v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+
+RBDGEN_HOST_DEVICE static inline double solo_lo(solo_pair x)
+{
+    return x[0];
+}
+
+RBDGEN_HOST_DEVICE static inline double solo_hi(solo_pair x)
+{
+    return x[1];
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_add2(solo_pair a, solo_pair b)
+{
+    return a + b;
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_sub2(solo_pair a, solo_pair b)
+{
+    return a - b;
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_mul2(solo_pair a, solo_pair b)
+{
+    return a * b;
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_div2(solo_pair a, solo_pair b)
+{
+    return a / b;
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_neg2(solo_pair a)
+{
+    return -a;
+}
+#else
+typedef struct {
+    double lo, hi;
+} solo_pair;
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_pack(double lo, double hi)
+{
+    solo_pair x;
+    x.lo = lo;
+    x.hi = hi;
+    return x;
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_load2(const double *x)
+{
+    return solo_pack(x[0], x[1]);
+}
+
+RBDGEN_HOST_DEVICE static inline double solo_lo(solo_pair x)
+{
+    return x.lo;
+}
+
+RBDGEN_HOST_DEVICE static inline double solo_hi(solo_pair x)
+{
+    return x.hi;
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_add2(solo_pair a, solo_pair b)
+{
+    return solo_pack(a.lo + b.lo, a.hi + b.hi);
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_sub2(solo_pair a, solo_pair b)
+{
+    return solo_pack(a.lo - b.lo, a.hi - b.hi);
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_mul2(solo_pair a, solo_pair b)
+{
+    return solo_pack(a.lo * b.lo, a.hi * b.hi);
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_div2(solo_pair a, solo_pair b)
+{
+    return solo_pack(a.lo / b.lo, a.hi / b.hi);
+}
+
+RBDGEN_HOST_DEVICE static inline solo_pair solo_neg2(solo_pair a)
+{
+    return solo_pack(-a.lo, -a.hi);
+}
+#endif
+
 /* The parts of the split operations, defined in their own sources (C linkage, as the operations). */
 #ifdef __cplusplus
 extern "C" {
@@ -389,14 +497,13 @@ extern "C" {
 
 /* The parts of solo_forward_dynamics_crba, in order; w hands values from one to the next. */
 int solo__1_forward_dynamics_crba(const double *q, double *restrict w);
-int solo__2_forward_dynamics_crba(const double *base, double *acc, double *restrict w);
-int solo__3_forward_dynamics_crba(const double *base, const double *qd, const double *loads, double *restrict w);
-int solo__4_forward_dynamics_crba(const double *qd, const double *loads, double *restrict w);
-int solo__5_forward_dynamics_crba(const double *qd, const double *tau, const double *loads, double *restrict w);
-int solo__6_forward_dynamics_crba(const double *tau, double *acc, double *restrict w);
-int solo__7_forward_dynamics_crba(double *acc, double *restrict w);
+int solo__2_forward_dynamics_crba(const double *base, const double *qd, const double *tau, const double *loads, double *acc, double *restrict w);
+int solo__3_forward_dynamics_crba(const double *tau, double *acc, double *restrict w);
+int solo__4_forward_dynamics_crba(double *acc, double *restrict w);
+int solo__5_forward_dynamics_crba(const double *qd, const double *loads, double *acc, double *restrict w);
+int solo__6_forward_dynamics_crba(const double *qd, const double *tau, const double *loads, double *restrict w);
+int solo__7_forward_dynamics_crba(const double *tau, double *acc, double *restrict w);
 int solo__8_forward_dynamics_crba(double *acc, double *restrict w);
-int solo__9_forward_dynamics_crba(double *acc, double *restrict w);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .trace import Expr, Guard, Kernel
+from .trace import Expr, Kernel, operands
+from .twins import twin_nodes, twin_order
 
 #: The node operators that are computed, and how each is counted in the reports (``atan2`` and ``copysign``,
 #: one each in a quaternion logarithm of the configuration operations, are not: None).
@@ -45,11 +46,18 @@ class Schedule:
     counts: dict
     optional: list = field(default_factory=list)  # OptionalInput, one per optional input
     live: frozenset = frozenset()  # the ids of the nodes the outputs, guards and calls need (a solve's results among them)
+    twins: dict = field(default_factory=dict)  # left node id -> its `twins.Twin`: the two are neighbours in ``steps``
 
 
-def schedule(kernel: Kernel, optional=()) -> Schedule:
-    """The steps of ``kernel``; the terms of each input named in ``optional`` go to `OptionalInput` blocks."""
+def schedule(kernel: Kernel, optional=(), twins=None) -> Schedule:
+    """The steps of ``kernel``; the terms of each input named in ``optional`` go to `OptionalInput` blocks.
+    ``twins``: the kernel's `Tree`, whose twin bodies' statements are paired (`twins`; none of the optional
+    inputs' terms), each pair's two steps neighbours."""
     plan = _live_steps(kernel)
+    if twins is not None:
+        terms = {n.id for name in optional for n in _linear_in(name, plan.steps)}
+        pairs = twin_nodes(kernel.graph, twins, plan.steps, exclude=terms)
+        plan.steps, plan.twins = twin_order(plan.steps, pairs)
     for name in optional:
         hoisted = _linear_in(name, plan.steps)
         ids = {n.id for n in hoisted}
@@ -58,7 +66,7 @@ def schedule(kernel: Kernel, optional=()) -> Schedule:
         # entries of the input read directly by the rest become variables too (zero without it)
         direct = [x for x in kernel.graph.nodes if x.op == "in" and x.args[0] == name and x.id in used]
         terms = direct + hoisted
-        at = _first_needed(terms, plan.steps, kernel)
+        at = _first_needed(terms, plan.steps, kernel, plan.twins)
         # variables: the terms the rest reads, and those read by a term of a later block
         variables = used | {a.id for n in hoisted for a in operands(n) if a.id in at and at[a.id] != at[n.id]}
         grouped = {}  # first-needed step index -> the terms computed there, in order
@@ -181,17 +189,6 @@ def _linear_in(name: str, steps: list) -> list:
     return out
 
 
-def operands(step) -> list:
-    """The nodes a step (computation, guard or call) reads."""
-    if isinstance(step, Expr):
-        values = step.args
-    elif isinstance(step, Guard):
-        values = [step.value]
-    else:
-        values = step.values()
-    return [x for x in values if isinstance(x, Expr)]
-
-
 def _outputs(kernel: Kernel) -> list:
     return [x for values in kernel.outputs.values() for x in values if isinstance(x, Expr)]
 
@@ -201,9 +198,10 @@ def _referenced(steps: list, kernel: Kernel) -> set:
     return {x.id for step in steps for x in operands(step)} | {x.id for x in _outputs(kernel)}
 
 
-def _first_needed(terms: list, steps: list, kernel: Kernel) -> dict:
+def _first_needed(terms: list, steps: list, kernel: Kernel, twins=None) -> dict:
     """Id of each of ``terms`` -> index of the first step that needs it, directly or through other terms
-    (``len(steps)``: the outputs alone).
+    (``len(steps)``: the outputs alone); a step of a pair of ``twins`` (`Schedule.twins`) needs what its twin
+    needs.
 
     An optional input's terms are computed there, each block guarded by the input being given: their
     values live briefly, where computing them all at the start keeps hundreds of (zero, without the
@@ -220,7 +218,10 @@ def _first_needed(terms: list, steps: list, kernel: Kernel) -> dict:
                 at[x.id] = index
                 stack.extend(operands(x))
 
+    twins = twins or {}
     for index, step in enumerate(steps):
         need(operands(step), index)
+        if isinstance(step, Expr) and step.id in twins:  # its twin, the next step, is computed with it
+            need(operands(twins[step.id].node), index)
     need(_outputs(kernel), len(steps))
     return at

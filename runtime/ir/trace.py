@@ -366,3 +366,14 @@ def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int]
     ops = graph.ops
     with ops.scope(op):
         return evaluate(tree, ops, op, symbols, link, algorithm)
+
+
+def operands(step) -> list:
+    """The nodes a step (computation, guard or call) reads."""
+    if isinstance(step, Expr):
+        values = list(step.args)
+    elif isinstance(step, Guard):
+        values = [step.value]
+    else:
+        values = step.values()
+    return [x for x in values if isinstance(x, Expr)]

@@ -1,0 +1,123 @@
+"""Twin bodies computed side by side (`rbdgen.ir.twins`, docs/generated-c.md, "Twin bodies").
+
+The twins are checked against the robot files' own left and right names, the order of the paired steps
+against the graph (every operand computed before it is read, no lane reading the other's), and the C of the
+pairs, in vector registers and in the portable struct, against the NumPy engine and against the C without
+pairs, bit for bit: each lane does the same IEEE operations as the statement it replaces.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import rbdgen
+from rbdgen.algorithms.kinematics import Tree
+from rbdgen.codegen import c
+from rbdgen.codegen.generator import load_robot, trace_operation
+from rbdgen.ir import optimize
+from rbdgen.ir.trace import Expr, operands
+from rbdgen.ir.twins import twin_bodies
+from rbdgen.testing import random_states
+from conftest import TEST_FLAGS
+from robots import ROBOTS
+
+#: Per robot: how its files name a right limb's link after the left one's.
+MIRROR = {"g1": [("left_", "right_")], "talos": [("_left_", "_right_")], "solo12": [("FL_", "FR_"), ("HL_", "HR_")]}
+
+
+def _tree(robot: str):
+    model = load_robot(ROBOTS[robot].path, floating=ROBOTS[robot].floating)
+    return model, Tree.from_model(model)
+
+
+def _mirrored(name: str, robot: str) -> str:
+    for left, right in MIRROR[robot]:
+        name = name.replace(left, right)
+    return name
+
+
+@pytest.mark.parametrize("robot, count", [("g1", 13), ("talos", 20), ("solo12", 6), ("panda", 0)])
+def test_the_twins_are_the_left_and_right_limbs(robot, count):
+    """G1's six leg and seven arm bodies, Talos' legs, arms and grippers, Solo12's front and hind legs: each
+    left body's twin is the body the file names as the right one; Panda has none."""
+    _, tree = _tree(robot)
+    twins = twin_bodies(tree.parent, tree.kind)
+    assert len(twins) == count
+    for i, j in twins:
+        assert tree.bodies[j] == _mirrored(tree.bodies[i], robot) != tree.bodies[i], (tree.bodies[i], tree.bodies[j])
+
+
+@pytest.mark.parametrize("robot, op, share", [("g1", "inverse_dynamics", 0.75), ("g1", "mass_matrix", 0.85),
+                                              ("g1", "forward_dynamics", 0.8), ("talos", "inverse_dynamics", 0.7),
+                                              ("solo12", "inverse_dynamics_derivatives", 0.6)])
+def test_paired_steps_are_an_order_of_the_same_steps(robot, op, share):
+    """With twins, the schedule holds the same steps in another order: each pair's two steps neighbours, each
+    operand computed before the step that reads it (or its pair's first), neither lane reading the other's
+    statement; at least ``share`` of the arithmetic is paired (the limbs are most of the robot)."""
+    model, tree = _tree(robot)
+    kernel = trace_operation(model, op, tree)
+    optional = c.optional_inputs(kernel)
+    alone = optimize.schedule(kernel, optional=optional)
+    plan = optimize.schedule(kernel, optional=optional, twins=tree)
+    assert sorted(map(id, plan.steps)) == sorted(map(id, alone.steps))
+    terms = {n.id for opt in plan.optional for block in opt.blocks.values() for n in block}
+    at = {s.id: k for k, s in enumerate(plan.steps) if isinstance(s, Expr)}
+    right = {t.node.id: a for a, t in plan.twins.items()}
+    for k, step in enumerate(plan.steps):
+        first = at[right[step.id]] if isinstance(step, Expr) and step.id in right else k
+        for x in operands(step):
+            if x.id in at:
+                assert at[x.id] < first, (step, x)
+            else:
+                assert x.op in ("in", "ret", "eps", "tiny") or x.id in terms, (step, x)
+    for a, twin in plan.twins.items():
+        assert at[twin.node.id] == at[a] + 1
+        assert a not in {x.id for x in operands(twin.node)}
+        assert twin.node.id not in {x.id for x in operands(plan.steps[at[a]])}
+    arithmetic = sum(isinstance(s, Expr) and s.op in ("add", "sub", "mul", "div", "neg") for s in plan.steps)
+    assert 2 * len(plan.twins) >= share * arithmetic, (2 * len(plan.twins), arithmetic)
+
+
+OPS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "inverse_dynamics_derivatives")
+
+
+def _sources(generated) -> str:
+    return "".join(text for name, text in generated.files.items() if name.endswith(".c"))
+
+
+@pytest.fixture(scope="module")
+def solo_builds(build_cache):
+    """Solo12's C three ways: its pairs in vector registers, in the portable struct (RBDGEN_SCALAR_PAIRS), and
+    generated without pairs."""
+    robot = ROBOTS["solo12"]
+    generated = rbdgen.generate(robot.path, ops=OPS, prefix="solo12", floating=True)
+    assert re.search(r"const solo12_pair \w+ = solo12_mul2\(", _sources(generated))
+    vector = generated.compile(flags=TEST_FLAGS, cache=build_cache, validate=False)
+    struct = generated.compile(flags=TEST_FLAGS + ("-DRBDGEN_SCALAR_PAIRS",), cache=build_cache, validate=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(optimize, "twin_nodes", lambda *args, **kwargs: {})
+        plain = rbdgen.generate(robot.path, ops=OPS, prefix="solo12", floating=True)
+    assert "solo12_pair " not in _sources(plain)
+    return vector, struct, plain.compile(flags=TEST_FLAGS, cache=build_cache, validate=False)
+
+
+def _flat(result) -> np.ndarray:
+    """An operation's outputs as one array (those of several outputs in their order)."""
+    parts = result.values() if isinstance(result, dict) else [result]
+    return np.concatenate([np.ravel(x) for x in parts])
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_pairs_compute_what_the_statements_alone_compute(solo_builds, op):
+    """Against the NumPy engine within rounding, and against the C without pairs bit for bit, in vector
+    registers and in the struct."""
+    vector, struct, plain = solo_builds
+    states = random_states(vector.model, 16, seed=7, load_links=("FL_FOOT", "HR_FOOT"))
+    engine = _flat(states.call(rbdgen.NumpySolver(vector.model), op))
+    results = [_flat(states.call(solver, op)) for solver in (vector, struct, plain)]
+    scale = 1.0 + np.abs(engine).max()
+    assert np.abs(results[0] - engine).max() <= 1e-12 * scale
+    assert np.array_equal(results[0], results[2]) and np.array_equal(results[1], results[2])
