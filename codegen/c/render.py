@@ -72,7 +72,8 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
         fn.fast_nonfinite = checks.nonfinite_outputs(prefix, every)
     fn.statuses = returned_statuses(plan, bool(fn.checked))
     fn.summary = ", ".join(f"{fn.counts[k]} {k}" for k in COUNT_KEYS if fn.counts[k])
-    fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8, trig=precision == "double")
+    fn.stack = stack_bound(fn, max(frames), 4 if precision == "float" else 8, trig=precision == "double",
+                           pairs=bool(plan.twins))
     return fn
 
 

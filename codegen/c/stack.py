@@ -13,6 +13,10 @@ FRAME, LEVELS = 256, 3
 #: GCC -O0, are 1,480 bytes in each source (the deepest chain 904: four angles, two, one, its out-of-line rare
 #: case, which every source holds, and its end), and a split operation's own source holds them beside its part's.
 SINCOS_FRAMES = 2304
+#: Bytes for the pair helpers (templates/c/twins.c.j2) where a function computes twins' pairs: their frames
+#: together, GCC -O0, are 144 bytes in vector registers, 408 in the struct (RBDGEN_SCALAR_PAIRS), in each source
+#: computing pairs (a split operation's parts, not its own source).
+PAIR_FRAMES = 512
 
 
 def tree_solve_arrays(plan) -> int:
@@ -33,10 +37,12 @@ def part_frame(printer, arrays: int, checks: bool) -> int:
     return len(printer.names) + 2 * len(printer.vectors) + printer.checked + arrays + 2 * checks
 
 
-def stack_bound(fn, frame: int, size: int, trig: bool = False) -> int:
+def stack_bound(fn, frame: int, size: int, trig: bool = False, pairs: bool = False) -> int:
     """Bytes of stack ``fn`` (a `CFunction`) needs at most: the reals of its largest part's ``frame``
     (`part_frame`: one slot each, what an unoptimised build gives them; an optimising compiler keeps most in
     registers) and of the array ``w`` that hands values from part to part, plus `FRAME` bytes for each of
     1 + `LEVELS` call levels (one more for split functions, which call their parts) and, in double precision
-    (``trig``: the sources hold the sine and cosine kernels), `SINCOS_FRAMES`."""
-    return size * (frame + fn.handover) + FRAME * (1 + LEVELS + fn.split) + (SINCOS_FRAMES if trig else 0)
+    (``trig``: the sources hold the sine and cosine kernels), `SINCOS_FRAMES`; with ``pairs`` (it computes
+    twins' pairs), `PAIR_FRAMES`."""
+    return (size * (frame + fn.handover) + FRAME * (1 + LEVELS + fn.split) + (SINCOS_FRAMES if trig else 0)
+            + (PAIR_FRAMES if pairs else 0))

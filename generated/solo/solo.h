@@ -95,9 +95,9 @@ extern "C" {
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT.
  * Built with -ffast-math, -Ofast or GCC's -freciprocal-math, also RBDGEN_solo_NON_FINITE
  * (outputs proven finite for IEEE arithmetic are checked there).
- * Stack: at most 13248 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
+ * Stack: at most 13760 bytes (RBDGEN_solo_STACK_MASS_MATRIX).
  */
-#define RBDGEN_solo_STACK_MASS_MATRIX 13248
+#define RBDGEN_solo_STACK_MASS_MATRIX 13760
 int solo_mass_matrix(const double *base, const double *q, double *M);
 
 /* solo_mass_matrix_batch: solo_mass_matrix on n states stored one after
@@ -115,9 +115,9 @@ int solo_mass_matrix_batch(int n, const double *base, const double *q, double *M
  *   c      out [18] velocity-product forces C(q, qd) qd (G)
  * Cost: 1047 mul, 833 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 18600 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
+ * Stack: at most 19112 bytes (RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES).
  */
-#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 18600
+#define RBDGEN_solo_STACK_VELOCITY_PRODUCT_FORCES 19112
 int solo_velocity_product_forces(const double *base, const double *q, const double *qd, double *c);
 
 /* solo_velocity_product_forces_batch: solo_velocity_product_forces on n states stored one after
@@ -135,9 +135,9 @@ int solo_velocity_product_forces_batch(int n, const double *base, const double *
  *   g      out [18] gravity and load forces g(q) + J^T loads (G)
  * Cost: 321 mul, 347 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 9336 bytes (RBDGEN_solo_STACK_GRAVITY).
+ * Stack: at most 9848 bytes (RBDGEN_solo_STACK_GRAVITY).
  */
-#define RBDGEN_solo_STACK_GRAVITY 9336
+#define RBDGEN_solo_STACK_GRAVITY 9848
 int solo_gravity(const double *base, const double *q, const double *loads, double *g);
 
 /* solo_gravity_batch: solo_gravity on n states stored one after
@@ -157,9 +157,9 @@ int solo_gravity_batch(int n, const double *base, const double *q, const double 
  *   tau    out [18] generalized forces (G)
  * Cost: 1125 mul, 1025 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 21192 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
+ * Stack: at most 21704 bytes (RBDGEN_solo_STACK_INVERSE_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 21192
+#define RBDGEN_solo_STACK_INVERSE_DYNAMICS 21704
 int solo_inverse_dynamics(const double *base, const double *q, const double *qd, const double *qdd, const double *loads, double *tau);
 
 /* solo_inverse_dynamics_batch: solo_inverse_dynamics on n states stored one after
@@ -179,9 +179,9 @@ int solo_inverse_dynamics_batch(int n, const double *base, const double *q, cons
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 1814 mul, 1834 add, 15 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
- * Stack: at most 33408 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
+ * Stack: at most 33920 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33408
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS 33920
 int solo_forward_dynamics(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_batch: solo_forward_dynamics on n states stored one after
@@ -201,9 +201,9 @@ int solo_forward_dynamics_batch(int n, const double *base, const double *q, cons
  *   acc    out [18] generalized accelerations (G); floating base: [omegadot_W, pddot_W (classical), qdd]
  * Cost: 2120 mul, 1984 add, 15 div, 12 sin, 12 cos, 1 sqrt.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_SINGULAR, RBDGEN_solo_ILL_CONDITIONED, RBDGEN_solo_NON_FINITE.
- * Stack: at most 15992 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
+ * Stack: at most 16504 bytes (RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA).
  */
-#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 15992
+#define RBDGEN_solo_STACK_FORWARD_DYNAMICS_CRBA 16504
 int solo_forward_dynamics_crba(const double *base, const double *q, const double *qd, const double *tau, const double *loads, double *acc);
 
 /* solo_forward_dynamics_crba_batch: solo_forward_dynamics_crba on n states stored one after
@@ -223,9 +223,9 @@ int solo_forward_dynamics_crba_batch(int n, const double *base, const double *q,
  *   c      out [18] velocity-product forces C(q, qd) qd (G) (may be NULL: not computed)
  * Cost: 1930 mul, 1635 add, 1 div, 12 sin, 12 cos.
  * Returns RBDGEN_solo_OK, RBDGEN_solo_INVALID_INPUT, RBDGEN_solo_NON_FINITE.
- * Stack: at most 32112 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
+ * Stack: at most 32624 bytes (RBDGEN_solo_STACK_PASSIVE_TERMS).
  */
-#define RBDGEN_solo_STACK_PASSIVE_TERMS 32112
+#define RBDGEN_solo_STACK_PASSIVE_TERMS 32624
 int solo_passive_terms(const double *base, const double *q, const double *qd, double *M, double *g, double *c);
 
 /* solo_passive_terms_batch: solo_passive_terms on n states stored one after
