@@ -20,6 +20,7 @@ from rbdgen.codegen.generator import load_robot, trace_operation
 from rbdgen.ir import optimize
 from rbdgen.ir.trace import Expr, operands
 from rbdgen.ir.twins import twin_bodies
+from rbdgen.signatures import OPERATIONS
 from rbdgen.testing import random_states
 from conftest import TEST_FLAGS
 from robots import ROBOTS
@@ -55,15 +56,15 @@ def test_the_twins_are_the_left_and_right_limbs(robot, count):
                                               ("solo12", "inverse_dynamics_derivatives", 0.6)])
 def test_paired_steps_are_an_order_of_the_same_steps(robot, op, share):
     """With twins, the schedule holds the same steps in another order: each pair's two steps neighbours, each
-    operand computed before the step that reads it (or its pair's first), neither lane reading the other's
-    statement; at least ``share`` of the arithmetic is paired (the limbs are most of the robot)."""
+    operand (an optional input's term too) computed before the step that reads it (or its pair's first),
+    neither lane reading the other's statement; at least ``share`` of the arithmetic is paired (the limbs are most of the robot)."""
     model, tree = _tree(robot)
     kernel = trace_operation(model, op, tree)
     optional = c.optional_inputs(kernel)
     alone = optimize.schedule(kernel, optional=optional)
     plan = optimize.schedule(kernel, optional=optional, twins=tree)
     assert sorted(map(id, plan.steps)) == sorted(map(id, alone.steps))
-    terms = {n.id for opt in plan.optional for block in opt.blocks.values() for n in block}
+    terms = {n.id: index for opt in plan.optional for index, block in opt.blocks.items() for n in block}
     at = {s.id: k for k, s in enumerate(plan.steps) if isinstance(s, Expr)}
     right = {t.node.id: a for a, t in plan.twins.items()}
     for k, step in enumerate(plan.steps):
@@ -71,8 +72,10 @@ def test_paired_steps_are_an_order_of_the_same_steps(robot, op, share):
         for x in operands(step):
             if x.id in at:
                 assert at[x.id] < first, (step, x)
+            elif x.id in terms:  # an optional input's term: its block is computed before the step at its index
+                assert terms[x.id] <= first, (step, x)
             else:
-                assert x.op in ("in", "ret", "eps", "tiny") or x.id in terms, (step, x)
+                assert x.op in ("in", "ret", "eps", "tiny"), (step, x)
     for a, twin in plan.twins.items():
         assert at[twin.node.id] == at[a] + 1
         assert a not in {x.id for x in operands(twin.node)}
@@ -110,14 +113,16 @@ def _flat(result) -> np.ndarray:
     return np.concatenate([np.ravel(x) for x in parts])
 
 
-@pytest.mark.parametrize("op", OPS)
-def test_pairs_compute_what_the_statements_alone_compute(solo_builds, op):
+@pytest.mark.parametrize("op, loads", [(op, loads) for op in OPS for loads in (False, True)
+                                       if not loads or "loads" in OPERATIONS[op].inputs])
+def test_pairs_compute_what_the_statements_alone_compute(solo_builds, op, loads):
     """Against the NumPy engine within rounding, and against the C without pairs bit for bit, in vector
-    registers and in the struct."""
+    registers and in the struct; without the optional loads and with them (their terms, computed where a
+    pair first needs them)."""
     vector, struct, plain = solo_builds
-    states = random_states(vector.model, 16, seed=7, load_links=("FL_FOOT", "HR_FOOT"))
-    engine = _flat(states.call(rbdgen.NumpySolver(vector.model), op))
-    results = [_flat(states.call(solver, op)) for solver in (vector, struct, plain)]
+    states = random_states(vector.model, 16, seed=7, load_links=("FL_FOOT", "FR_FOOT", "HR_FOOT"))
+    engine = _flat(states.call(rbdgen.NumpySolver(vector.model), op, loads=loads))
+    results = [_flat(states.call(solver, op, loads=loads)) for solver in (vector, struct, plain)]
     scale = 1.0 + np.abs(engine).max()
     assert np.abs(results[0] - engine).max() <= 1e-12 * scale
     assert np.array_equal(results[0], results[2]) and np.array_equal(results[1], results[2])
