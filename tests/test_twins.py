@@ -57,13 +57,16 @@ def test_the_twins_are_the_left_and_right_limbs(robot, count):
 def test_paired_steps_are_an_order_of_the_same_steps(robot, op, share):
     """With twins, the schedule holds the same steps in another order: each pair's two steps neighbours, each
     operand (an optional input's term too) computed before the step that reads it (or its pair's first),
-    neither lane reading the other's statement; at least ``share`` of the arithmetic is paired (the limbs are most of the robot)."""
+    neither lane reading the other's statement, the checks and calls in their order; at least ``share`` of the
+    arithmetic is paired (the limbs are most of the robot)."""
     model, tree = _tree(robot)
     kernel = trace_operation(model, op, tree)
     optional = c.optional_inputs(kernel)
     alone = optimize.schedule(kernel, optional=optional)
     plan = optimize.schedule(kernel, optional=optional, twins=tree)
     assert sorted(map(id, plan.steps)) == sorted(map(id, alone.steps))
+    checks = [[s for s in steps if not isinstance(s, Expr)] for steps in (plan.steps, alone.steps)]
+    assert checks[0] == checks[1]  # the checks and calls in their order: the first that fails, the same status
     terms = {n.id: index for opt in plan.optional for index, block in opt.blocks.items() for n in block}
     at = {s.id: k for k, s in enumerate(plan.steps) if isinstance(s, Expr)}
     right = {t.node.id: a for a, t in plan.twins.items()}
