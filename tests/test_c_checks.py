@@ -327,6 +327,33 @@ def test_failed_checks_raise_no_floating_point_exception(robots, name):
         assert any(s != OK for (_, c), s in table.items() if c == case), case
 
 
+def twin_wrists() -> rbdgen.RobotModel:
+    """Two legs of one shape (twins, docs/generated-c.md, "Twin bodies"): a hip (z), an elbow (y) and the wrist
+    (x) turning a point mass 0.2 m out along the elbow's axis: at wrist = 0 the elbow's articulated inertia is
+    zero, and the left elbow's check comes after the right leg's in ABA's backward pass."""
+    builder = rbdgen.RobotBuilder("twin_wrists").add_link("base", 1.0, rotational=((0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)))
+    for k, side in enumerate("lr"):
+        builder.add_link(f"hip_{side}", 1.0, (0.1, 0, 0), ((0.01, 0, 0), (0, 0.01, 0), (0, 0, 0.01)))
+        builder.add_link(f"upper_{side}").add_link(f"hand_{side}", 0.5, (0.0, 0.2, 0.0))
+        builder.add_joint(f"hip_{side}", "revolute", "base", f"hip_{side}", xyz=(0.0, 0.3 * k, 0.0), axis=(0, 0, 1))
+        builder.add_joint(f"elbow_{side}", "revolute", f"hip_{side}", f"upper_{side}", xyz=(0.2, 0, 0), axis=(0, 1, 0))
+        builder.add_joint(f"wrist_{side}", "revolute", f"upper_{side}", f"hand_{side}", axis=(1, 0, 0))
+    return builder.build()
+
+
+def test_twins_read_no_pivot_before_its_check(tmp_path):
+    """Twin legs in pairs (`rbdgen.ir.twins`) with ABA: where the left wrist is at 0 (its elbow's pivot zero), the
+    statements reading that pivot come after its check (its value read as 1 once a check failed), so a program
+    that traps floating-point exceptions gets the status."""
+    model = twin_wrists()
+    g = rbdgen.generate(model, ops=["forward_dynamics"], fd_algorithm="aba", prefix="twin_wrists")
+    assert "twin_wrists_pair " in "".join(t for n, t in g.files.items() if n.endswith(".c"))
+    extra = {"singular": {"q": [0.3, -0.2, 0.5, 0.4, 0.0, 0.7]}}  # hip, elbow, wrist; left, right
+    assert model.joint_names == ("hip_l", "hip_r", "elbow_l", "elbow_r", "wrist_l", "wrist_r")
+    table = _build_and_run(g, g.write(tmp_path), extra, ["-O2", "-DTRAP_FP"], "trap", ["random0", "singular"])
+    _expect_cases(table, {"singular": {"forward_dynamics": SINGULAR}})
+
+
 # -- stack -----------------------------------------------------------------------------------------------
 def _stack_usage(folder: Path, sources: list, flags: list) -> dict:
     """``{function: bytes}`` from -fstack-usage: every frame bounded (the generated code has no VLA or alloca;

@@ -18,7 +18,7 @@ from rbdgen.algorithms.kinematics import Tree
 from rbdgen.codegen import c
 from rbdgen.codegen.generator import load_robot, trace_operation
 from rbdgen.ir import optimize
-from rbdgen.ir.trace import Expr, operands
+from rbdgen.ir.trace import Expr, Guard, operands
 from rbdgen.ir.twins import twin_bodies
 from rbdgen.signatures import OPERATIONS
 from rbdgen.testing import random_states
@@ -56,23 +56,30 @@ def test_the_twins_are_the_left_and_right_limbs(robot, count):
                                               ("solo12", "inverse_dynamics_derivatives", 0.6)])
 def test_paired_steps_are_an_order_of_the_same_steps(robot, op, share):
     """With twins, the schedule holds the same steps in another order: each pair's two steps neighbours, each
-    operand (an optional input's term too) computed before the step that reads it (or its pair's first),
-    neither lane reading the other's statement, the checks and calls in their order; at least ``share`` of the
-    arithmetic is paired (the limbs are most of the robot)."""
+    operand (an optional input's term too) computed before the step that reads it (or its pair's first), and
+    checked before it where it has a check, neither lane reading the other's statement, the checks and calls in
+    their order (but checks of one status in a row); at least ``share`` of the arithmetic is paired (the limbs are most of the robot)."""
     model, tree = _tree(robot)
     kernel = trace_operation(model, op, tree)
     optional = c.optional_inputs(kernel)
     alone = optimize.schedule(kernel, optional=optional)
     plan = optimize.schedule(kernel, optional=optional, twins=tree)
     assert sorted(map(id, plan.steps)) == sorted(map(id, alone.steps))
-    checks = [[s for s in steps if not isinstance(s, Expr)] for steps in (plan.steps, alone.steps)]
-    assert checks[0] == checks[1]  # the checks and calls in their order: the first that fails, the same status
+    checks, runs = [s for s in alone.steps if not isinstance(s, Expr)], []  # per check or call: its run
+    for k, s in enumerate(checks):  # checks of one status in a row are a run (the first failing, one status)
+        same = k and isinstance(s, Guard) and isinstance(checks[k - 1], Guard) and s.status == checks[k - 1].status
+        runs.append(runs[-1] + (not same) if k else 0)
+    run = dict(zip(map(id, checks), runs))
+    assert [run[id(s)] for s in plan.steps if not isinstance(s, Expr)] == runs  # the runs in their order
     terms = {n.id: index for opt in plan.optional for index, block in opt.blocks.items() for n in block}
     at = {s.id: k for k, s in enumerate(plan.steps) if isinstance(s, Expr)}
     right = {t.node.id: a for a, t in plan.twins.items()}
+    checked = {s.value.id: k for k, s in enumerate(plan.steps) if isinstance(s, Guard) and isinstance(s.value, Expr)}
     for k, step in enumerate(plan.steps):
         first = at[right[step.id]] if isinstance(step, Expr) and step.id in right else k
         for x in operands(step):
+            if isinstance(step, Expr) and x.id in checked:  # read after its checks (as 1 once one failed)
+                assert checked[x.id] < first, (step, x)
             if x.id in at:
                 assert at[x.id] < first, (step, x)
             elif x.id in terms:  # an optional input's term: its block is computed before the step at its index

@@ -17,7 +17,7 @@ import heapq
 import re
 from dataclasses import dataclass
 
-from .trace import Call, Expr, TreeSolve, operands
+from .trace import Call, Expr, Guard, TreeSolve, operands
 
 #: The operators a pair computes: IEEE arithmetic, the same in a vector's lanes as in a scalar.
 PAIRED = ("add", "sub", "mul", "div", "neg")
@@ -152,22 +152,33 @@ def twin_order(steps: list, pairs: dict) -> tuple:
     neighbours, and the pairs that could be kept. Each pair is one unit placed at its first statement's index
     as far as its operands allow (units ready in index order); where the units wait on each other (a lane that
     reads, through values outside the two bodies, the other lane's), the waiting pair with the lowest index
-    is split until one is ready. Checks and calls keep their order."""
+    is split until one is ready. Checks and calls keep their order, but for checks of one status in a row (the
+    first that fails gives the same status), and a statement reading a checked value comes after its checks
+    (`Printer.after_check`: it reads 1 there once a check failed)."""
     made = {}  # node id -> the step index computing it
+    checks = {}  # value id -> the steps checking it: a statement reads it after them (as 1 once a check failed)
     for k, step in enumerate(steps):
         if isinstance(step, Expr):
             made[step.id] = k
         elif isinstance(step, (Call, TreeSolve)):
             made.update((r.id, k) for column in step.results for r in column)
+        elif isinstance(step, Guard) and isinstance(step.value, Expr):
+            checks.setdefault(step.value.id, []).append(k)
     partner = {made[a]: made[t.node.id] for a, t in pairs.items() if a in made and t.node.id in made}
     reads = []  # per step: the steps it needs before it
-    previous = None  # the check or call before (they keep their order)
+    # the checks and calls in runs, each after the run before: a run of checks of one status in any order (the
+    # first that fails, the same status), a call alone
+    run, before, current = None, [], []  # the status of the current run, the run before, the current run
     for k, step in enumerate(steps):
         needs = {made[x.id] for x in operands(step) if x.id in made}
-        if not isinstance(step, Expr):
-            if previous is not None:
-                needs.add(previous)
-            previous = k
+        if isinstance(step, Expr):
+            needs.update(c for x in operands(step) for c in checks.get(x.id, ()))
+        else:
+            status = step.status if isinstance(step, Guard) else None
+            if status is None or status != run:
+                run, before, current = status, current or before, []
+            needs.update(before)
+            current.append(k)
         reads.append(needs)
     unit = list(range(len(steps)))  # step -> its unit (a pair's unit: its first step's index)
     members = {k: [k] for k in range(len(steps))}
