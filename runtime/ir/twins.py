@@ -2,13 +2,13 @@
 
 A humanoid's legs, its arms, a quadruped's legs: sibling subtrees of one shape whose passes compute the
 same operations on other constants. `twin_bodies` finds them (`Tree.parent`: siblings, then their children
-in order); `twin_nodes` pairs the statements of one body's pass with its twin's where every statement of the
-two passes has the same operator and the same operands, up to constants, up to values computed outside the
-two bodies, and up to the order of a sum's or a product's operands; `twin_order` orders the steps so that the
-two of each pair are neighbours (a topological order of the steps with each pair one unit, every pair at its
-first step's place as far as the dependences allow, the checks in their order). A backend with two-lane
-vectors computes each pair in one statement (the C backend's ``<prefix>_pair``, docs/generated-c.md, "Twin
-bodies"); the results are those of the statements one by one, since each lane does the same operations.
+in order); `twin_nodes` walks the statements of one body's pass beside its twin's and pairs two of the same
+operator where neither reads the other's pass, at the least cost of packing their operands (`_corresponding`);
+`twin_order` orders the steps so that the two of each pair are neighbours (a topological order of the steps
+with each pair one unit, every pair at its first step's place as far as the dependences allow, the checks in
+their order, a statement after the checks of what it reads). A backend with two-lane vectors computes each
+pair in one statement (the C backend's ``<prefix>_pair``, docs/generated-c.md, "Twin bodies"); the results
+are those of the statements one by one, since each lane does the same operations.
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ def twin_bodies(parent: tuple, kind: tuple) -> list:
 
 def twin_nodes(graph, tree, steps: list, exclude=frozenset()) -> dict:
     """Left node id -> its `Twin`, for each pair of statements (`PAIRED` operators, not in ``exclude``) of the
-    passes of twin bodies of ``tree`` (`twin_bodies`) whose statements all correspond (see the module)."""
+    passes of twin bodies of ``tree`` (`twin_bodies`; the passes are the scopes ``body i link: what``, matched by
+    ``what``), parents' passes first (`_corresponding`)."""
     bodies = tree.bodies
     passes = {}  # body -> {its scope's text: its statements in order}
     for step in steps:
@@ -111,6 +112,7 @@ def _corresponding(left: list, right: list, exclude, paired: dict) -> dict:
         if mate.get(x.id) is y or paired.get(x.id, _NONE).node is y:
             return 0  # a pair of these passes or of an earlier one
         return 1 + (x.id in mate or y.id in mate)  # packed; a lane of another pair taken out first
+
     def twin(a, b):  # (cost, swapped) of the cheaper order of b's operands, or None
         if a.op != b.op or len(a.args) != len(b.args):
             return None
@@ -164,7 +166,6 @@ def twin_order(steps: list, pairs: dict) -> tuple:
             made.update((r.id, k) for column in step.results for r in column)
         elif isinstance(step, Guard) and isinstance(step.value, Expr):
             checks.setdefault(step.value.id, []).append(k)
-    partner = {made[a]: made[t.node.id] for a, t in pairs.items() if a in made and t.node.id in made}
     reads = []  # per step: the steps it needs before it
     # the checks and calls in runs, each after the run before: a run of checks of one status in any order (the
     # first that fails, the same status), a call alone
@@ -180,13 +181,15 @@ def twin_order(steps: list, pairs: dict) -> tuple:
             needs.update(before)
             current.append(k)
         reads.append(needs)
+    partner = {made[a]: made[t.node.id] for a, t in pairs.items()  # no lane reading the other
+               if a in made and t.node.id in made and made[a] not in reads[made[t.node.id]]}
     unit = list(range(len(steps)))  # step -> its unit (a pair's unit: its first step's index)
     members = {k: [k] for k in range(len(steps))}
     for a, b in partner.items():
         unit[b] = a
         members[a].append(b)
         del members[b]
-    users = {}  # unit -> the units reading one of its steps
+    users = {}  # step -> the steps reading it
     for k, needs in enumerate(reads):
         for n in needs:
             users.setdefault(n, set()).add(k)
