@@ -16,6 +16,7 @@ import pytest
 import rbdgen
 from rbdgen.algorithms.kinematics import Tree
 from rbdgen.codegen import c
+from rbdgen.codegen.c import layout
 from rbdgen.codegen.generator import load_robot, trace_operation
 from rbdgen.ir import optimize
 from rbdgen.ir.trace import Expr, Guard, operands
@@ -136,3 +137,52 @@ def test_pairs_compute_what_the_statements_alone_compute(solo_builds, op, loads)
     scale = 1.0 + np.abs(engine).max()
     assert np.abs(results[0] - engine).max() <= 1e-12 * scale
     assert np.array_equal(results[0], results[2]) and np.array_equal(results[1], results[2])
+
+
+def _odd_twins() -> rbdgen.RobotModel:
+    """Twins that carry twins (two arms on each of two trunks), three legs of one shape (two twins, one alone),
+    prismatic joints that mimic revolute ones, and constants that differ per side (a zero offset, another axis)."""
+    inertia = ((0.03, 0.001, 0.002), (0.001, 0.025, 0.003), (0.002, 0.003, 0.02))
+    builder = rbdgen.RobotBuilder("odd").add_link("base", 5.0, rotational=((0.2, 0, 0), (0, 0.2, 0), (0, 0, 0.2)))
+
+    def limb(name, parent, xyz, k):
+        builder.add_link(f"{name}_a", 1.0 + 0.1 * k, (0.05, 0.02 * (k != 1), 0.1), inertia)
+        builder.add_link(f"{name}_b", 0.7, (0.0, 0.01 * k, -0.2), inertia)
+        builder.add_joint(f"{name}_j1", "revolute", parent, f"{name}_a", xyz=xyz, axis=(1, 0, 0) if k == 1 else (0, 1, 0))
+        builder.add_joint(f"{name}_j2", "prismatic", f"{name}_a", f"{name}_b", xyz=(0.0, 0.1 * (k != 1), -0.3),
+                          axis=(0, 0, 1), mimic=(f"{name}_j1", 2.0 + k, 0.1))
+
+    for k in range(3):
+        limb(f"leg{k}", "base", (0.1 * k, 0.2, 0.0), k)
+    for t in range(2):
+        builder.add_link(f"trunk{t}", 2.0, (0, 0, 0.1), inertia)
+        builder.add_joint(f"trunk{t}", "revolute", "base", f"trunk{t}", xyz=(0.0, 0.5 * t, 0.4), axis=(0, 0, 1))
+        for k in range(2):
+            limb(f"trunk{t}_arm{k}", f"trunk{t}", (0.0, 0.1 * k, 0.2), k + t)
+    return builder.build(floating=True)
+
+
+def test_odd_twins_in_parts_compute_what_the_statements_alone_compute(build_cache):
+    """`_odd_twins` in parts of at most 60 steps (pairs handed over in neighbouring slots of ``w``): the C with
+    pairs, in vector registers and in the struct, gives the bits of the C without them, with and without loads."""
+    model = _odd_twins()
+    tree = Tree.from_model(model)
+    assert [(tree.bodies[i], tree.bodies[j]) for i, j in twin_bodies(tree.parent, tree.kind)][:3] == [
+        ("leg0_a", "leg1_a"), ("trunk0", "trunk1"), ("leg0_b", "leg1_b")]
+    ops = ("inverse_dynamics", "forward_dynamics", "inverse_dynamics_derivatives")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(layout, "PART_STEPS", 60)
+        generated = rbdgen.generate(model, ops=ops, prefix="odd", fd_algorithm="aba")
+        patch.setattr(optimize, "twin_nodes", lambda *args, **kwargs: {})
+        plain = rbdgen.generate(model, ops=ops, prefix="odd", fd_algorithm="aba")
+    assert "odd_load2(w + " in _sources(generated) and "odd_pair " not in _sources(plain)
+    solvers = [generated.compile(flags=TEST_FLAGS + extra, cache=build_cache, validate=False)
+               for extra in ((), ("-DRBDGEN_SCALAR_PAIRS",))]
+    solvers.append(plain.compile(flags=TEST_FLAGS, cache=build_cache, validate=False))
+    states = random_states(model, 8, seed=3, load_links=("leg0_b", "leg1_b", "trunk0_arm1_b", "trunk1_arm1_b"))
+    for op in ops:
+        for loads in (False, True):
+            engine = _flat(states.call(rbdgen.NumpySolver(model), op, loads=loads))
+            results = [_flat(states.call(solver, op, loads=loads)) for solver in solvers]
+            assert np.abs(results[0] - engine).max() <= 1e-11 * (1.0 + np.abs(engine).max()), (op, loads)
+            assert np.array_equal(results[0], results[2]) and np.array_equal(results[1], results[2]), (op, loads)
