@@ -25,6 +25,9 @@ PAIRED = ("add", "sub", "mul", "div", "neg")
 #: The operators whose operands the graph orders (`trace.Graph.add`, ``mul``): a twin's may come swapped.
 COMMUTATIVE = ("add", "mul")
 
+#: How many statements in a row `_corresponding` skips in one pass to find the next pair.
+SKIP = 8
+
 _BODY = re.compile(r"body (\d+) ")
 
 
@@ -34,6 +37,9 @@ class Twin:
 
     node: Expr
     swapped: bool = False
+
+
+_NONE = Twin(None)
 
 
 def twin_bodies(parent: tuple, kind: tuple) -> list:
@@ -123,30 +129,27 @@ def _corresponding(left: list, right: list, exclude, paired: dict) -> dict:
                 best = (sum(costs), swapped)
         return best
 
+    def candidates(i, j):  # (cost + distance, distance, left index, right index, swapped) up to SKIP ahead
+        for d in range(SKIP + 1):
+            for k, m in ((i + d, j), (i, j + d))[:1 + (d > 0)]:
+                found = twin(left[k], right[m]) if k < len(left) and m < len(right) else None
+                if found is not None:
+                    yield found[0] + d, d, k, m, found[1]
+
     pairs = {}
     i = j = 0
     while i < len(left) and j < len(right):
-        found = min(((c + d, d, di, dj, swapped) for d in range(SKIP + 1) for di, dj in ((d, 0), (0, d))[:1 + (d > 0)]
-                     if i + di < len(left) and j + dj < len(right)
-                     for c, swapped in [twin(left[i + di], right[j + dj]) or (None, None)] if c is not None),
-                    default=None)
-        if found is None:
+        best = min(candidates(i, j), default=None)
+        if best is None:
             i, j = i + 1, j + 1
             continue
-        _, _, di, dj, swapped = found
-        a, b = left[i + di], right[j + dj]
+        _, _, i, j, swapped = best
+        a, b = left[i], right[j]
         mate[a.id], mate[b.id] = b, a
         if a.op in PAIRED and a.id not in exclude and b.id not in exclude:
             pairs[a.id] = Twin(b, swapped)
-        i, j = i + di + 1, j + dj + 1
+        i, j = i + 1, j + 1
     return pairs
-
-
-_NONE = Twin(None)
-
-
-#: How many statements in a row `_corresponding` skips in one pass to find the next pair.
-SKIP = 8
 
 
 def twin_order(steps: list, pairs: dict) -> tuple:
