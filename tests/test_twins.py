@@ -186,3 +186,18 @@ def test_odd_twins_in_parts_compute_what_the_statements_alone_compute(build_cach
             results = [_flat(states.call(solver, op, loads=loads)) for solver in solvers]
             assert np.abs(results[0] - engine).max() <= 1e-11 * (1.0 + np.abs(engine).max()), (op, loads)
             assert np.array_equal(results[0], results[2]) and np.array_equal(results[1], results[2]), (op, loads)
+
+
+@pytest.mark.parametrize("steps", [10, 20, 60])
+def test_no_part_starts_between_twins(monkeypatch, steps):
+    """`layout.part_starts` with every other step a pair's second (``joined``), each step reading every value
+    before it (so that parts are as short as `PART_STEPS` allows, down to one step): no part starts on such a
+    step, and the parts always advance."""
+    monkeypatch.setattr(layout, "PART_STEPS", steps)
+    length = 120
+    defined = {i: i for i in range(length)}
+    reads = [(i, k) for k in range(length) for i in range(k)]
+    joined = set(range(1, length, 2))
+    starts = layout.part_starts(length, defined, reads, set(), joined)
+    assert starts[0] == 0 and len(starts) > 1
+    assert all(b > a for a, b in zip(starts, starts[1:])) and not joined & set(starts), starts

@@ -122,8 +122,8 @@ def part_starts(length: int, defined: dict, reads: list, stored: set, joined=fro
         while lo < hi:  # the longest part from ``start`` within PART_VALUES (the peak grows with the end)
             mid = (lo + hi + 1) // 2
             lo, hi = (mid, hi) if held.peak(start, mid) <= PART_VALUES else (lo, mid - 1)
-        if lo in joined:
-            lo -= 1
+        if lo in joined:  # a pair's second step: the part ends before the pair (or after it, if that is all)
+            lo += -1 if lo - 1 > start else 1
         if lo >= length:
             return starts
         starts.append(lo)
