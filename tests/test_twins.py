@@ -59,7 +59,8 @@ def test_paired_steps_are_an_order_of_the_same_steps(robot, op, share):
     """With twins, the schedule holds the same steps in another order: each pair's two steps neighbours, each
     operand (an optional input's term too) computed before the step that reads it (or its pair's first), and
     checked before it where it has a check, neither lane reading the other's statement, the checks and calls in
-    their order (but checks of one status in a row); at least ``share`` of the arithmetic is paired (the limbs are most of the robot)."""
+    their order (but checks of one status in a row); at least ``share`` of the arithmetic is paired (the limbs
+    are most of the robot)."""
     model, tree = _tree(robot)
     kernel = trace_operation(model, op, tree)
     optional = c.optional_inputs(kernel)
