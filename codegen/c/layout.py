@@ -9,7 +9,7 @@ import heapq
 import numpy as np
 
 from ...ir.optimize import operands
-from ...ir.trace import Call, Expr, Kernel, TreeSolve
+from ...ir.trace import Expr, Kernel, computed_at
 from .printer import TRIG
 
 #: An operation of more than this many steps (`optimize.schedule`) is split into parts of at most about this
@@ -42,12 +42,7 @@ class Layout:
     def __init__(self, plan, kernel: Kernel, early: bool = False):
         steps = plan.steps
         self.steps = len(steps)
-        self.defined = {}  # value id -> the index of the step that computes it
-        for index, step in enumerate(steps):
-            if isinstance(step, Expr):
-                self.defined[step.id] = index
-            elif isinstance(step, (Call, TreeSolve)):
-                self.defined.update((r.id, index) for column in step.results for r in column)
+        self.defined = computed_at(steps)  # value id -> the index of the step that computes it
         self.block_at = {}  # term id of an optional input -> the step index of its block
         for opt in plan.optional:
             for index, terms in opt.blocks.items():

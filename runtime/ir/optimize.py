@@ -54,13 +54,13 @@ def schedule(kernel: Kernel, optional=(), twins=None) -> Schedule:
     ``twins``: the kernel's `Tree`, whose twin bodies' statements are paired (`twins`; none of the optional
     inputs' terms), each pair's two steps neighbours."""
     plan = _live_steps(kernel)
+    linear = {name: {n.id for n in _linear_in(name, plan.steps)} for name in optional}  # each input's terms
     if twins is not None:
-        terms = {n.id for name in optional for n in _linear_in(name, plan.steps)}
-        pairs = twin_nodes(kernel.graph, twins, plan.steps, exclude=terms)
+        pairs = twin_nodes(kernel.graph, twins, plan.steps, exclude=set().union(*linear.values()))
         plan.steps, plan.twins = twin_order(plan.steps, pairs)
     for name in optional:
-        hoisted = _linear_in(name, plan.steps)
-        ids = {n.id for n in hoisted}
+        ids = linear[name]
+        hoisted = [step for step in plan.steps if isinstance(step, Expr) and step.id in ids]
         plan.steps = [step for step in plan.steps if not (isinstance(step, Expr) and step.id in ids)]
         used = _referenced(plan.steps, kernel)
         # entries of the input read directly by the rest become variables too (zero without it)

@@ -368,6 +368,17 @@ def trace(graph: Symbols, tree: Tree, op: str, inputs: dict, link: Optional[int]
         return evaluate(tree, ops, op, symbols, link, algorithm)
 
 
+def computed_at(steps: list) -> dict:
+    """Node id -> the index of the step (a computation, or a call for its results) that computes it."""
+    at = {}
+    for index, step in enumerate(steps):
+        if isinstance(step, Expr):
+            at[step.id] = index
+        elif isinstance(step, (Call, TreeSolve)):
+            at.update((r.id, index) for column in step.results for r in column)
+    return at
+
+
 def operands(step) -> list:
     """The nodes a step (computation, guard or call) reads."""
     if isinstance(step, Expr):

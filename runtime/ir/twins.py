@@ -17,7 +17,7 @@ import heapq
 import re
 from dataclasses import dataclass
 
-from .trace import Call, Expr, Guard, TreeSolve, operands
+from .trace import Expr, Guard, computed_at, operands
 
 #: The operators a pair computes: IEEE arithmetic, the same in a vector's lanes as in a scalar.
 PAIRED = ("add", "sub", "mul", "div", "neg")
@@ -160,14 +160,10 @@ def twin_order(steps: list, pairs: dict) -> tuple:
     is split until one is ready. Checks and calls keep their order, but for checks of one status in a row (the
     first that fails gives the same status), and a statement reading a checked value comes after its checks
     (`Printer.after_check`: it reads 1 there once a check failed)."""
-    made = {}  # node id -> the step index computing it
+    made = computed_at(steps)
     checks = {}  # value id -> the steps checking it: a statement reads it after them (as 1 once a check failed)
     for k, step in enumerate(steps):
-        if isinstance(step, Expr):
-            made[step.id] = k
-        elif isinstance(step, (Call, TreeSolve)):
-            made.update((r.id, k) for column in step.results for r in column)
-        elif isinstance(step, Guard) and isinstance(step.value, Expr):
+        if isinstance(step, Guard) and isinstance(step.value, Expr):
             checks.setdefault(step.value.id, []).append(k)
     reads = []  # per step: the steps it needs before it
     # the checks and calls in runs, each after the run before: a run of checks of one status in any order (the
