@@ -252,7 +252,7 @@ class Generated:
         kernels = []
         for name, info in self.manifest["operations"].items():
             op = info.get("operation", name)
-            algorithm = dict(operation(op).algorithms).get(info.get("algorithm")) if tree.nj == tree.nb else None
+            algorithm = dict(operation(op).algorithms).get(info.get("algorithm"))  # the C's, as the manifest says
             kernel = trace_operation(self.model, op, tree, info.get("link"), algorithm,
                                      graph_type=emit_jax.InlineGraph)
             kernel.name = name

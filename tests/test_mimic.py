@@ -335,3 +335,16 @@ def test_mimic_derivatives_casadi():
     central = np.column_stack([(solver.inverse_dynamics(q, qd + h * e, qdd) - solver.inverse_dynamics(q, qd - h * e, qdd))
                                / (2 * h) for e in eye])
     np.testing.assert_allclose(dtau_dqd, central, rtol=0, atol=1e-7)
+
+
+def test_jax_forward_dynamics_is_the_manifests_algorithm():
+    """The JAX module of a robot whose mimic joints ABA takes as macro joints traces the forward dynamics the
+    manifest names: generated with ``fd_algorithm="crba"``, its function is `forward_dynamics_crba`'s (the
+    same text but the name), not ABA's."""
+    model = rbdgen.load_urdf_string(_small("hand"))
+    by = {choice: rbdgen.generate(model, ops=["forward_dynamics"], fd_algorithm=choice, prefix="hand")
+          for choice in ("aba", "crba")}
+    assert [by[c].manifest["operations"]["forward_dynamics"]["algorithm"] for c in by] == ["aba", "crba"]
+    crba = rbdgen.generate(model, ops=["forward_dynamics_crba"], prefix="hand").jax_module()
+    assert by["crba"].jax_module() == crba.replace("forward_dynamics_crba", "forward_dynamics")
+    assert by["aba"].jax_module() != by["crba"].jax_module()
