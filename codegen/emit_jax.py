@@ -43,8 +43,8 @@ from ..algorithms.kinematics import Tree
 from ..algorithms.operations import dimensions, operation
 from ..backends import NumpyOps
 from ..ir.emit_python import LEAVES, reference
-from ..ir.optimize import operands, schedule
-from ..ir.trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps
+from ..ir.optimize import schedule
+from ..ir.trace import Call, Expr, Graph, Guard, Kernel, SymbolicOps, operands
 from ..names import check_prefix
 from ..version import __version__
 from . import sincos

@@ -35,7 +35,7 @@ from ..algorithms.operations import dimensions, operation
 from ..model import RobotModel
 from ..parameters import BODY_PARAMETERS
 from ..names import sympy_names
-from ..ir.trace import Expr, Graph, StructuralFailure, trace
+from ..ir.trace import LEAVES, Expr, Graph, StructuralFailure, trace
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +199,7 @@ def expression_size(outputs: dict) -> int:
 
 
 def _operands(node: Expr) -> tuple:
-    return () if node.op in ("in", "ret", "eps", "tiny") else node.args
+    return () if node.op in LEAVES else node.args
 
 
 def _reachable(outputs: dict) -> list:

@@ -19,7 +19,7 @@ from rbdgen.codegen import c
 from rbdgen.codegen.c import layout
 from rbdgen.codegen.generator import load_robot, trace_operation
 from rbdgen.ir import optimize
-from rbdgen.ir.trace import Expr, Guard, operands
+from rbdgen.ir.trace import LEAVES, Expr, Guard, operands
 from rbdgen.ir.twins import twin_bodies
 from rbdgen.signatures import OPERATIONS
 from rbdgen.testing import random_states
@@ -75,7 +75,7 @@ def test_paired_steps_are_an_order_of_the_same_steps(robot, op, share):
     assert [run[id(s)] for s in plan.steps if not isinstance(s, Expr)] == runs  # the runs in their order
     terms = {n.id: index for opt in plan.optional for index, block in opt.blocks.items() for n in block}
     at = {s.id: k for k, s in enumerate(plan.steps) if isinstance(s, Expr)}
-    right = {t.node.id: a for a, t in plan.twins.items()}
+    right = plan.lefts
     checked = {s.value.id: k for k, s in enumerate(plan.steps) if isinstance(s, Guard) and isinstance(s.value, Expr)}
     for k, step in enumerate(plan.steps):
         first = at[right[step.id]] if isinstance(step, Expr) and step.id in right else k
@@ -87,7 +87,7 @@ def test_paired_steps_are_an_order_of_the_same_steps(robot, op, share):
             elif x.id in terms:  # an optional input's term: its block is computed before the step at its index
                 assert terms[x.id] <= first, (step, x)
             else:
-                assert x.op in ("in", "ret", "eps", "tiny"), (step, x)
+                assert x.op in LEAVES, (step, x)
     for a, twin in plan.twins.items():
         assert at[twin.node.id] == at[a] + 1
         assert a not in {x.id for x in operands(twin.node)}

@@ -8,8 +8,7 @@ import heapq
 
 import numpy as np
 
-from ...ir.optimize import operands
-from ...ir.trace import Expr, Kernel, computed_at
+from ...ir.trace import Expr, Kernel, computed_at, operands
 from .printer import TRIG
 
 #: An operation of more than this many steps (`optimize.schedule`) is split into parts of at most about this
@@ -60,7 +59,7 @@ class Layout:
                     if isinstance(x, Expr) and x.id in computed and x.op not in TRIG:  # a sin/cos pair's call may come later
                         self.stores.setdefault(x.id, []).append((name, j))
         # a pair of twins is one value in one register, its second step never a part's first
-        one = {t.node.id: a for a, t in plan.twins.items()}
+        one = plan.lefts
         self.starts = part_starts(self.steps, {i: k for i, k in self.defined.items() if i not in one},
                                   [(one.get(i, i), k) for i, k in reads],
                                   {one.get(i, i) for i in (stored - self.stores.keys()) & self.defined.keys()},
@@ -89,7 +88,7 @@ class Layout:
             self.slot[i] = start
             if size == 2:
                 self.slot[twins[i]] = start + 1
-            heapq.heappush(busy, (max(last[i], last.get(twins.get(i), 0)), size, start))
+            heapq.heappush(busy, (max(last[i], last[twins[i]]) if size == 2 else last[i], size, start))
 
     def of(self, index: int) -> int:
         return bisect.bisect_right(self.starts, index) - 1

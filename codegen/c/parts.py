@@ -4,8 +4,7 @@ spelled by a `printer.Printer`."""
 from __future__ import annotations
 
 from ...names import c_text
-from ...ir.optimize import operands
-from ...ir.trace import Call, Expr, Guard, Kernel, TreeSolve
+from ...ir.trace import Call, Expr, Guard, Kernel, TreeSolve, operands
 from .function import CFunction, Line, OptionalBlock, Param, Part, Store
 from .layout import Layout
 from .printer import Printer, part_name
@@ -34,7 +33,7 @@ def _handed(layout: Layout, x: Expr, printer: Printer) -> list:
 def part(fn: CFunction, k: int, layout: Layout, plan, kernel: Kernel, outputs: list, prefix: str,
          precision: str):
     """Part ``k`` of ``fn``: (`Part`, its `Printer`, the reals in its solves' arrays)."""
-    printer = Printer(precision, prefix, reserved=[p.name for p in fn.params], twins=plan.twins)
+    printer = Printer(precision, prefix, reserved=[p.name for p in fn.params], twins=plan.twins, lefts=plan.lefts)
     for i in layout.slot:
         if layout.home[i] < k <= layout.last[i]:
             printer.receive(i, layout.slot[i])

@@ -155,7 +155,7 @@ class Printer:
     In float, libm's ``sinf`` and ``cosf`` (docs/generated-c.md, "Sine and cosine").
     """
 
-    def __init__(self, precision: str, prefix: str, reserved=(), twins=None):
+    def __init__(self, precision: str, prefix: str, reserved=(), twins=None, lefts=None):
         self.real, self.suffix, self.fsuffix, self.eps = PRECISIONS[precision]
         self.precision = precision
         self.prefix = prefix
@@ -169,11 +169,10 @@ class Printer:
         self.names = {}
         self.checked = 0  # values renamed after their check (`after_check`): reals named beside `names`
         self.arrays = set()  # the inputs it has read ("w": values handed over)
-        self.handed = {}  # node id -> ``w[slot]``: a value an earlier part computed
-        self.slots = {}  # node id -> its slot in ``w``
+        self.slots = {}  # node id -> its slot in ``w``: a value an earlier part computed
         self.solved = {}  # index of a `TreeSolve` -> (rows, array columns, column -> its array column)
         self.twins = twins or {}  # left node id -> its `rbdgen.ir.twins.Twin`: the two computed as one pair
-        self.left = {t.node.id: a for a, t in self.twins.items()}  # right node id -> the left one's
+        self.left = lefts or {}  # right node id -> the left one's (`Schedule.lefts`)
         self.vectors = {}  # left node id -> the name of its pair (``<prefix>_pair``), once computed
 
     def literal(self, x) -> str:
@@ -191,7 +190,6 @@ class Printer:
 
     def receive(self, node_id: int, slot: int) -> None:
         """Read the value ``node_id``, computed by an earlier part, from ``w[slot]``."""
-        self.handed[node_id] = f"w[{slot}]"
         self.slots[node_id] = slot
 
     def ref(self, x) -> str:
@@ -203,9 +201,9 @@ class Printer:
             return f"{self.prefix}_lo({self.vectors[x.id]})"
         if self.left.get(x.id) in self.vectors:
             return f"{self.prefix}_hi({self.vectors[self.left[x.id]]})"
-        if x.id in self.handed:
+        if x.id in self.slots:
             self.arrays.add("w")
-            return self.handed[x.id]
+            return f"w[{self.slots[x.id]}]"
         if x.op == "in":
             self.arrays.add(x.args[0])
             return f"{x.args[0]}[{x.args[1]}]"
@@ -288,7 +286,7 @@ class Printer:
         keep = set(keep)
 
         def known(x, at) -> bool:  # is x computed before steps[at]?
-            return x.op == "in" or x.id in self.handed or where.get(x.id, at) < at
+            return x.op == "in" or x.id in self.slots or where.get(x.id, at) < at
 
         def unread(ids, start, stop) -> bool:  # is none of ids read by steps[start + 1:stop + 1]?
             return not ids & keep and not any(start < b <= stop for b in barriers) and not any(

@@ -43,21 +43,21 @@ def c_function(kernel: Kernel, plan: Schedule, prefix: str, precision: str, size
         this, spelled, arrays = part(fn, k, layout, plan, kernel, outputs, prefix, precision)
         fn.parts.append(this)
         frames.append(part_frame(spelled, arrays, this.checks))
+    computed = {p.name: {} for p in outputs}  # per output: each distinct computed value -> its first entry
+    for p in outputs:
+        for k, v in enumerate(kernel.outputs[p.name]):
+            if isinstance(v, Expr) and v.op != "in":
+                computed[p.name].setdefault(v.id, k)
     bounded = bounded_outputs(kernel, precision)
     optional = [p for p in inputs if p.optional]
-    unproven = any(p.name not in bounded and any(isinstance(v, Expr) and v.op != "in" for v in kernel.outputs[p.name])
-                   for p in outputs)  # only these can be proven without the optional inputs
+    unproven = any(computed[p.name] and p.name not in bounded for p in outputs)  # to prove without the optional
     without = bounded_outputs(kernel, precision, absent=[p.name for p in optional]) if optional and unproven else {}
     every = []  # the check of each output with computed entries, whatever is given: kept under -ffast-math
     for p in outputs:
-        computed = {}  # each distinct computed value -> its first entry
-        for k, v in enumerate(kernel.outputs[p.name]):
-            if isinstance(v, Expr) and v.op != "in":
-                computed.setdefault(v.id, k)
-        if not computed:
+        if not computed[p.name]:
             continue
-        sparse = not fn.split and 2 * len(computed) <= p.size
-        at = tuple(computed.values()) if sparse else ()
+        sparse = not fn.split and 2 * len(computed[p.name]) <= p.size
+        at = tuple(computed[p.name].values()) if sparse else ()
         every.append(Check(p, at))
         if p.name in bounded:
             fn.bounded.append(Bound(p.name, bounded[p.name]))

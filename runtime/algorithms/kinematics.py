@@ -155,8 +155,13 @@ def _body_links(model: RobotModel):
 
 def body_scope(tree: Tree, ops, i: int, what: str):
     """``ops.scope`` of body ``i``'s share of a pass computing ``what``: ``body 3 panda_link4: v, a, f`` (the
-    body's index, as in q, and its link's name from the robot file)."""
-    return ops.scope(f"body {i} {tree.bodies[i]}: {what}")
+    body's index, as in q, and its link's name from the robot file; `body_scope_head`, then ``what``)."""
+    return ops.scope(body_scope_head(tree, i) + what)
+
+
+def body_scope_head(tree: Tree, i: int) -> str:
+    """What every `body_scope` of body ``i`` starts with: ``body 3 panda_link4: ``."""
+    return f"body {i} {tree.bodies[i]}: "
 
 
 def per_body(tree: Tree, ops, what: str, value) -> list:

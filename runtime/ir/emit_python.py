@@ -25,7 +25,7 @@ import math
 from ..algorithms.cholesky import EPS, TINY
 from ..algorithms.scalars import ScalarOps
 from .optimize import schedule
-from .trace import Call, Expr, Guard, Kernel, TreeSolve
+from .trace import PRECISION_LEAVES, Call, Expr, Guard, Kernel, TreeSolve
 
 #: Each node operator as a Python expression of its operands.
 FORMATS = {"add": "{} + {}", "sub": "{} - {}", "mul": "{} * {}", "div": "{} / {}", "neg": "-{}",
@@ -51,7 +51,7 @@ def reference(x, leaves: dict) -> str:
 
 
 #: The precision's leaves of a double (its epsilon and smallest positive normal value), as literals.
-LEAVES = {"eps": repr(EPS), "tiny": repr(TINY)}
+LEAVES = dict(zip(PRECISION_LEAVES, (repr(EPS), repr(TINY))))
 
 
 def _ref(x) -> str:

@@ -9,6 +9,7 @@ optional input (the loads, which may be NULL) where they are first needed.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from .trace import Expr, Kernel, operands
@@ -47,6 +48,11 @@ class Schedule:
     optional: list = field(default_factory=list)  # OptionalInput, one per optional input
     live: frozenset = frozenset()  # the ids of the nodes the outputs, guards and calls need (a solve's results among them)
     twins: dict = field(default_factory=dict)  # left node id -> its `twins.Twin`: the two are neighbours in ``steps``
+
+    @functools.cached_property
+    def lefts(self) -> dict:
+        """Right node id of each pair of `twins` -> the left one's."""
+        return {t.node.id: a for a, t in self.twins.items()}
 
 
 def schedule(kernel: Kernel, optional=(), twins=None) -> Schedule:

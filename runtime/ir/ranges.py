@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..algorithms.operations import BASE
-from .trace import Expr, Graph, Kernel
+from .trace import PRECISION_LEAVES, Expr, Graph, Kernel
 
 #: An output is bounded where every entry's bound is at most this fraction of the precision's largest value.
 MARGIN = 2.0 ** -16
@@ -244,7 +244,7 @@ class Analysis:
         return _power(b.low / r.high, 2 / r.degree)
 
     def _finite(self, node: Expr) -> bool:
-        if node.op in ("in", "eps", "tiny"):
+        if node.op == "in" or node.op in PRECISION_LEAVES:
             return True  # the inputs are checked on entry
         r = self.ranges[node.id]
         if r is None or not all(self.finite[a.id] for a in node.args if isinstance(a, Expr)):

@@ -38,6 +38,13 @@ LABEL = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 from ..algorithms.dual import Dual
 
+#: The leaves whose value depends on the precision the kernel is emitted in (`Graph.epsilon`, `Graph.tiny`).
+PRECISION_LEAVES = ("eps", "tiny")
+
+#: The operators of the leaves, which read no operand: an input entry, a call's result, the precision's.
+LEAVES = ("in", "ret") + PRECISION_LEAVES
+
+
 class Expr:
     """A node: ``op`` with ``args`` (Expr or float). Leaves: ``in`` (array, index), ``ret`` (call, index)
     ``eps`` (the emitted precision's machine epsilon) and ``tiny`` (its smallest positive normal value). With a `Dual` (forward-mode derivatives of a

@@ -17,6 +17,7 @@ import heapq
 import re
 from dataclasses import dataclass
 
+from ..algorithms.kinematics import body_scope_head
 from .trace import Expr, Guard, computed_at, operands
 
 #: The operators a pair computes: IEEE arithmetic, the same in a vector's lanes as in a scalar.
@@ -28,7 +29,7 @@ COMMUTATIVE = ("add", "mul")
 #: How many statements in a row `_corresponding` skips in one pass to find the next pair.
 SKIP = 8
 
-_BODY = re.compile(r"body (\d+) ")
+_BODY = re.compile(r"body (\d+) ")  # the index in `kinematics.body_scope_head`
 
 
 @dataclass(frozen=True)
@@ -82,15 +83,15 @@ def twin_nodes(graph, tree, steps: list, exclude=frozenset()) -> dict:
     """Left node id -> its `Twin`, for each pair of statements (`PAIRED` operators, not in ``exclude``) of the
     passes of twin bodies of ``tree`` (`twin_bodies`; the passes are the scopes ``body i link: what``, matched by
     ``what``), parents' passes first (`_corresponding`)."""
-    bodies = tree.bodies
-    passes = {}  # body -> {its scope's text: its statements in order}
+    heads = [body_scope_head(tree, i) for i in range(tree.nb)]
+    passes = {}  # body -> {what its pass computes: its statements in order}
     for step in steps:
         if isinstance(step, Expr):
             scope = graph.scopes[step.id]
             match = _BODY.match(scope or "")
             i = int(match.group(1)) if match else -1
-            if 0 <= i < len(bodies) and scope.startswith(f"body {i} {bodies[i]}: "):
-                passes.setdefault(i, {}).setdefault(scope[len(f"body {i} {bodies[i]}: "):], []).append(step)
+            if 0 <= i < len(heads) and scope.startswith(heads[i]):
+                passes.setdefault(i, {}).setdefault(scope[len(heads[i]):], []).append(step)
     pairs = {}
     for i, j in twin_bodies(tree.parent, tree.kind):
         for what, left in passes.get(i, {}).items():
@@ -129,17 +130,21 @@ def _corresponding(left: list, right: list, exclude, paired: dict) -> dict:
                 best = (sum(costs), swapped)
         return best
 
-    def candidates(i, j):  # (cost + distance, distance, left index, right index, swapped) up to SKIP ahead
+    def nearest(i, j):  # the least (cost + distance, distance, left index, right index, swapped) up to SKIP ahead
+        best = None
         for d in range(SKIP + 1):
+            if best is not None and d > best[0]:
+                break  # farther ones cost at least their distance
             for k, m in ((i + d, j), (i, j + d))[:1 + (d > 0)]:
                 found = twin(left[k], right[m]) if k < len(left) and m < len(right) else None
-                if found is not None:
-                    yield found[0] + d, d, k, m, found[1]
+                if found is not None and (best is None or (found[0] + d, d, k, m, found[1]) < best):
+                    best = (found[0] + d, d, k, m, found[1])
+        return best
 
     pairs = {}
     i = j = 0
     while i < len(left) and j < len(right):
-        best = min(candidates(i, j), default=None)
+        best = nearest(i, j)
         if best is None:
             i, j = i + 1, j + 1
             continue
@@ -170,9 +175,10 @@ def twin_order(steps: list, pairs: dict) -> tuple:
     # first that fails, the same status), a call alone
     run, before, current = None, [], []  # the status of the current run, the run before, the current run
     for k, step in enumerate(steps):
-        needs = {made[x.id] for x in operands(step) if x.id in made}
+        read = operands(step)
+        needs = {made[x.id] for x in read if x.id in made}
         if isinstance(step, Expr):
-            needs.update(c for x in operands(step) for c in checks.get(x.id, ()))
+            needs.update(c for x in read for c in checks.get(x.id, ()))
         else:
             status = step.status if isinstance(step, Guard) else None
             if status is None or status != run:
